@@ -1,0 +1,122 @@
+#include "stats/hodges_lehmann.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "stats/mann_whitney.hpp"
+
+namespace isobench::stats {
+namespace {
+
+// Maps doubles to integers in the same order, so bisection can walk every double between two.
+std::int64_t order_key(double v) {
+  const auto bits = std::bit_cast<std::int64_t>(v);
+  return bits >= 0 ? bits : std::numeric_limits<std::int64_t>::min() - bits;
+}
+double from_order_key(std::int64_t key) {
+  return std::bit_cast<double>(key >= 0 ? key : std::numeric_limits<std::int64_t>::min() - key);
+}
+
+class PairwiseDifferences {
+ public:
+  PairwiseDifferences(std::vector<double> lower, std::vector<double> upper)
+      : lower_(std::move(lower)), upper_(std::move(upper)) {
+    std::sort(lower_.begin(), lower_.end());
+    std::sort(upper_.begin(), upper_.end());
+  }
+
+  // Number of pairs with upper_j - lower_i <= t, in O(n+m): the difference grows with j and
+  // shrinks with i (floating subtraction keeps both orders), so the cut in j only moves right
+  // as i grows.
+  std::uint64_t count_at_most(double t) const {
+    std::uint64_t count = 0;
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < lower_.size(); ++i) {
+      while (j < upper_.size() && upper_[j] - lower_[i] <= t) ++j;
+      count += j;
+    }
+    return count;
+  }
+
+  // The k-th smallest difference, k in 1..n*m.
+  double order_statistic(std::uint64_t k) const {
+    std::int64_t lo = order_key(upper_.front() - lower_.back());  // smallest difference
+    std::int64_t hi = order_key(upper_.back() - lower_.front());  // largest
+    while (lo < hi) {
+      // The keys span more than int64 allows as a difference: halve it unsigned.
+      const std::int64_t mid = lo + static_cast<std::int64_t>(
+                                        (static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)) / 2);
+      if (count_at_most(from_order_key(mid)) >= k)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return from_order_key(lo);
+  }
+
+  std::uint64_t pairs() const { return static_cast<std::uint64_t>(lower_.size()) * upper_.size(); }
+
+ private:
+  std::vector<double> lower_, upper_;
+};
+
+std::vector<double> logs(std::span<const double> values, const char* name) {
+  if (values.empty()) throw std::invalid_argument(std::string("hodges_lehmann_ratio: empty ") + name);
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (double v : values) {
+    if (!(v > 0) || !std::isfinite(v))
+      throw std::invalid_argument(std::string("hodges_lehmann_ratio: ") + name +
+                                  " holds a value that is not a positive finite number");
+    out.push_back(std::log(v));
+  }
+  return out;
+}
+
+// Largest k with P(U <= k-1) <= tail (0 when even k = 1 fails).
+std::uint64_t interval_rank(std::size_t n, std::size_t m, double tail) {
+  if (MannWhitneyUDistribution::affordable(n, m, 2e7)) {
+    const MannWhitneyUDistribution distribution(n, m);
+    std::uint64_t k = 0;
+    while (k <= distribution.max_u() && distribution.cdf(k) <= tail) ++k;
+    return k;
+  }
+  const double nm = static_cast<double>(n) * static_cast<double>(m);
+  const double z = boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), tail));
+  const double k = std::round(nm / 2 - z * std::sqrt(nm * static_cast<double>(n + m + 1) / 12));
+  return k < 0 ? 0 : static_cast<std::uint64_t>(k);
+}
+
+}  // namespace
+
+HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
+                                        std::span<const double> candidate, double confidence) {
+  if (!(confidence > 0 && confidence < 1))
+    throw std::invalid_argument("hodges_lehmann_ratio: confidence must lie strictly between 0 and 1");
+  const PairwiseDifferences differences(logs(baseline, "baseline"), logs(candidate, "candidate"));
+  const std::uint64_t pairs = differences.pairs();
+  HodgesLehmannRatio result;
+  result.confidence = confidence;
+  const double middle =
+      pairs % 2 == 1 ? differences.order_statistic(pairs / 2 + 1)
+                     : 0.5 * (differences.order_statistic(pairs / 2) + differences.order_statistic(pairs / 2 + 1));
+  result.ratio = std::exp(middle);
+  const std::uint64_t k = std::min(interval_rank(baseline.size(), candidate.size(), (1 - confidence) / 2), pairs / 2);
+  if (k == 0) {
+    result.lo = 0;
+    result.hi = std::numeric_limits<double>::infinity();
+  } else {
+    result.lo = std::exp(differences.order_statistic(k));
+    result.hi = std::exp(differences.order_statistic(pairs + 1 - k));
+  }
+  return result;
+}
+
+}  // namespace isobench::stats

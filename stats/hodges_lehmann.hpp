@@ -1,0 +1,29 @@
+#pragma once
+
+#include <span>
+
+namespace isobench::stats {
+
+// Hodges-Lehmann shift of candidate over baseline on log time, read as a ratio:
+// ratio = exp(median over all pairs of log(candidate_j) - log(baseline_i)), so 1.10 means the
+// candidate takes 10% longer. The interval is the distribution-free one that inverts the
+// Mann-Whitney test: [d_(k), d_(nm+1-k)] of the nm pairwise log differences, with k the
+// largest integer such that P(U <= k-1) <= (1-confidence)/2 under the exact U distribution
+// (used while it is cheap, about n, m <= 60) or k = round(nm/2 - z sqrt(nm(n+m+1)/12)) with
+// z the normal (1+confidence)/2 quantile. Its coverage is at least `confidence` for continuous
+// data. When no k >= 1 exists (tiny samples) the interval is [0, +inf].
+// Time O((n+m) log(n+m)) and memory O(n+m): order statistics of the pairwise differences are
+// found by bisection over doubles, counting pairs below a value with two pointers.
+struct HodgesLehmannRatio {
+  double ratio = 1;
+  double lo = 0, hi = 0;
+  double confidence = 0.95;
+};
+
+// Throws std::invalid_argument for an empty sample, a value that is not > 0 and finite, or a
+// confidence outside (0, 1).
+HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
+                                        std::span<const double> candidate,
+                                        double confidence = 0.95);
+
+}  // namespace isobench::stats

@@ -1,0 +1,25 @@
+#include "stats/verdict.hpp"
+
+namespace isobench::stats {
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::slower: return "SLOWER";
+    case Verdict::faster: return "FASTER";
+    case Verdict::same: return "SAME";
+    case Verdict::uncertain: return "UNCERTAIN";
+  }
+  return "?";
+}
+
+Verdict decide(const VerdictInput& input) {
+  const double upper_floor = 1 + input.threshold;
+  const double lower_floor = 1 / upper_floor;
+  const bool significant = input.p_adjusted < input.alpha;
+  if (significant && input.ratio_lo > upper_floor) return Verdict::slower;
+  if (significant && input.ratio_hi < lower_floor) return Verdict::faster;
+  if (input.ratio_lo >= lower_floor && input.ratio_hi <= upper_floor) return Verdict::same;
+  return Verdict::uncertain;
+}
+
+}  // namespace isobench::stats

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string_view>
+
+namespace isobench::stats {
+
+enum class Verdict { slower, faster, same, uncertain };
+
+std::string_view to_string(Verdict verdict);  // "SLOWER", "FASTER", "SAME", "UNCERTAIN"
+
+struct VerdictInput {
+  double ratio_lo = 0;  // Hodges-Lehmann ratio interval candidate/baseline
+  double ratio_hi = 0;
+  double p_adjusted = 1;  // two-sided, after the correction for many instances
+  double alpha = 0.001;
+  double threshold = 0.02;  // noise floor as a fraction: 0.02 = 2%
+};
+
+// The noise floor is symmetric on the log scale: a slowdown must exceed the ratio 1+t and a
+// speed-up must beat 1/(1+t) (not 1-t), so "2% slower" and "as much faster" are the same
+// distance from 1 in log time, and swapping baseline and candidate swaps SLOWER and FASTER.
+//   SLOWER:    p_adjusted < alpha and lo > 1+t
+//   FASTER:    p_adjusted < alpha and hi < 1/(1+t)
+//   SAME:      1/(1+t) <= lo and hi <= 1+t (the whole interval inside the floor)
+//   UNCERTAIN: anything else (too few samples to tell, or significant but within the floor
+//              only in part).
+Verdict decide(const VerdictInput& input);
+
+}  // namespace isobench::stats
