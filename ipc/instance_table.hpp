@@ -1,0 +1,33 @@
+#pragma once
+// The instance table the orchestrator writes into the segment as JSON text: what a worker needs
+// to set up and time each instance. The binary InstanceEntry beside it carries the pinned inner
+// count and the worker's reports.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isobench::ipc {
+
+struct WorkerInstance {
+  std::string id;
+  std::string kernel;
+  std::string backend;         // "cpu" or "cuda"
+  nlohmann::json params;       // every axis, defaults filled
+  std::uint64_t seed = 0;      // inputs: the same on every side and in every run of the seed
+  std::string statistic = "mean";
+  std::string timer = "events";
+  bool cold_cache = false;
+  int rotate_buffers = 1;
+  bool blocking_kernel = false;
+  double slowdown_pct = 0;
+};
+
+std::string encode_instances(const std::vector<WorkerInstance>& instances);
+// Throws std::runtime_error naming the instance and field on malformed input.
+std::vector<WorkerInstance> decode_instances(std::string_view json_text);
+
+}  // namespace isobench::ipc

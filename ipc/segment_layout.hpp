@@ -1,0 +1,115 @@
+#pragma once
+// The shared-memory protocol between the orchestrator and its workers: a fixed, versioned layout
+// of plain structs. The orchestrator creates the segment (mode 0600, unpredictable name), fills
+// the instance table and each lane's task list, then spawns workers; a worker checks the header
+// before it writes anything, and writes only its own lane and the sample slots of its tasks.
+// Fields that cross processes while both run are accessed through std::atomic_ref.
+//
+// Memory layout, every table 64-byte aligned:
+//   Header | instances JSON (text) | InstanceEntry[n_instances] | Lane[n_lanes]
+//          | Task[n_lanes * tasks_per_lane] | SampleSlot[n_slots]
+
+#include <cstdint>
+#include <type_traits>
+
+namespace isobench::ipc {
+
+inline constexpr std::uint64_t kMagic = 0x48434E45424F5349ULL;  // "ISOBENCH" little-endian
+inline constexpr std::uint32_t kProtocolVersion = 1;
+inline constexpr std::uint32_t kErrorBytes = 512;
+inline constexpr std::uint32_t kReportBytes = 2048;
+
+struct Header {
+  std::uint64_t magic;
+  std::uint32_t version;
+  std::uint32_t header_bytes;
+  std::uint64_t total_bytes;
+  std::int32_t owner_pid;  // the orchestrator; a dead owner marks the segment stale
+  std::uint32_t n_instances;
+  std::uint32_t n_slots;
+  std::uint32_t n_lanes;
+  std::uint32_t tasks_per_lane;
+  std::uint32_t instances_json_bytes;
+  std::uint64_t instances_json_offset;
+  std::uint64_t instances_offset;
+  std::uint64_t lanes_offset;
+  std::uint64_t tasks_offset;
+  std::uint64_t slots_offset;
+  std::uint32_t struct_sizes[4];  // sizeof InstanceEntry, Lane, Task, SampleSlot
+};
+
+// Pinned settings of one instance (written by the orchestrator), and what a calibrating or
+// first-setting-up worker reports back about it.
+struct InstanceEntry {
+  std::uint32_t inner;          // launches per sample; 0 until calibrated
+  std::uint32_t warmup;         // warm-up launches before the first sample in a worker
+  double min_sample_time_s;     // target of the inner-count calibration
+  std::uint32_t calibrated;     // 1 once a calibrate task wrote calibrated_inner (atomic)
+  std::uint32_t calibrated_inner;
+  double calibrated_seconds_per_launch;
+  std::uint64_t calibrated_by_token;
+  std::uint32_t report_ready;   // 1 once `report` holds a complete JSON object (atomic)
+  std::uint32_t reserved;
+  char report[kReportBytes];    // {"setup_note":..., "describe":{...}} from the worker
+};
+
+enum class TaskKind : std::uint32_t { measure = 0, calibrate = 1 };
+
+struct Task {
+  std::uint32_t kind;      // TaskKind
+  std::uint32_t instance;  // index into the instance table
+  std::uint32_t slot;      // index into the sample table (measure tasks)
+  std::uint32_t round;
+};
+
+enum class LaneState : std::uint32_t {
+  empty = 0,        // no worker assigned
+  assigned = 1,     // tasks written, worker spawned by the orchestrator
+  attached = 2,     // worker validated the segment
+  setting_up = 3,   // allocating, filling inputs, warming up
+  waiting = 4,      // ready to measure, waiting for release (pre-start barrier)
+  measuring = 5,
+  done = 6,         // every task finished and reported
+  failed = 7,       // the worker caught an error; see error
+};
+
+struct Lane {
+  std::uint32_t state;          // LaneState (atomic)
+  std::int32_t pid;             // written by the worker
+  std::uint64_t token;          // the worker's identity, given on its command line
+  std::uint64_t heartbeat_ns;   // CLOCK_MONOTONIC, bumped on every step (atomic)
+  std::uint32_t n_tasks;
+  std::uint32_t tasks_done;     // (atomic)
+  std::uint32_t hold_for_release;  // 1: wait in `waiting` until release becomes 1
+  std::uint32_t release;        // (atomic)
+  std::uint64_t measure_begin_ns;  // CLOCK_MONOTONIC, around the measuring phase
+  std::uint64_t measure_end_ns;
+  char error[kErrorBytes];      // NUL-terminated, set with state failed
+};
+
+enum class SlotState : std::uint32_t { empty = 0, written = 1 };
+
+enum SampleFlag : std::uint32_t {
+  flag_low_sm_clock = 1u << 0,
+  flag_graph_fallback = 1u << 1,
+};
+
+struct SampleSlot {
+  std::uint32_t state;        // SlotState (atomic): set to written last, with release order
+  std::uint32_t instance;     // must equal the task's instance
+  std::uint64_t token;        // the writer's token: must be the lane's that owns the task
+  double value_s;             // the sample: seconds per launch
+  double sm_clock_mhz;
+  std::uint32_t flags;        // SampleFlag bits
+  std::uint32_t inner;
+  std::uint64_t begin_ns;     // CLOCK_MONOTONIC around the timed region
+  std::uint64_t end_ns;
+};
+
+static_assert(std::is_trivially_copyable_v<Header>);
+static_assert(std::is_trivially_copyable_v<InstanceEntry>);
+static_assert(std::is_trivially_copyable_v<Lane>);
+static_assert(std::is_trivially_copyable_v<Task>);
+static_assert(std::is_trivially_copyable_v<SampleSlot>);
+
+}  // namespace isobench::ipc
