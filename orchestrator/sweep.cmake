@@ -1,0 +1,7 @@
+# isobench_sweep: sweep files (YAML) validated and expanded into benchmark instances.
+# Included from orchestrator/CMakeLists.txt.
+add_library(isobench_sweep STATIC ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp)
+target_include_directories(isobench_sweep PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(isobench_sweep
+  PUBLIC isobench_kernel_specs nlohmann_json::nlohmann_json
+  PRIVATE isobench::yaml isobench_options)

@@ -1,0 +1,726 @@
+#include "orchestrator/sweep.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "kernels/catalog.hpp"
+
+namespace isobench::orchestrator {
+
+using nlohmann::json;
+
+nlohmann::json MeasureSettings::to_json() const {
+  return {{"warmup", warmup},
+          {"inner", inner ? json(*inner) : json("auto")},
+          {"min_sample_time_s", min_sample_time_s},
+          {"statistic", statistic},
+          {"timer", timer},
+          {"cold_cache", cold_cache},
+          {"rotate_buffers", rotate_buffers},
+          {"blocking_kernel", blocking_kernel},
+          {"slowdown_pct", slowdown_pct}};
+}
+
+nlohmann::json RunSettings::to_json() const {
+  return {{"samples", samples},
+          {"isolation", isolation},
+          {"per", per},
+          {"seed", seed},
+          {"measure", measure.to_json()}};
+}
+
+namespace {
+
+// ---- Names and suggestions -------------------------------------------------------------------
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean X?)" when one known name is close to `given`, else " (known: a, b, c)".
+std::string suggestion(const std::string& given, const std::vector<std::string>& known) {
+  const std::string* best = nullptr;
+  std::size_t best_distance = SIZE_MAX;
+  for (const auto& name : known) {
+    const std::size_t d = edit_distance(given, name);
+    if (d < best_distance) best = &name, best_distance = d;
+  }
+  if (best && best_distance <= std::max<std::size_t>(2, best->size() / 3))
+    return " (did you mean " + *best + "?)";
+  std::string list;
+  for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+  return " (known: " + list + ")";
+}
+
+std::string dashed(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return "--" + name;
+}
+
+// ---- Scalars ---------------------------------------------------------------------------------
+
+// What a YAML scalar stands for: a quoted scalar is a string; a plain one is a boolean, an
+// integer, a number or else a string.
+json scalar_value(const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "!") return text;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (!text.empty() && text[0] == '+') ++first;
+  std::int64_t signed_value = 0;
+  if (auto [end, ec] = std::from_chars(first, last, signed_value); ec == std::errc() && end == last)
+    return signed_value;
+  std::uint64_t unsigned_value = 0;
+  if (auto [end, ec] = std::from_chars(first, last, unsigned_value);
+      ec == std::errc() && end == last)
+    return unsigned_value;
+  double number = 0;
+  if (auto [end, ec] = std::from_chars(first, last, number); ec == std::errc() && end == last)
+    return number;
+  return text;
+}
+
+// A number written as 1.6e7 or 50.0 on an integer-valued axis means the integer: ids stay the
+// same however the value was spelled.
+json normalize_number(const json& value) {
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e18)
+      return static_cast<std::int64_t>(v);
+  }
+  return value;
+}
+
+json axis_value(const kernels::AxisSpec& axis, const YAML::Node& node) {
+  if (axis.type == kernels::AxisType::string) return node.Scalar();
+  json value = scalar_value(node);
+  if (axis.type == kernels::AxisType::integer || axis.type == kernels::AxisType::number)
+    value = normalize_number(value);
+  return value;
+}
+
+// ---- Settings --------------------------------------------------------------------------------
+// One rule per setting, shared by the file, the per-benchmark overrides and the command line.
+
+std::string check_int(const json& v, long long min, long long max, long long& out) {
+  const json n = normalize_number(v);
+  if (!n.is_number_integer()) return "expected an integer, got " + v.dump();
+  if (n.is_number_unsigned() && n.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+    return "must be at most " + std::to_string(max) + ", got " + v.dump();
+  const long long x = n.get<long long>();
+  if (x < min) return "must be at least " + std::to_string(min) + ", got " + v.dump();
+  if (x > max) return "must be at most " + std::to_string(max) + ", got " + v.dump();
+  out = x;
+  return {};
+}
+
+std::string check_number(const json& v, double min, bool min_inclusive, double& out) {
+  if (!v.is_number()) return "expected a number, got " + v.dump();
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) return "must be finite, got " + v.dump();
+  if (min_inclusive ? x < min : x <= min) {
+    std::ostringstream os;
+    os << (min_inclusive ? "must be at least " : "must be greater than ") << min << ", got "
+       << v.dump();
+    return os.str();
+  }
+  out = x;
+  return {};
+}
+
+std::string check_choice(const json& v, std::initializer_list<const char*> choices,
+                         std::string& out) {
+  std::string list;
+  for (const char* c : choices) list += (list.empty() ? "" : ", ") + std::string(c);
+  if (v.is_string())
+    for (const char* c : choices)
+      if (v.get<std::string>() == c) {
+        out = c;
+        return {};
+      }
+  return "must be one of " + list + ", got " + v.dump();
+}
+
+std::string check_bool(const json& v, bool& out) {
+  if (!v.is_boolean()) return "expected true or false, got " + v.dump();
+  out = v.get<bool>();
+  return {};
+}
+
+enum class Scope { run, measure };
+
+struct SettingRule {
+  const char* name;
+  Scope scope;
+  std::string (*apply)(const json& value, RunSettings& run, MeasureSettings& measure);
+};
+
+const std::vector<SettingRule>& setting_rules() {
+  static const std::vector<SettingRule> rules = {
+      {"samples", Scope::run,
+       [](const json& v, RunSettings& r, MeasureSettings&) {
+         long long x = 0;
+         auto problem = check_int(v, 2, INT_MAX, x);
+         if (problem.empty()) r.samples = static_cast<int>(x);
+         return problem;
+       }},
+      {"warmup", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         long long x = 0;
+         auto problem = check_int(v, 0, INT_MAX, x);
+         if (problem.empty()) m.warmup = static_cast<int>(x);
+         return problem;
+       }},
+      {"inner", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) -> std::string {
+         if (v.is_string() && v.get<std::string>() == "auto") {
+           m.inner.reset();
+           return {};
+         }
+         long long x = 0;
+         if (!normalize_number(v).is_number_integer())
+           return "expected \"auto\" or an integer, got " + v.dump();
+         auto problem = check_int(v, 1, INT_MAX, x);
+         if (problem.empty()) m.inner = static_cast<int>(x);
+         return problem;
+       }},
+      {"min_sample_time_ms", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         double x = 0;
+         auto problem = check_number(v, 0, false, x);
+         if (problem.empty()) m.min_sample_time_s = x / 1000.0;
+         return problem;
+       }},
+      {"statistic", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         return check_choice(v, {"mean", "min"}, m.statistic);
+       }},
+      {"isolation", Scope::run,
+       [](const json& v, RunSettings& r, MeasureSettings&) {
+         return check_choice(v, {"sequential", "interleave", "process"}, r.isolation);
+       }},
+      {"per", Scope::run,
+       [](const json& v, RunSettings& r, MeasureSettings&) {
+         return check_choice(v, {"sample", "batch"}, r.per);
+       }},
+      {"seed", Scope::run,
+       [](const json& v, RunSettings& r, MeasureSettings&) -> std::string {
+         const json n = normalize_number(v);
+         if (!n.is_number_integer()) return "expected an integer, got " + v.dump();
+         if (n.is_number_unsigned()) {
+           r.seed = n.get<std::uint64_t>();
+           return {};
+         }
+         if (n.get<long long>() < 0) return "must be at least 0, got " + v.dump();
+         r.seed = static_cast<std::uint64_t>(n.get<long long>());
+         return {};
+       }},
+      {"timer", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         return check_choice(v, {"events", "graph"}, m.timer);
+       }},
+      {"cold_cache", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) { return check_bool(v, m.cold_cache); }},
+      {"rotate_buffers", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         long long x = 0;
+         auto problem = check_int(v, 1, INT_MAX, x);
+         if (problem.empty()) m.rotate_buffers = static_cast<int>(x);
+         return problem;
+       }},
+      {"blocking_kernel", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         return check_bool(v, m.blocking_kernel);
+       }},
+      {"slowdown_pct", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         return check_number(v, 0, true, m.slowdown_pct);
+       }},
+  };
+  return rules;
+}
+
+const SettingRule* find_rule(const std::string& name) {
+  for (const auto& rule : setting_rules())
+    if (name == rule.name) return &rule;
+  return nullptr;
+}
+
+std::vector<std::string> setting_names(bool measure_only) {
+  std::vector<std::string> names;
+  for (const auto& rule : setting_rules())
+    if (!measure_only || rule.scope == Scope::measure) names.emplace_back(rule.name);
+  return names;
+}
+
+// The command-line overrides as (setting name, value) pairs, in rule order.
+std::vector<std::pair<std::string, json>> override_values(const SettingsOverrides& o) {
+  std::vector<std::pair<std::string, json>> values;
+  auto add = [&](const char* name, const auto& field) {
+    if (field) values.emplace_back(name, json(*field));
+  };
+  add("samples", o.samples);
+  add("warmup", o.warmup);
+  if (o.inner) {
+    // Typed on a command line: "12" means the integer.
+    json inner = *o.inner;
+    long long x = 0;
+    const char* first = o.inner->data();
+    const char* last = first + o.inner->size();
+    if (auto [end, ec] = std::from_chars(first, last, x); ec == std::errc() && end == last)
+      inner = x;
+    values.emplace_back("inner", inner);
+  }
+  add("min_sample_time_ms", o.min_sample_time_ms);
+  add("statistic", o.statistic);
+  add("isolation", o.isolation);
+  add("per", o.per);
+  add("seed", o.seed);
+  add("timer", o.timer);
+  add("cold_cache", o.cold_cache);
+  add("rotate_buffers", o.rotate_buffers);
+  add("blocking_kernel", o.blocking_kernel);
+  add("slowdown_pct", o.slowdown_pct);
+  return values;
+}
+
+void finalize(MeasureSettings& m) {
+  if (m.cold_cache) m.inner = 1;  // each sample is one launch after a flush
+}
+
+// ---- The parser ------------------------------------------------------------------------------
+
+class SweepParser {
+ public:
+  SweepParser(std::string file, const SettingsOverrides& overrides,
+              const std::vector<kernels::KernelSpec>& catalog)
+      : file_(std::move(file)), overrides_(override_values(overrides)), catalog_(catalog) {
+    for (const auto& spec : catalog_) kernels_by_name_.emplace(spec.name, &spec);
+  }
+
+  Sweep parse(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {  // ParserException and the rarer load errors
+      fail(e.mark, "", e.msg);
+    }
+    if (!root.IsMap())
+      fail(root.Mark(), "", "expected a mapping with \"benchmarks:\" (and optional name, settings)");
+
+    Sweep sweep;
+    sweep.name = std::filesystem::path(file_).stem().string();
+    std::optional<YAML::Node> benchmarks;
+    for (const auto& [key, value] : entries(root, "")) {
+      const std::string& k = key.Scalar();
+      if (k == "name") {
+        sweep.name = parse_name(value);
+      } else if (k == "settings") {
+        parse_settings(value, "settings", sweep.settings, sweep.settings.measure, false);
+      } else if (k == "benchmarks") {
+        benchmarks = value;
+      } else {
+        fail(key.Mark(), k, "unknown key" + suggestion(k, {"name", "settings", "benchmarks"}));
+      }
+    }
+    if (!benchmarks) fail(root.Mark(), "benchmarks", "missing: a sweep needs a list of benchmarks");
+
+    file_measure_ = sweep.settings.measure;
+    for (const auto& [name, value] : overrides_) {
+      const SettingRule* rule = find_rule(name);
+      if (auto problem = rule->apply(value, sweep.settings, sweep.settings.measure);
+          !problem.empty())
+        throw SweepError("command line: " + dashed(name) + ": " + problem);
+    }
+    finalize(sweep.settings.measure);
+
+    if (!benchmarks->IsSequence())
+      fail(benchmarks->Mark(), "benchmarks", "expected a list of benchmarks");
+    if (benchmarks->size() == 0)
+      fail(benchmarks->Mark(), "benchmarks", "empty list: the sweep would measure nothing");
+    for (std::size_t i = 0; i < benchmarks->size(); ++i)
+      expand_benchmark((*benchmarks)[i], i, sweep.instances);
+    return sweep;
+  }
+
+ private:
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& path,
+                         const std::string& problem) const {
+    std::string where = file_;
+    if (!mark.is_null())
+      where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    throw SweepError(where + ": " + (path.empty() ? "" : path + ": ") + problem);
+  }
+
+  // The (key, value) pairs of a mapping; keys must be scalars and unique.
+  std::vector<std::pair<YAML::Node, YAML::Node>> entries(const YAML::Node& map,
+                                                         const std::string& path) const {
+    std::vector<std::pair<YAML::Node, YAML::Node>> out;
+    std::unordered_set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node key = it->first;
+      const std::string key_path = path.empty() ? "" : path + ".";
+      if (!key.IsScalar()) fail(key.Mark(), path, "keys must be names");
+      if (!seen.insert(key.Scalar()).second)
+        fail(key.Mark(), key_path + key.Scalar(), "given twice");
+      out.emplace_back(key, it->second);
+    }
+    return out;
+  }
+
+  std::string parse_name(const YAML::Node& node) const {
+    if (!node.IsScalar() || node.Scalar().empty())
+      fail(node.Mark(), "name", "expected a name");
+    const std::string& name = node.Scalar();
+    if (name.front() == '.')
+      fail(node.Mark(), "name", "may not start with '.', got \"" + name + "\"");
+    for (char c : name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+        fail(node.Mark(), "name",
+             "may hold only letters, digits, '_', '-' and '.', got \"" + name + "\"");
+    return name;
+  }
+
+  void parse_settings(const YAML::Node& node, const std::string& path, RunSettings& run,
+                      MeasureSettings& measure, bool measure_only) const {
+    if (node.IsNull()) return;
+    if (!node.IsMap()) fail(node.Mark(), path, "expected a mapping of settings");
+    for (const auto& [key, value] : entries(node, path)) {
+      const std::string& name = key.Scalar();
+      const std::string field = path + "." + name;
+      const SettingRule* rule = find_rule(name);
+      if (!rule) fail(key.Mark(), field, "unknown setting" + suggestion(name, setting_names(measure_only)));
+      if (measure_only && rule->scope == Scope::run)
+        fail(key.Mark(), field,
+             "a run setting: it can be set in the top-level settings or on the command line, "
+             "not per benchmark");
+      if (!value.IsScalar()) fail(value.Mark(), field, "expected a single value");
+      if (auto problem = rule->apply(scalar_value(value), run, measure); !problem.empty())
+        fail(value.Mark(), field, problem);
+    }
+  }
+
+  const kernels::KernelSpec& parse_kernel(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsScalar()) fail(node.Mark(), path, "expected a kernel name");
+    auto it = kernels_by_name_.find(node.Scalar());
+    if (it != kernels_by_name_.end()) return *it->second;
+    std::vector<std::string> names;
+    for (const auto& spec : catalog_) names.push_back(spec.name);
+    fail(node.Mark(), path, "unknown kernel \"" + node.Scalar() + "\"" + suggestion(node.Scalar(), names));
+  }
+
+  const kernels::AxisSpec& parse_axis_name(const kernels::KernelSpec& spec, const YAML::Node& key,
+                                           const std::string& path) const {
+    if (const auto* axis = spec.find_axis(key.Scalar())) return *axis;
+    std::vector<std::string> names;
+    for (const auto& a : spec.axes) names.push_back(a.name);
+    fail(key.Mark(), path,
+         "unknown axis for kernel " + spec.name + suggestion(key.Scalar(), names));
+  }
+
+  json parse_axis_scalar(const kernels::AxisSpec& axis, const YAML::Node& node,
+                         const std::string& path) const {
+    if (!node.IsScalar()) fail(node.Mark(), path, "expected a value");
+    json value = axis_value(axis, node);
+    if (auto problem = kernels::check_value(axis, value); !problem.empty())
+      fail(node.Mark(), path, problem);
+    return value;
+  }
+
+  // A scalar or a list of distinct scalars.
+  std::vector<json> parse_axis_values(const kernels::AxisSpec& axis, const YAML::Node& node,
+                                      const std::string& path) const {
+    if (node.IsScalar()) return {parse_axis_scalar(axis, node, path)};
+    if (!node.IsSequence()) fail(node.Mark(), path, "expected a value or a list of values");
+    if (node.size() == 0) fail(node.Mark(), path, "empty list: the product would be empty");
+    std::vector<json> values;
+    values.reserve(node.size());
+    std::unordered_set<std::string> seen;  // dumped values: linear in long lists
+    for (std::size_t j = 0; j < node.size(); ++j) {
+      const YAML::Node item = node[j];
+      const std::string item_path = path + "[" + std::to_string(j) + "]";
+      json value = parse_axis_scalar(axis, item, item_path);
+      if (!seen.insert(value.dump()).second)
+        fail(item.Mark(), item_path, "value " + value.dump() + " is listed twice");
+      values.push_back(std::move(value));
+    }
+    return values;
+  }
+
+  struct Combination {  // axis index in the spec -> value
+    std::vector<std::pair<std::size_t, json>> values;
+  };
+
+  std::size_t axis_index(const kernels::KernelSpec& spec, const kernels::AxisSpec& axis) const {
+    return static_cast<std::size_t>(&axis - spec.axes.data());
+  }
+
+  void expand_benchmark(const YAML::Node& node, std::size_t index,
+                        std::vector<Instance>& instances) {
+    const std::string path = "benchmarks[" + std::to_string(index) + "]";
+    if (!node.IsMap()) fail(node.Mark(), path, "expected a mapping with a kernel and its axes");
+
+    // Absent keys stay empty optionals (a default YAML::Node would count as a null value).
+    std::optional<YAML::Node> kernel_node, axes_node, cases_node, exclude_node, settings_node;
+    for (const auto& [key, value] : entries(node, path)) {
+      const std::string& k = key.Scalar();
+      if (k == "kernel") kernel_node = value;
+      else if (k == "axes") axes_node = value;
+      else if (k == "cases") cases_node = value;
+      else if (k == "exclude") exclude_node = value;
+      else if (k == "settings") settings_node = value;
+      else
+        fail(key.Mark(), path + "." + k,
+             "unknown key" + suggestion(k, {"kernel", "axes", "cases", "exclude", "settings"}));
+    }
+    if (!kernel_node) fail(node.Mark(), path + ".kernel", "missing: which kernel to measure");
+    const kernels::KernelSpec& spec = parse_kernel(*kernel_node, path + ".kernel");
+
+    // Measurement settings: the file's, this benchmark's, then the command line's.
+    RunSettings unused_run;
+    MeasureSettings measure = file_measure_;
+    if (settings_node)
+      parse_settings(*settings_node, path + ".settings", unused_run, measure, true);
+    for (const auto& [name, value] : overrides_)
+      if (find_rule(name)->scope == Scope::measure) find_rule(name)->apply(value, unused_run, measure);
+    finalize(measure);
+
+    // Axes: each a list of values, in file order; the first varies slowest.
+    std::vector<std::size_t> axis_order;             // spec axis index per axes entry
+    std::vector<std::vector<json>> axis_values;       // values per axes entry
+    std::vector<bool> given(spec.axes.size(), false);
+    if (axes_node && !axes_node->IsNull()) {
+      if (!axes_node->IsMap())
+        fail(axes_node->Mark(), path + ".axes", "expected a mapping of axis values");
+      for (const auto& [key, value] : entries(*axes_node, path + ".axes")) {
+        const std::string field = path + ".axes." + key.Scalar();
+        const auto& axis = parse_axis_name(spec, key, field);
+        axis_order.push_back(axis_index(spec, axis));
+        axis_values.push_back(parse_axis_values(axis, value, field));
+        given[axis_order.back()] = true;
+      }
+    }
+
+    // Cases: whole combinations of further axes.
+    std::vector<Combination> cases;
+    if (cases_node) {
+      const std::string cases_path = path + ".cases";
+      if (!cases_node->IsSequence())
+        fail(cases_node->Mark(), cases_path, "expected a list of mappings");
+      if (cases_node->size() == 0)
+        fail(cases_node->Mark(), cases_path, "empty list: the product would be empty");
+      for (std::size_t c = 0; c < cases_node->size(); ++c) {
+        const YAML::Node item = (*cases_node)[c];
+        const std::string case_path = cases_path + "[" + std::to_string(c) + "]";
+        if (!item.IsMap()) fail(item.Mark(), case_path, "expected a mapping of axis values");
+        Combination combination;
+        std::vector<bool> in_case(spec.axes.size(), false);
+        for (const auto& [key, value] : entries(item, case_path)) {
+          const std::string field = case_path + "." + key.Scalar();
+          const auto& axis = parse_axis_name(spec, key, field);
+          const std::size_t a = axis_index(spec, axis);
+          if (given[a]) fail(key.Mark(), field, "also given in axes; give each axis in one place");
+          combination.values.emplace_back(a, parse_axis_scalar(axis, value, field));
+          in_case[a] = true;
+        }
+        for (std::size_t a = 0; a < spec.axes.size(); ++a)
+          if (!given[a] && !in_case[a] && !spec.axes[a].default_value)
+            fail(item.Mark(), case_path,
+                 "axis \"" + spec.axes[a].name + "\" has no default; give it in this case or in axes");
+        cases.push_back(std::move(combination));
+      }
+    } else {
+      for (std::size_t a = 0; a < spec.axes.size(); ++a)
+        if (!given[a] && !spec.axes[a].default_value)
+          fail(node.Mark(), path + ".axes",
+               "axis \"" + spec.axes[a].name + "\" has no default; give it in axes or in cases");
+      cases.emplace_back();
+    }
+
+    // Exclusions: each a mapping of axis -> value or list of values, validated like the axes.
+    struct Exclusion {
+      std::vector<std::pair<std::string, std::vector<json>>> match;
+    };
+    std::vector<Exclusion> exclusions;
+    if (exclude_node) {
+      const std::string exclude_path = path + ".exclude";
+      if (!exclude_node->IsSequence())
+        fail(exclude_node->Mark(), exclude_path, "expected a list of mappings");
+      for (std::size_t e = 0; e < exclude_node->size(); ++e) {
+        const YAML::Node item = (*exclude_node)[e];
+        const std::string item_path = exclude_path + "[" + std::to_string(e) + "]";
+        if (!item.IsMap() || item.size() == 0)
+          fail(item.Mark(), item_path, "expected a non-empty mapping of axis values");
+        Exclusion exclusion;
+        for (const auto& [key, value] : entries(item, item_path)) {
+          const std::string field = item_path + "." + key.Scalar();
+          const auto& axis = parse_axis_name(spec, key, field);
+          exclusion.match.emplace_back(axis.name, parse_axis_values(axis, value, field));
+        }
+        exclusions.push_back(std::move(exclusion));
+      }
+    }
+
+    // Defaults are spelled like written values (1.0 on a number axis is 1), so an id does not
+    // depend on whether a value was written out or defaulted.
+    std::vector<json> defaults(spec.axes.size());
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+      if (spec.axes[a].default_value) defaults[a] = normalize_number(*spec.axes[a].default_value);
+
+    // The product axes x cases, with an odometer over the axes (last entry fastest).
+    std::vector<std::size_t> odometer(axis_values.size(), 0);
+    const std::size_t first_new = instances.size();
+    std::size_t produced = 0;
+    for (bool more = true; more;) {
+      for (const auto& combination : cases) {
+        std::vector<const json*> chosen(spec.axes.size(), nullptr);
+        for (std::size_t e = 0; e < axis_order.size(); ++e)
+          chosen[axis_order[e]] = &axis_values[e][odometer[e]];
+        for (const auto& [a, value] : combination.values) chosen[a] = &value;
+        kernels::Params params = json::object();
+        for (std::size_t a = 0; a < spec.axes.size(); ++a)
+          params[spec.axes[a].name] = chosen[a] ? *chosen[a] : defaults[a];
+        ++produced;
+        if (excluded(params, exclusions)) continue;
+
+        Instance instance;
+        instance.id = kernels::instance_id(spec, params);
+        instance.kernel = spec.name;
+        instance.family = spec.family;
+        instance.backend = spec.backend;
+        instance.measure = measure;
+        instance.device_bytes =
+            spec.device_bytes
+                ? spec.device_bytes(params) * static_cast<std::uint64_t>(measure.rotate_buffers)
+                : 0;
+        instance.params = std::move(params);
+        instance.benchmark_index = index;
+        if (auto [it, inserted] = first_producer_.emplace(instance.id, index); !inserted) {
+          if (it->second == index)
+            fail(node.Mark(), path,
+                 "instance " + instance.id + " is produced twice (two cases give the same values)");
+          fail(node.Mark(), path,
+               "instance " + instance.id + " is also produced by benchmarks[" +
+                   std::to_string(it->second) + "]");
+        }
+        instances.push_back(std::move(instance));
+      }
+      more = false;
+      for (std::size_t e = odometer.size(); e-- > 0;) {
+        if (++odometer[e] < axis_values[e].size()) {
+          more = true;
+          break;
+        }
+        odometer[e] = 0;
+      }
+    }
+    if (instances.size() == first_new)
+      fail(exclude_node ? exclude_node->Mark() : node.Mark(), path + ".exclude",
+           "excludes all " + std::to_string(produced) + " instances of this benchmark");
+  }
+
+  template <typename Exclusions>
+  static bool excluded(const kernels::Params& params, const Exclusions& exclusions) {
+    for (const auto& exclusion : exclusions) {
+      bool all = true;
+      for (const auto& [axis, values] : exclusion.match) {
+        const json& actual = params.at(axis);
+        if (std::find(values.begin(), values.end(), actual) == values.end()) {
+          all = false;
+          break;
+        }
+      }
+      if (all) return true;
+    }
+    return false;
+  }
+
+  std::string file_;
+  std::vector<std::pair<std::string, json>> overrides_;
+  const std::vector<kernels::KernelSpec>& catalog_;
+  std::unordered_map<std::string, const kernels::KernelSpec*> kernels_by_name_;
+  std::unordered_map<std::string, std::size_t> first_producer_;  // instance id -> benchmark
+  MeasureSettings file_measure_;
+};
+
+std::string format_bytes(std::uint64_t bytes) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(1);
+  if (bytes >= (1ull << 30))
+    os << static_cast<double>(bytes) / static_cast<double>(1ull << 30) << " GiB";
+  else if (bytes >= (1ull << 20))
+    os << static_cast<double>(bytes) / static_cast<double>(1ull << 20) << " MiB";
+  else
+    os << bytes << " bytes";
+  return os.str();
+}
+
+}  // namespace
+
+Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
+                  const SettingsOverrides& overrides,
+                  const std::vector<kernels::KernelSpec>& catalog) {
+  Sweep sweep = SweepParser(path_for_messages, overrides, catalog).parse(text);
+  sweep.path = path_for_messages;
+  sweep.source_text = text;
+  return sweep;
+}
+
+Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
+                  const SettingsOverrides& overrides) {
+  return parse_sweep(text, path_for_messages, overrides, kernels::builtin_catalog());
+}
+
+Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SweepError(path + ": cannot open the sweep file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw SweepError(path + ": cannot read the sweep file");
+  return parse_sweep(text.str(), path, overrides);
+}
+
+std::string check_memory(const Sweep& sweep, std::uint64_t budget_bytes, kernels::Backend backend) {
+  const Instance* largest = nullptr;
+  std::size_t over = 0;
+  for (const auto& instance : sweep.instances) {
+    if (instance.backend != backend || instance.device_bytes <= budget_bytes) continue;
+    ++over;
+    if (!largest || instance.device_bytes > largest->device_bytes) largest = &instance;
+  }
+  if (!largest) return {};
+  std::string line = largest->id + " needs " + format_bytes(largest->device_bytes) + " of " +
+                     kernels::to_string(backend) + " memory, more than the " +
+                     format_bytes(budget_bytes) + " available";
+  if (over > 1)
+    line += " (" + std::to_string(over - 1) + " other instance" + (over > 2 ? "s" : "") +
+            " also exceed it)";
+  return line;
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,129 @@
+#pragma once
+// A sweep file (YAML) turned into the list of benchmark instances a run measures.
+//
+// Format (docs/sweep-format.md has the full guide and examples):
+//
+//   name: quick                 # optional; default: the file stem
+//   settings:                   # run settings; each can be overridden on the command line
+//     samples: 12               # integer >= 2
+//     warmup: 3                 # warm-up launches per instance per worker (>= 0)
+//     inner: auto               # launches per sample: "auto" or an integer >= 1
+//     min_sample_time_ms: 10    # target sample length for inner: auto (> 0)
+//     statistic: mean           # mean | min (of the inner launches)
+//     isolation: process        # sequential | interleave | process
+//     per: batch                # sample | batch (used by isolation: process)
+//     seed: 1                   # integer >= 0
+//     timer: events             # events | graph (CUDA)
+//     cold_cache: false         # true forces inner = 1
+//     rotate_buffers: 1         # >= 1 copies of every input
+//     blocking_kernel: false
+//     slowdown_pct: 0           # >= 0, a real extra cost per launch (power experiments)
+//   benchmarks:
+//     - kernel: cpu_copy        # a kernel of the catalog
+//       axes:                   # axis: scalar or list; the cartesian product, in file order,
+//         bytes: [1048576, 16777216]  # first axis slowest
+//       cases:                  # optional: combinations given whole; product is axes x cases
+//         - {m: 4096, n: 4096, k: 4096}
+//       exclude:                # optional: an instance matching every key of one entry is
+//         - {bytes: 1048576}    #   dropped (a list value matches any of its items)
+//       settings: {inner: 100}  # optional: measurement settings for this benchmark only
+//
+// Every problem is found before anything runs and reported as one line,
+// "file:line:column: field.path: problem", by SweepError.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/kernel_spec.hpp"
+
+namespace isobench::orchestrator {
+
+class SweepError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How one instance is measured: what the worker's timer needs, pinned per instance.
+struct MeasureSettings {
+  int warmup = 3;
+  std::optional<int> inner;          // nullopt: calibrated ("auto"); cold_cache forces 1
+  double min_sample_time_s = 0.010;  // the sample length "auto" calibrates towards
+  std::string statistic = "mean";    // mean | min
+  std::string timer = "events";      // events | graph
+  bool cold_cache = false;
+  int rotate_buffers = 1;
+  bool blocking_kernel = false;
+  double slowdown_pct = 0;
+
+  nlohmann::json to_json() const;
+};
+
+struct RunSettings {
+  int samples = 12;
+  std::string isolation = "process";  // sequential | interleave | process
+  std::string per = "batch";          // sample | batch (isolation: process)
+  std::uint64_t seed = 1;
+  MeasureSettings measure;  // the run's defaults; each instance carries its own copy
+
+  nlohmann::json to_json() const;
+};
+
+struct Instance {
+  std::string id;  // kernels::instance_id: stable across runs, builds and machines
+  std::string kernel;
+  std::string family;
+  kernels::Backend backend = kernels::Backend::cpu;
+  kernels::Params params;  // every axis, in the spec's axis order
+  MeasureSettings measure;
+  // Upper bound of the memory the instance holds: the spec's device_bytes times rotate_buffers.
+  std::uint64_t device_bytes = 0;
+  std::size_t benchmark_index = 0;  // which entry of `benchmarks:` produced it
+};
+
+struct Sweep {
+  std::string name, path, source_text;
+  RunSettings settings;
+  std::vector<Instance> instances;  // in expansion order: benchmarks, then axes x cases
+};
+
+// Command-line overrides of run settings. They apply to the run and to every instance, over the
+// file's settings and over per-benchmark settings.
+struct SettingsOverrides {
+  std::optional<int> samples;
+  std::optional<int> warmup;
+  std::optional<std::string> inner;  // "auto" or an integer, as typed
+  std::optional<double> min_sample_time_ms;
+  std::optional<std::string> statistic;
+  std::optional<std::string> isolation;
+  std::optional<std::string> per;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> timer;
+  std::optional<bool> cold_cache;
+  std::optional<int> rotate_buffers;
+  std::optional<bool> blocking_kernel;
+  std::optional<double> slowdown_pct;
+};
+
+// Reads and validates a sweep file against the built-in catalog. Throws SweepError.
+Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides = {});
+
+// The same from text; `path_for_messages` names the file in errors and gives the default name.
+Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
+                  const SettingsOverrides& overrides = {});
+
+// The same against a given catalog (the built-in kernels plus plugins, or a test's own).
+Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
+                  const SettingsOverrides& overrides,
+                  const std::vector<kernels::KernelSpec>& catalog);
+
+// Empty when every instance of `backend` fits in `budget_bytes`; else one line naming the
+// largest instance that does not, and how many others do not either.
+std::string check_memory(const Sweep& sweep, std::uint64_t budget_bytes, kernels::Backend backend);
+
+}  // namespace isobench::orchestrator
