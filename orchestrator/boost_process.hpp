@@ -1,0 +1,14 @@
+#pragma once
+// Boost.Process v2 as shipped in Boost 1.81, header-only, on std::filesystem (no compiled
+// Boost.Filesystem needed). With BOOST_PROCESS_USE_STD_FS, 1.81's headers use boost::optional
+// and an unqualified `decay` without declaring them; supply both before including it.
+
+#define BOOST_PROCESS_USE_STD_FS 1
+#include <boost/optional.hpp>
+#include <type_traits>
+namespace boost::process::v2 {
+using std::decay;
+}
+#include <boost/asio/io_context.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/stdio.hpp>

@@ -1,0 +1,603 @@
+#include "orchestrator/commands/compare_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <tuple>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "stats/brunner_munzel.hpp"
+#include "stats/descriptive.hpp"
+#include "stats/hodges_lehmann.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/multiple_testing.hpp"
+#include "stats/verdict.hpp"
+
+namespace isobench::orchestrator {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int plan_schema_version = 1;
+
+// Bad input: the message already names file, line and problem.
+class InputError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string where(const std::string& file, std::size_t line) { return file + ":" + std::to_string(line); }
+
+// ---------------------------------------------------------------------------------------------
+// Reading samples
+
+// A time in seconds: finite and positive.
+double checked_time(double value, const std::string& text, const std::string& location) {
+  if (!std::isfinite(value)) throw InputError(location + ": not a finite number: \"" + text + "\"");
+  if (value <= 0) throw InputError(location + ": a time must be positive: \"" + text + "\"");
+  return value;
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, not a sample file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open: " + std::error_code(errno, std::generic_category()).message());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(first, last - first + 1));
+}
+
+// One number per line (blank lines and # comments allowed), or a JSON array of numbers.
+std::vector<double> read_sample_file(const std::string& path) {
+  const std::string text = read_file(path);
+  std::vector<double> values;
+  const std::string body = trim(text);
+  if (!body.empty() && body.front() == '[') {
+    json array;
+    try {
+      array = json::parse(body);
+    } catch (const json::parse_error& e) {
+      throw InputError(path + ": invalid JSON array: " + e.what());
+    }
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      const std::string location = path + ": element " + std::to_string(i + 1);
+      if (!array[i].is_number()) throw InputError(location + ": not a number: " + array[i].dump());
+      values.push_back(checked_time(array[i].get<double>(), array[i].dump(), location));
+    }
+  } else {
+    std::istringstream lines(text);
+    std::string line;
+    for (std::size_t number = 1; std::getline(lines, line); ++number) {
+      const std::string token = trim(std::string_view(line).substr(0, line.find('#')));
+      if (token.empty()) continue;
+      double value = 0;
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+      if (ec == std::errc::result_out_of_range)
+        throw InputError(where(path, number) + ": out of range: \"" + token + "\"");
+      if (ec != std::errc() || end != token.data() + token.size())
+        throw InputError(where(path, number) + ": not a number: \"" + token + "\"");
+      values.push_back(checked_time(value, token, where(path, number)));
+    }
+  }
+  if (values.size() < 2)
+    throw InputError(path + ": needs at least 2 values, found " + std::to_string(values.size()));
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading run directories
+
+// The plan fields that define what a sample measures: instances differing in any of them
+// measure different things and are never compared.
+constexpr const char* measurement_fields[] = {"kernel", "params", "inner", "timer", "statistic", "cold_cache"};
+
+struct Run {
+  std::string dir;
+  std::vector<std::string> order;  // instance ids in plan order
+  std::map<std::string, json> plan;
+  std::map<std::string, std::vector<double>> samples;
+  // An A/B run holds both sides; `samples` is side 0 (baseline), `candidate_samples` side 1.
+  bool ab = false;
+  std::map<std::string, std::vector<double>> candidate_samples;
+};
+
+Run read_run(const std::string& dir, std::ostream& err) {
+  Run run;
+  run.dir = dir;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(dir + ": not a readable run directory");
+  const std::string plan_path = (fs::path(dir) / "plan.json").string();
+  json plan;
+  try {
+    plan = json::parse(read_file(plan_path));
+  } catch (const json::parse_error& e) {
+    throw InputError(plan_path + ": invalid JSON: " + e.what());
+  }
+  if (!plan.is_object() || !plan.contains("schema_version") || !plan["schema_version"].is_number_integer())
+    throw InputError(plan_path + ": no integer schema_version");
+  const int version = plan["schema_version"].get<int>();
+  if (version > plan_schema_version)
+    throw InputError(plan_path + ": schema_version " + std::to_string(version) +
+                     " is newer than this orchestrate reads (" + std::to_string(plan_schema_version) + ")");
+  if (!plan.contains("instances") || !plan["instances"].is_array())
+    throw InputError(plan_path + ": no \"instances\" array");
+  for (const json& instance : plan["instances"]) {
+    if (!instance.is_object() || !instance.contains("id") || !instance["id"].is_string())
+      throw InputError(plan_path + ": an instance without a string \"id\"");
+    const std::string id = instance["id"].get<std::string>();
+    if (run.plan.count(id)) throw InputError(plan_path + ": instance \"" + id + "\" appears twice");
+    run.plan[id] = instance;
+    run.order.push_back(id);
+  }
+
+  if (plan.contains("schedule") && plan["schedule"].is_object())
+    run.ab = plan["schedule"].value("sides", 1) == 2;
+
+  const std::string samples_path = (fs::path(dir) / "samples.jsonl").string();
+  const std::string text = read_file(samples_path);
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  std::size_t last_content_line = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (!trim(lines[i]).empty()) last_content_line = i;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string location = where(samples_path, i + 1);
+    const std::string line = trim(lines[i]);
+    if (line.empty()) continue;
+    json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded()) {
+      // A run killed while appending leaves a torn last line (an object cut short is never
+      // valid JSON): drop it and say so. Anywhere else invalid JSON is bad input.
+      if (i == last_content_line) {
+        err << "compare: warning: " << location << ": torn last line dropped\n";
+        continue;
+      }
+      throw InputError(location + ": invalid JSON");
+    }
+    // Other events share the journal (worker failures); only samples are compared.
+    if (record.is_object() && record.value("type", std::string("sample")) != "sample") continue;
+    if (!record.is_object() || !record.contains("instance") || !record["instance"].is_string())
+      throw InputError(location + ": no string \"instance\"");
+    if (!record.contains("value") || !record["value"].is_number())
+      throw InputError(location + ": \"value\" is not a number");
+    const std::string id = record["instance"].get<std::string>();
+    if (!run.plan.count(id)) throw InputError(location + ": instance \"" + id + "\" is not in plan.json");
+    const json side = record.contains("side") ? record["side"] : json(0);
+    if (!side.is_number_integer() || side.get<int>() < 0 || side.get<int>() > (run.ab ? 1 : 0))
+      throw InputError(location + ": \"side\" must be 0" + std::string(run.ab ? " or 1" : "") + ", got " + side.dump());
+    auto& into = side.get<int>() == 1 ? run.candidate_samples : run.samples;
+    into[id].push_back(checked_time(record["value"].get<double>(), record["value"].dump(), location));
+  }
+  return run;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comparison data model: every printer renders these.
+
+struct Comparison {
+  std::string id;
+  std::size_t n_a = 0, n_b = 0;
+  double median_a = 0, median_b = 0;
+  stats::HodgesLehmannRatio hl;
+  stats::BrunnerMunzelResult bm;  // two-sided, Student t
+  double p_adjusted = 1;          // Holm over all compared instances
+  stats::Verdict verdict = stats::Verdict::uncertain;
+  double median_ratio() const { return median_b / median_a; }
+};
+
+struct Excluded {
+  std::string id;
+  std::string reason;
+};
+
+struct Report {
+  std::string a, b;  // what was compared: files or run directories
+  std::vector<Comparison> compared;
+  std::vector<Excluded> excluded;
+  double geometric_mean_ratio = 1;
+};
+
+Comparison compare_samples(const std::string& id, const std::vector<double>& a, const std::vector<double>& b,
+                           double confidence) {
+  Comparison c;
+  c.id = id;
+  c.n_a = a.size();
+  c.n_b = b.size();
+  c.median_a = stats::median(a);
+  c.median_b = stats::median(b);
+  c.hl = stats::hodges_lehmann_ratio(a, b, confidence);
+  c.bm = stats::brunner_munzel(a, b);
+  c.p_adjusted = c.bm.p_value;
+  return c;
+}
+
+void finish(Report& report, const CompareOptions& options) {
+  std::vector<double> p;
+  for (const auto& c : report.compared) p.push_back(c.bm.p_value);
+  const auto adjusted = stats::holm_adjust(p);
+  double log_sum = 0;
+  for (std::size_t i = 0; i < report.compared.size(); ++i) {
+    auto& c = report.compared[i];
+    c.p_adjusted = adjusted[i];
+    c.verdict = stats::decide({c.hl.lo, c.hl.hi, c.p_adjusted, options.alpha, options.threshold});
+    log_sum += std::log(c.hl.ratio);
+  }
+  if (!report.compared.empty()) report.geometric_mean_ratio = std::exp(log_sum / static_cast<double>(report.compared.size()));
+}
+
+std::string measurement_difference(const json& a, const json& b) {
+  std::string differing;
+  for (const char* field : measurement_fields) {
+    const json none;
+    const json& va = a.contains(field) ? a[field] : none;
+    const json& vb = b.contains(field) ? b[field] : none;
+    if (va != vb) differing += (differing.empty() ? "" : ", ") + std::string(field);
+  }
+  return differing;
+}
+
+// The two sides of one A/B run, as two runs with the same plan.
+std::pair<Run, Run> split_sides(Run run) {
+  if (!run.ab) throw InputError(run.dir + ": not an A/B run (one side only); give two run directories");
+  Run candidate = run;
+  candidate.samples = std::move(run.candidate_samples);
+  candidate.dir = run.dir + " (candidate)";
+  run.dir += " (baseline)";
+  return {std::move(run), std::move(candidate)};
+}
+
+Report compare_runs(const CompareOptions& options, std::ostream& err) {
+  Run a, b;
+  if (options.runs.size() == 1) {
+    std::tie(a, b) = split_sides(read_run(options.runs[0], err));
+  } else {
+    a = read_run(options.runs[0], err);
+    b = read_run(options.runs[1], err);
+  }
+  Report report;
+  report.a = a.dir;
+  report.b = b.dir;
+  for (const auto& id : a.order) {
+    if (!b.plan.count(id)) {
+      report.excluded.push_back({id, "only in " + a.dir});
+      continue;
+    }
+    const std::string differing = measurement_difference(a.plan.at(id), b.plan.at(id));
+    if (!differing.empty()) {
+      report.excluded.push_back({id, "plans differ in " + differing});
+      continue;
+    }
+    const auto find = [&](const Run& run) {
+      const auto it = run.samples.find(id);
+      return it == run.samples.end() ? std::vector<double>{} : it->second;
+    };
+    const auto sa = find(a), sb = find(b);
+    if (sa.size() < 2 || sb.size() < 2) {
+      report.excluded.push_back({id, "fewer than 2 samples (" + std::to_string(sa.size()) + " in " + a.dir + ", " +
+                                         std::to_string(sb.size()) + " in " + b.dir + ")"});
+      continue;
+    }
+    report.compared.push_back(compare_samples(id, sa, sb, options.confidence));
+  }
+  for (const auto& id : b.order)
+    if (!a.plan.count(id)) report.excluded.push_back({id, "only in " + b.dir});
+  finish(report, options);
+  return report;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printers
+
+std::string format(const char* spec, double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, spec, v);
+  return buffer;
+}
+
+// 1.234e-5 -> "12.34 us"
+std::string format_time(double seconds) {
+  const double magnitude = std::abs(seconds);
+  if (magnitude >= 1) return format("%#.4g s", seconds);
+  if (magnitude >= 1e-3) return format("%#.4g ms", seconds * 1e3);
+  if (magnitude >= 1e-6) return format("%#.4g us", seconds * 1e6);
+  return format("%#.4g ns", seconds * 1e9);
+}
+
+std::string format_ratio(double r) { return std::isfinite(r) ? format("%.4f", r) : "inf"; }
+std::string format_interval(const stats::HodgesLehmannRatio& hl) {
+  return "[" + format_ratio(hl.lo) + ", " + format_ratio(hl.hi) + "]";
+}
+std::string format_p(double p) { return format("%.3g", p); }
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+const std::vector<std::string> table_header{"instance", "n A", "n B", "median A", "median B", "B/A medians",
+                                            "HL ratio B/A", "interval", "p", "p Holm", "verdict"};
+
+std::vector<std::string> table_row(const Comparison& c) {
+  return {c.id,
+          std::to_string(c.n_a),
+          std::to_string(c.n_b),
+          format_time(c.median_a),
+          format_time(c.median_b),
+          format_ratio(c.median_ratio()),
+          format_ratio(c.hl.ratio),
+          format_interval(c.hl),
+          format_p(c.bm.p_value),
+          format_p(c.p_adjusted),
+          std::string(stats::to_string(c.verdict))};
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+json comparison_json(const Comparison& c) {
+  return {{"instance", c.id},
+          {"n_a", c.n_a},
+          {"n_b", c.n_b},
+          {"median_a", c.median_a},
+          {"median_b", c.median_b},
+          {"median_ratio", c.median_ratio()},
+          {"hl_ratio", c.hl.ratio},
+          {"hl_lo", number(c.hl.lo)},
+          {"hl_hi", number(c.hl.hi)},
+          {"confidence", c.hl.confidence},
+          {"bm_statistic", number(c.bm.statistic)},
+          {"bm_df", number(c.bm.df)},
+          {"p", c.bm.p_value},
+          {"p_holm", c.p_adjusted},
+          {"verdict", stats::to_string(c.verdict)}};
+}
+
+void print_report(const Report& report, const CompareOptions& options, std::ostream& out) {
+  const std::string summary = "geometric mean of HL ratios B/A over " + std::to_string(report.compared.size()) +
+                              " instances: " + format_ratio(report.geometric_mean_ratio);
+  switch (options.format) {
+    case CompareFormat::json: {
+      json j = {{"a", report.a}, {"b", report.b}, {"alpha", options.alpha}, {"threshold", options.threshold},
+                {"confidence", options.confidence}, {"instances", json::array()}, {"not_compared", json::array()},
+                {"geometric_mean_hl_ratio", report.geometric_mean_ratio}};
+      for (const auto& c : report.compared) j["instances"].push_back(comparison_json(c));
+      for (const auto& e : report.excluded) j["not_compared"].push_back({{"instance", e.id}, {"reason", e.reason}});
+      out << j.dump(2) << "\n";
+      return;
+    }
+    case CompareFormat::csv: {
+      for (std::size_t i = 0; i < table_header.size(); ++i) out << (i ? "," : "") << csv_field(table_header[i]);
+      out << "\n";
+      for (const auto& c : report.compared) {
+        // Raw numbers, not the rounded terminal text.
+        out << csv_field(c.id) << "," << c.n_a << "," << c.n_b << "," << format("%.9g", c.median_a) << ","
+            << format("%.9g", c.median_b) << "," << format("%.9g", c.median_ratio()) << ","
+            << format("%.9g", c.hl.ratio) << ",\"[" << format("%.9g", c.hl.lo) << ", " << format("%.9g", c.hl.hi)
+            << "]\"," << format("%.6g", c.bm.p_value) << "," << format("%.6g", c.p_adjusted) << ","
+            << stats::to_string(c.verdict) << "\n";
+      }
+      return;
+    }
+    case CompareFormat::markdown: {
+      out << "|";
+      for (const auto& h : table_header) out << " " << h << " |";
+      out << "\n|";
+      for (std::size_t i = 0; i < table_header.size(); ++i) out << (i == 0 ? " --- |" : " ---: |");
+      out << "\n";
+      for (const auto& c : report.compared) {
+        out << "|";
+        for (const auto& cell : table_row(c)) out << " " << cell << " |";
+        out << "\n";
+      }
+      out << "\n" << summary << "\n";
+      for (const auto& e : report.excluded) out << "\nnot compared: " << e.id << ": " << e.reason;
+      if (!report.excluded.empty()) out << "\n";
+      return;
+    }
+    case CompareFormat::terminal: {
+      std::vector<std::vector<std::string>> rows{table_header};
+      for (const auto& c : report.compared) rows.push_back(table_row(c));
+      std::vector<std::size_t> width(table_header.size(), 0);
+      for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+      out << "A: " << report.a << "\nB: " << report.b << "\n";
+      for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          const std::string pad(width[i] - row[i].size(), ' ');
+          out << (i ? "  " : "") << (i == 0 ? row[i] + pad : pad + row[i]);
+        }
+        out << "\n";
+      }
+      out << summary << " (alpha " << format_p(options.alpha) << " after Holm, noise floor "
+          << format("%.3g", options.threshold * 100) << "%, " << format("%.3g", options.confidence * 100)
+          << "% intervals)\n";
+      for (const auto& e : report.excluded) out << "not compared: " << e.id << ": " << e.reason << "\n";
+      return;
+    }
+  }
+}
+
+// --samples: one comparison, with both tests and every alternative.
+void print_samples_detail(const Report& report, const std::vector<double>& a, const std::vector<double>& b,
+                          const CompareOptions& options, std::ostream& out) {
+  const Comparison& c = report.compared.front();
+  using stats::Alternative;
+  const Alternative alternatives[] = {Alternative::two_sided, Alternative::less, Alternative::greater};
+  if (options.format == CompareFormat::json) {
+    json j = {{"a", {{"file", report.a}, {"n", a.size()}, {"median", c.median_a}}},
+              {"b", {{"file", report.b}, {"n", b.size()}, {"median", c.median_b}}},
+              {"median_ratio", c.median_ratio()},
+              {"alpha", options.alpha},
+              {"threshold", options.threshold}};
+    for (auto [name, dist] : {std::pair{"t", stats::BrunnerMunzelDistribution::t},
+                              std::pair{"normal", stats::BrunnerMunzelDistribution::normal}}) {
+      for (Alternative alt : alternatives) {
+        const auto r = stats::brunner_munzel(a, b, alt, dist);
+        const char* method = r.method == stats::BrunnerMunzelMethod::asymptotic   ? "asymptotic"
+                             : r.method == stats::BrunnerMunzelMethod::separation ? "separation permutation"
+                                                                                  : "all tied";
+        j["brunner_munzel"][name][std::string(stats::to_string(alt))] = {
+            {"statistic", number(r.statistic)}, {"df", number(r.df)}, {"p_value", r.p_value},
+            {"relative_effect", r.relative_effect}, {"method", method}};
+      }
+    }
+    for (Alternative alt : alternatives) {
+      const auto r = stats::mann_whitney_u(a, b, alt);
+      j["mann_whitney"][std::string(stats::to_string(alt))] = {
+          {"u", r.u1}, {"p_value", r.p_value},
+          {"method", r.method == stats::MannWhitneyMethod::exact ? "exact" : "asymptotic"}};
+    }
+    j["hodges_lehmann"] = {{"ratio", c.hl.ratio}, {"lo", number(c.hl.lo)}, {"hi", number(c.hl.hi)},
+                           {"confidence", c.hl.confidence}};
+    j["verdict"] = stats::to_string(c.verdict);
+    out << j.dump(2) << "\n";
+    return;
+  }
+  out << "A: " << report.a << "  n=" << a.size() << "  median " << format_time(c.median_a) << "\n";
+  out << "B: " << report.b << "  n=" << b.size() << "  median " << format_time(c.median_b) << "\n";
+  for (auto [name, dist] : {std::pair{"t", stats::BrunnerMunzelDistribution::t},
+                            std::pair{"normal", stats::BrunnerMunzelDistribution::normal}}) {
+    const auto two = stats::brunner_munzel(a, b, Alternative::two_sided, dist);
+    out << "Brunner-Munzel (" << name << "): statistic " << format("%.4g", two.statistic);
+    if (std::isfinite(two.df)) out << ", df " << format("%.4g", two.df);
+    out << ", relative effect P(A<B) " << format("%.3f", two.relative_effect) << ", p";
+    for (Alternative alt : alternatives)
+      out << " " << stats::to_string(alt) << " " << format_p(stats::brunner_munzel(a, b, alt, dist).p_value);
+    if (two.method == stats::BrunnerMunzelMethod::separation) out << " (complete separation: permutation p)";
+    if (two.method == stats::BrunnerMunzelMethod::all_tied) out << " (all values equal)";
+    out << "\n";
+  }
+  const auto mw = stats::mann_whitney_u(a, b);
+  out << "Mann-Whitney U (" << (mw.method == stats::MannWhitneyMethod::exact ? "exact" : "normal approximation")
+      << "): U " << format("%.6g", mw.u1) << ", p";
+  for (Alternative alt : alternatives) out << " " << stats::to_string(alt) << " " << format_p(stats::mann_whitney_u(a, b, alt).p_value);
+  out << "\n";
+  out << "Hodges-Lehmann ratio B/A: " << format_ratio(c.hl.ratio) << " " << format_interval(c.hl) << " ("
+      << format("%.3g", c.hl.confidence * 100) << "% interval); ratio of medians " << format_ratio(c.median_ratio())
+      << "\n";
+  out << "verdict: " << stats::to_string(c.verdict) << " (alpha " << format_p(options.alpha) << ", noise floor "
+      << format("%.3g", options.threshold * 100) << "%)\n";
+}
+
+bool fails(const Report& report, FailOn fail_on) {
+  for (const auto& c : report.compared) {
+    const bool slower = c.verdict == stats::Verdict::slower, faster = c.verdict == stats::Verdict::faster;
+    if ((fail_on == FailOn::slower && slower) || (fail_on == FailOn::faster && faster) ||
+        (fail_on == FailOn::any_change && (slower || faster)))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    if (!(options.alpha > 0 && options.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
+    if (!(options.threshold >= 0)) throw InputError("--threshold must be >= 0");
+    if (!(options.confidence > 0 && options.confidence < 1)) throw InputError("--confidence must lie in (0, 1)");
+    Report report;
+    if (!options.samples.empty()) {
+      if (options.samples.size() != 2 || !options.runs.empty())
+        throw InputError("--samples takes exactly two files and no run directories");
+      const auto a = read_sample_file(options.samples[0]);
+      const auto b = read_sample_file(options.samples[1]);
+      report.a = options.samples[0];
+      report.b = options.samples[1];
+      report.compared.push_back(compare_samples(options.samples[1] + " vs " + options.samples[0], a, b, options.confidence));
+      finish(report, options);
+      if (options.format == CompareFormat::terminal || options.format == CompareFormat::json)
+        print_samples_detail(report, a, b, options, out);
+      else
+        print_report(report, options, out);
+    } else {
+      if (options.runs.empty() || options.runs.size() > 2)
+        throw InputError("needs two run directories, one A/B run directory, or --samples A B");
+      report = compare_runs(options, err);
+      print_report(report, options, out);
+    }
+    return fails(report, options.fail_on) ? 1 : 0;
+  } catch (const InputError& e) {
+    err << "compare: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {  // from stats/: input the readers let through
+    err << "compare: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+void register_compare_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<CompareOptions>();
+  auto fail_on = std::make_shared<std::string>("slower");
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Is B slower than A? Brunner-Munzel test, Hodges-Lehmann ratio B/A with its interval, and a verdict "
+      "(SLOWER / FASTER / SAME / UNCERTAIN) per benchmark instance. Exit code 1 when a verdict named by "
+      "--fail-on occurs, 2 on bad input.");
+  cmd->add_option("runs", options->runs,
+                  "two run directories RUN_A RUN_B (plan.json + samples.jsonl), joined by instance id; or one "
+                  "A/B run directory (orchestrate ab), baseline against candidate")
+      ->expected(1, 2)
+      ->type_name("RUN_A [RUN_B]");
+  cmd->add_option("--samples", options->samples,
+                  "compare two sample files A B instead: one time in seconds per line (blank lines and # comments "
+                  "allowed) or a JSON array of numbers")
+      ->expected(2);
+  cmd->add_option("--alpha", options->alpha, "significance level, after Holm's correction across instances")
+      ->capture_default_str();
+  cmd->add_option("--threshold", options->threshold,
+                  "noise floor as a fraction: SLOWER needs the whole interval above 1+threshold, FASTER below "
+                  "1/(1+threshold), SAME inside both")
+      ->capture_default_str();
+  cmd->add_option("--confidence", options->confidence, "confidence of the Hodges-Lehmann interval")
+      ->capture_default_str();
+  struct FormatFlags {
+    bool json = false, markdown = false, csv = false;
+  };
+  auto flags = std::make_shared<FormatFlags>();
+  auto* json_flag = cmd->add_flag("--json", flags->json, "print JSON (the same data as the table)");
+  auto* markdown_flag = cmd->add_flag("--markdown", flags->markdown, "print a Markdown table");
+  auto* csv_flag = cmd->add_flag("--csv", flags->csv, "print CSV");
+  json_flag->excludes(markdown_flag)->excludes(csv_flag);
+  markdown_flag->excludes(csv_flag);
+  cmd->add_option("--fail-on", *fail_on, "which verdicts make the exit code 1")
+      ->check(CLI::IsMember({"slower", "faster", "any-change", "never"}))
+      ->capture_default_str();
+  cmd->callback([options, fail_on, flags, &exit_code] {
+    CompareOptions o = *options;
+    o.format = flags->json       ? CompareFormat::json
+               : flags->markdown ? CompareFormat::markdown
+               : flags->csv      ? CompareFormat::csv
+                                 : CompareFormat::terminal;
+    o.fail_on = *fail_on == "faster"       ? FailOn::faster
+                : *fail_on == "any-change" ? FailOn::any_change
+                : *fail_on == "never"      ? FailOn::never
+                                           : FailOn::slower;
+    exit_code = run_compare(o, std::cout, std::cerr);
+  });
+}
+
+}  // namespace isobench::orchestrator

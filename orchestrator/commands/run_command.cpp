@@ -1,0 +1,293 @@
+#include "run_command.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+
+#include "orchestrator/commands/compare_command.hpp"
+#include "orchestrator/environment.hpp"
+#include "orchestrator/gpu_environment.hpp"
+#include "orchestrator/interrupt.hpp"
+#include "orchestrator/plan.hpp"
+#include "orchestrator/run_directory.hpp"
+#include "orchestrator/runner.hpp"
+#include "orchestrator/sample_journal.hpp"
+#include "orchestrator/summary.hpp"
+
+namespace fs = std::filesystem;
+
+namespace isobench::orchestrator {
+
+namespace {
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class T>
+void add_override(CLI::App& app, const std::string& flag, std::optional<T>& field, const std::string& help) {
+  app.add_option_function<T>(flag, [&field](const T& v) { field = v; }, help);
+}
+
+kernels::Backend choose_device(const std::string& device) {
+  if (device == "cpu") return kernels::Backend::cpu;
+#ifdef ISOBENCH_WITH_CUDA
+  const bool have_gpu = gpu_available();
+#else
+  const bool have_gpu = false;
+#endif
+  if (device == "cuda") {
+    if (!have_gpu)
+      throw BadInput("--device cuda: no usable NVIDIA GPU (or this build has no CUDA); use --device cpu");
+    return kernels::Backend::cuda;
+  }
+  return have_gpu ? kernels::Backend::cuda : kernels::Backend::cpu;
+}
+
+void check_fits(const Sweep& sweep, const Plan& plan, kernels::Backend device, int gpu) {
+  std::uint64_t budget = 0;
+  if (device == kernels::Backend::cuda) {
+    const auto free_bytes = gpu_free_memory_bytes(gpu);
+    if (!free_bytes) return;  // unknown: the worker's own allocation error will say it
+    budget = *free_bytes / 10 * 9;
+  } else {
+    budget = host_memory_bytes() / 2;
+    if (budget == 0) return;
+  }
+  if (auto problem = check_memory(sweep, budget, device); !problem.empty()) throw BadInput(sweep.path + ": " + problem);
+  // One worker sets up every instance of its task list before measuring, so all instances a
+  // worker takes must fit at once.
+  if (!(plan.schedule.isolation == Isolation::process && plan.schedule.per == ProcessGranularity::sample)) {
+    std::uint64_t total = 0;
+    for (const auto& p : plan.instances) total += p.device_bytes;
+    if (total > budget)
+      throw BadInput(sweep.path + ": the " + std::to_string(plan.instances.size()) + " instances need " +
+                     std::to_string(total >> 20) + " MiB at once in " + to_string(plan.schedule.isolation) +
+                     " mode, more than the " + std::to_string(budget >> 20) +
+                     " MiB available; use --isolation process --per sample or split the sweep");
+  }
+}
+
+std::string default_out_dir(const std::string& sweep_name) {
+  std::string base = "runs/" + sweep_name + "-" + compact_utc_timestamp();
+  std::string dir = base;
+  for (int i = 2; fs::exists(dir); ++i) dir = base + "-" + std::to_string(i);
+  return dir;
+}
+
+void print_summary(const RunCommandOptions& options, const std::vector<InstanceSummary>& rows) {
+  if (options.format == "json")
+    std::cout << summary_to_json(rows).dump(2) << "\n";
+  else if (options.format == "csv")
+    print_csv(std::cout, rows);
+  else if (options.format == "markdown")
+    print_markdown(std::cout, rows);
+  else
+    print_table(std::cout, rows);
+}
+
+int execute(const RunCommandOptions& options) {
+  install_interrupt_handlers();
+  Plan plan;
+  std::unique_ptr<RunDirectory> dir;
+  nlohmann::json run_info;
+  if (!options.resume_dir.empty()) {
+    dir = std::make_unique<RunDirectory>(RunDirectory::open(options.resume_dir));
+    const auto plan_json = dir->read_json("plan.json");
+    check_schema_version(plan_json, dir->file("plan.json"));
+    plan = Plan::from_json(plan_json);
+    run_info = dir->read_json("run.json");
+    if (run_info.value("status", "") == "complete") {
+      std::cerr << "orchestrate: " << options.resume_dir << " is complete; nothing to resume\n";
+      return 0;
+    }
+    run_info["resumed"].push_back(utc_timestamp());
+  } else {
+    if (options.sweep_path.empty()) throw BadInput("orchestrate: give a sweep file (or --resume RUN_DIR); see --help");
+    const Sweep sweep = load_sweep(options.sweep_path, options.overrides);
+    const auto device = choose_device(options.device);
+    plan = make_plan(sweep, device);
+    if (options.ab) {
+      if (sweep.settings.isolation != "process")
+        throw BadInput("ab: --isolation " + sweep.settings.isolation +
+                       " cannot hold two builds; A/B runs use fresh worker processes (--isolation process)");
+      for (const auto* exe : {&options.baseline, &options.candidate}) {
+        std::error_code ec;
+        if (exe->empty() || !fs::is_regular_file(*exe, ec) || access(exe->c_str(), X_OK) != 0)
+          throw BadInput("ab: " + (exe->empty() ? std::string("--baseline and --candidate are required")
+                                                : *exe + ": not an executable worker build"));
+      }
+      plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per),
+                                       static_cast<std::uint32_t>(plan.instances.size()),
+                                       static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
+      plan.workers = {fs::absolute(options.baseline).string(), fs::absolute(options.candidate).string()};
+    }
+    if (plan.instances.empty())
+      throw BadInput(sweep.path + ": no instance runs on " + kernels::to_string(device) + " (" +
+                     std::to_string(plan.skipped.size()) + " need another device)");
+    check_fits(sweep, plan, device, options.gpu);
+    dir = std::make_unique<RunDirectory>(
+        RunDirectory::create(options.out_dir.empty() ? default_out_dir(sweep.name) : options.out_dir));
+    dir->write_text("sweep.yaml", sweep.source_text);
+    dir->write_json("plan.json", plan.to_json());
+    run_info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name}, {"started", utc_timestamp()},
+                {"command_line", options.command_line}, {"resumed", nlohmann::json::array()}};
+    if (!plan.skipped.empty())
+      std::cerr << "note: " << plan.skipped.size() << " instances need a device other than " << plan.device
+                << " and are left out (listed in plan.json)\n";
+  }
+  run_info["status"] = "running";
+  dir->write_json("run.json", run_info);
+  const auto env = collect_environment(options.command_line);
+  dir->write_json(options.resume_dir.empty() ? "environment.json" : "environment-resume.json", env.data);
+  for (const auto& w : env.warnings) std::cerr << "warning: " << w << "\n";
+  if (!options.quiet) std::cerr << "run directory: " << dir->path() << "\n";
+
+  RunLog log(dir->file("log.txt"));
+  log.write("run-start", options.resume_dir.empty() ? "new run" : "resumed");
+  RunnerOptions ropts;
+  if (!plan.workers.empty())
+    ropts.worker_executables = plan.workers;
+  else
+    ropts.worker_executables = {options.worker.empty() ? default_worker_path() : options.worker};
+  ropts.worker_timeout_s = options.worker_timeout_s;
+  ropts.retries = options.retries;
+  ropts.device = options.gpu;
+  ropts.quiet = options.quiet;
+  Runner runner(*dir, plan, ropts, log);
+  RunOutcome outcome;
+  try {
+    outcome = runner.run();
+  } catch (const std::exception& e) {
+    run_info["status"] = "failed";
+    run_info["error"] = e.what();
+    run_info["finished"] = utc_timestamp();
+    dir->write_json("run.json", run_info);
+    log.write("run-failed", e.what());
+    std::cerr << "orchestrate: " << e.what() << "\n";
+    return 1;
+  }
+
+  const auto journal = read_journal(dir->file("samples.jsonl"));
+  const auto rows = summarize(plan, journal.samples);
+  dir->write_json("summary.json", summary_to_json(rows));
+  const std::size_t recorded = journal.samples.size();
+  const std::size_t expected = plan.schedule.total_samples();
+  run_info["finished"] = utc_timestamp();
+  run_info["samples_expected"] = expected;
+  run_info["samples_recorded"] = recorded;
+  run_info["workers_started"] = outcome.workers_started;
+  run_info["wall_seconds"] = outcome.wall_seconds;
+  run_info["failures"] = outcome.failures.size();
+  if (outcome.interrupted) {
+    run_info["status"] = "interrupted";
+  } else {
+    run_info["status"] = recorded == expected ? "complete" : "incomplete";
+  }
+  dir->write_json("run.json", run_info);
+  log.write("run-end", run_info["status"].get<std::string>() + ": " + std::to_string(recorded) + " of " +
+                           std::to_string(expected) + " samples");
+  if (outcome.interrupted) {
+    std::cerr << "orchestrate: interrupted; " << recorded << " of " << expected
+              << " samples kept; finish with: orchestrate --resume " << dir->path() << "\n";
+    return 130;
+  }
+  int verdict_exit = 0;
+  if (plan.schedule.sides == 2) {
+    // An A/B run answers with verdicts, baseline against candidate, in the chosen format.
+    CompareOptions compare;
+    compare.runs = {dir->path()};
+    compare.format = options.format == "json"       ? CompareFormat::json
+                     : options.format == "csv"      ? CompareFormat::csv
+                     : options.format == "markdown" ? CompareFormat::markdown
+                                                    : CompareFormat::terminal;
+    verdict_exit = run_compare(compare, std::cout, std::cerr);
+  } else {
+    print_summary(options, rows);
+  }
+  if (recorded != expected) {
+    std::cerr << "orchestrate: " << (expected - recorded) << " of " << expected << " samples failed ("
+              << outcome.failures.size() << " worker failures; see " << dir->file("log.txt") << ")\n";
+    return 3;
+  }
+  return verdict_exit;
+}
+
+}  // namespace
+
+std::string default_worker_path() {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "isobench-worker";
+  return (self.parent_path() / "isobench-worker").string();
+}
+
+void add_run_options(CLI::App& app, RunCommandOptions& o) {
+  app.add_option("sweep", o.sweep_path, "sweep file (YAML); see docs/sweep-format.md");
+  app.add_option("--resume", o.resume_dir, "finish an interrupted run: measure only its missing samples");
+  app.add_option("--out", o.out_dir, "run directory to create (default: runs/<sweep>-<utc time>)");
+  app.add_option("--device", o.device, "where to run: auto (a GPU when present), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--gpu", o.gpu, "CUDA device index")->capture_default_str();
+  app.add_option("--worker", o.worker, "worker executable (default: isobench-worker beside orchestrate)");
+  app.add_option("--worker-timeout", o.worker_timeout_s, "seconds without a worker heartbeat before it is killed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--retries", o.retries, "fresh workers tried for the samples of a failed one")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  app.add_option("--format", o.format, "summary on stdout: table, json, csv or markdown")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->capture_default_str();
+  app.add_flag_callback("--json", [&o] { o.format = "json"; }, "same as --format json");
+  app.add_flag_callback("--csv", [&o] { o.format = "csv"; }, "same as --format csv");
+  app.add_flag_callback("--markdown", [&o] { o.format = "markdown"; }, "same as --format markdown");
+  app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  auto& ov = o.overrides;
+  add_override(app, "--isolation", ov.isolation, "sequential, interleave or process (overrides the sweep)");
+  add_override(app, "--per", ov.per, "process mode: a fresh worker per sample or per batch (round)");
+  add_override(app, "--samples", ov.samples, "samples per instance (>= 2)");
+  add_override(app, "--warmup", ov.warmup, "warm-up launches per instance and worker");
+  add_override(app, "--inner", ov.inner, "launches per sample: auto or an integer");
+  add_override(app, "--min-sample-time-ms", ov.min_sample_time_ms, "target sample length for --inner auto");
+  add_override(app, "--statistic", ov.statistic, "per sample: mean or min of the inner launches");
+  add_override(app, "--seed", ov.seed, "seed of the schedule and the inputs");
+  add_override(app, "--timer", ov.timer, "CUDA timer: events or graph");
+  add_override(app, "--cold-cache", ov.cold_cache, "flush L2 before each sample (true/false; forces inner 1)");
+  add_override(app, "--rotate-buffers", ov.rotate_buffers, "copies of every input, cycled through");
+  add_override(app, "--blocking-kernel", ov.blocking_kernel, "queue launches behind a blocking kernel (true/false)");
+  add_override(app, "--slowdown-pct", ov.slowdown_pct, "inject a real extra cost per launch, in percent");
+}
+
+void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_code) {
+  auto* ab = app.add_subcommand("ab",
+                                "A/B run: baseline and candidate worker builds alternate in fresh processes, in a "
+                                "randomized balanced order, in one run; prints per-instance verdicts");
+  add_run_options(*ab, options);
+  ab->add_option("--baseline", options.baseline, "worker executable of the baseline build")->required();
+  ab->add_option("--candidate", options.candidate, "worker executable of the candidate build")->required();
+  ab->callback([&options, &exit_code] {
+    options.ab = true;
+    exit_code = run_command(options);
+  });
+}
+
+int run_command(const RunCommandOptions& options) {
+  try {
+    return execute(options);
+  } catch (const SweepError& e) {
+    std::cerr << "orchestrate: " << e.what() << "\n";
+    return 2;
+  } catch (const BadInput& e) {
+    std::cerr << "orchestrate: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "orchestrate: " << e.what() << "\n";
+    return options.resume_dir.empty() ? 1 : 2;
+  }
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,45 @@
+#pragma once
+// The main verb: `orchestrate [options] SWEEP` plans a sweep, runs it in the chosen isolation
+// mode and prints the per-instance summary; `orchestrate --resume RUN_DIR` finishes a run.
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "orchestrator/sweep.hpp"
+
+namespace isobench::orchestrator {
+
+struct RunCommandOptions {
+  std::string sweep_path;
+  std::string resume_dir;
+  std::string out_dir;
+  std::string device = "auto";  // auto | cpu | cuda
+  int gpu = 0;
+  std::string worker;           // default: isobench-worker beside orchestrate
+  double worker_timeout_s = 120;
+  int retries = 2;
+  std::string format = "table"; // table | json | csv | markdown
+  bool quiet = false;
+  SettingsOverrides overrides;
+  // orchestrate ab: two worker builds measured in one interleaved run.
+  bool ab = false;
+  std::string baseline, candidate;
+  std::vector<std::string> command_line;
+};
+
+// Adds the run options to the top-level app (or to the `ab` subcommand).
+void add_run_options(CLI::App& app, RunCommandOptions& options);
+
+// Adds `orchestrate ab --baseline X --candidate Y SWEEP`; its callback stores the exit code.
+void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_code);
+
+// Exit codes: 0 every sample measured; 1 an A/B run found a SLOWER instance; 2 bad input (nothing run, no run directory left);
+// 3 the run finished but some samples failed; 130 interrupted.
+int run_command(const RunCommandOptions& options);
+
+// The worker executable installed beside the running orchestrate binary.
+std::string default_worker_path();
+
+}  // namespace isobench::orchestrator

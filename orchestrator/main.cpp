@@ -1,0 +1,38 @@
+// orchestrate: plans sweeps, runs them in fresh worker processes and compares runs. It never
+// initialises CUDA; workers own the device.
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands/compare_command.hpp"
+#include "commands/run_command.hpp"
+
+int main(int argc, char** argv) {
+  using namespace isobench::orchestrator;
+  CLI::App app{"orchestrate: benchmark runs that tell a regression from noise.\n"
+               "  orchestrate [options] SWEEP.yaml      run a sweep (default isolation: process)\n"
+               "  orchestrate --resume RUN_DIR          finish an interrupted run\n"
+               "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
+               "  orchestrate compare A B               compare two runs or sample files"};
+  RunCommandOptions run_options;
+  for (int i = 0; i < argc; ++i) run_options.command_line.emplace_back(argv[i]);
+  add_run_options(app, run_options);
+  int exit_code = 0;
+  register_compare_command(app, exit_code);
+  RunCommandOptions ab_options;
+  ab_options.command_line = run_options.command_line;
+  register_ab_command(app, ab_options, exit_code);
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "orchestrate: " << e.what() << "\n";
+    return 2;
+  }
+  if (!app.get_subcommands().empty()) return exit_code;
+  return run_command(run_options);
+}

@@ -1,0 +1,168 @@
+#include "plan.hpp"
+
+#include <stdexcept>
+
+namespace isobench::orchestrator {
+
+std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : id) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  // splitmix64 finaliser over the combination
+  std::uint64_t z = h ^ (run_seed + 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+Plan make_plan(const Sweep& sweep, kernels::Backend device) {
+  Plan plan;
+  plan.sweep_name = sweep.name;
+  plan.device = kernels::to_string(device);
+  plan.settings = sweep.settings.to_json();
+  for (const auto& in : sweep.instances) {
+    if (in.backend != device) {
+      plan.skipped.push_back(in.id);
+      continue;
+    }
+    PlannedInstance p;
+    p.worker.id = in.id;
+    p.worker.kernel = in.kernel;
+    p.worker.backend = kernels::to_string(in.backend);
+    p.worker.params = in.params;
+    p.worker.seed = instance_seed(sweep.settings.seed, in.id);
+    p.worker.statistic = in.measure.statistic;
+    p.worker.timer = in.measure.timer;
+    p.worker.cold_cache = in.measure.cold_cache;
+    p.worker.rotate_buffers = in.measure.rotate_buffers;
+    p.worker.blocking_kernel = in.measure.blocking_kernel;
+    p.worker.slowdown_pct = in.measure.slowdown_pct;
+    p.family = in.family;
+    p.warmup = static_cast<std::uint32_t>(in.measure.warmup);
+    if (in.measure.cold_cache)
+      p.fixed_inner = 1;
+    else if (in.measure.inner)
+      p.fixed_inner = static_cast<std::uint32_t>(*in.measure.inner);
+    p.min_sample_time_s = in.measure.min_sample_time_s;
+    p.inner = p.fixed_inner.value_or(0);
+    p.device_bytes = in.device_bytes;
+    plan.instances.push_back(std::move(p));
+  }
+  plan.schedule = make_schedule(parse_isolation(sweep.settings.isolation),
+                                parse_granularity(sweep.settings.per),
+                                static_cast<std::uint32_t>(plan.instances.size()),
+                                static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
+  return plan;
+}
+
+bool Plan::calibrated() const {
+  for (const auto& p : instances)
+    if (p.inner == 0) return false;
+  return true;
+}
+
+nlohmann::json Plan::to_json() const {
+  nlohmann::json inst = nlohmann::json::array();
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    const auto& p = instances[i];
+    inst.push_back({{"index", i},
+                    {"id", p.worker.id},
+                    {"kernel", p.worker.kernel},
+                    {"family", p.family},
+                    {"backend", p.worker.backend},
+                    {"params", p.worker.params},
+                    {"seed", p.worker.seed},
+                    {"statistic", p.worker.statistic},
+                    {"timer", p.worker.timer},
+                    {"cold_cache", p.worker.cold_cache},
+                    {"rotate_buffers", p.worker.rotate_buffers},
+                    {"blocking_kernel", p.worker.blocking_kernel},
+                    {"slowdown_pct", p.worker.slowdown_pct},
+                    {"warmup", p.warmup},
+                    {"inner_setting", p.fixed_inner ? nlohmann::json(*p.fixed_inner) : nlohmann::json("auto")},
+                    {"min_sample_time_s", p.min_sample_time_s},
+                    {"inner", p.inner},
+                    {"device_bytes", p.device_bytes}});
+  }
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : schedule.runs) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const auto& t : r.tasks) tasks.push_back({t.instance, t.sample, t.round, t.slot});
+    runs.push_back({{"side", r.side}, {"tasks", tasks}});
+  }
+  return {{"schema_version", 1},
+          {"sweep", sweep_name},
+          {"device", device},
+          {"settings", settings},
+          {"instances", inst},
+          {"skipped", skipped},
+          {"workers", workers},
+          {"schedule",
+           {{"isolation", to_string(schedule.isolation)},
+            {"per", to_string(schedule.per)},
+            {"samples", schedule.samples},
+            {"sides", schedule.sides},
+            {"seed", schedule.seed},
+            {"task_fields", {"instance", "sample", "round", "slot"}},
+            {"runs", runs}}}};
+}
+
+Plan Plan::from_json(const nlohmann::json& j) {
+  Plan plan;
+  try {
+    plan.sweep_name = j.at("sweep").get<std::string>();
+    plan.device = j.at("device").get<std::string>();
+    plan.settings = j.at("settings");
+    plan.skipped = j.value("skipped", std::vector<std::string>{});
+    plan.workers = j.value("workers", std::vector<std::string>{});
+    for (const auto& o : j.at("instances")) {
+      PlannedInstance p;
+      p.worker.id = o.at("id").get<std::string>();
+      p.worker.kernel = o.at("kernel").get<std::string>();
+      p.worker.backend = o.at("backend").get<std::string>();
+      p.worker.params = o.at("params");
+      p.worker.seed = o.at("seed").get<std::uint64_t>();
+      p.worker.statistic = o.at("statistic").get<std::string>();
+      p.worker.timer = o.at("timer").get<std::string>();
+      p.worker.cold_cache = o.at("cold_cache").get<bool>();
+      p.worker.rotate_buffers = o.at("rotate_buffers").get<int>();
+      p.worker.blocking_kernel = o.at("blocking_kernel").get<bool>();
+      p.worker.slowdown_pct = o.at("slowdown_pct").get<double>();
+      p.family = o.at("family").get<std::string>();
+      p.warmup = o.at("warmup").get<std::uint32_t>();
+      const auto& setting = o.at("inner_setting");
+      if (setting.is_number_integer()) p.fixed_inner = setting.get<std::uint32_t>();
+      p.min_sample_time_s = o.at("min_sample_time_s").get<double>();
+      p.inner = o.at("inner").get<std::uint32_t>();
+      p.device_bytes = o.at("device_bytes").get<std::uint64_t>();
+      plan.instances.push_back(std::move(p));
+    }
+    const auto& s = j.at("schedule");
+    plan.schedule.isolation = parse_isolation(s.at("isolation").get<std::string>());
+    plan.schedule.per = parse_granularity(s.at("per").get<std::string>());
+    plan.schedule.samples = s.at("samples").get<std::uint32_t>();
+    plan.schedule.sides = s.at("sides").get<std::uint32_t>();
+    plan.schedule.seed = s.at("seed").get<std::uint64_t>();
+    plan.schedule.n_instances = static_cast<std::uint32_t>(plan.instances.size());
+    const std::uint32_t n_slots = plan.schedule.n_instances * plan.schedule.samples * plan.schedule.sides;
+    for (const auto& r : s.at("runs")) {
+      WorkerRun run;
+      run.side = r.at("side").get<std::uint32_t>();
+      for (const auto& t : r.at("tasks")) {
+        PlannedSample ps{t.at(0).get<std::uint32_t>(), t.at(1).get<std::uint32_t>(),
+                         t.at(2).get<std::uint32_t>(), t.at(3).get<std::uint32_t>(), run.side};
+        if (ps.instance >= plan.schedule.n_instances || ps.slot >= n_slots)
+          throw std::runtime_error("schedule task out of range");
+        run.tasks.push_back(ps);
+      }
+      plan.schedule.runs.push_back(std::move(run));
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("plan.json: ") + e.what());
+  }
+  return plan;
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,52 @@
+#pragma once
+// The expanded plan of a run: every instance with its pinned settings and the schedule. Written
+// to plan.json before any worker starts (and again once inner counts are calibrated); --resume
+// reads it back, so a resumed run measures exactly what the first start planned.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ipc/instance_table.hpp"
+#include "schedule.hpp"
+#include "sweep.hpp"
+
+namespace isobench::orchestrator {
+
+struct PlannedInstance {
+  ipc::WorkerInstance worker;   // what the worker needs: id, kernel, params, seed, timer settings
+  std::string family;
+  std::uint32_t warmup = 0;
+  std::optional<std::uint32_t> fixed_inner;  // from the sweep; nullopt = calibrate
+  double min_sample_time_s = 0.01;
+  std::uint32_t inner = 0;      // pinned for every sample; 0 until calibrated
+  std::uint64_t device_bytes = 0;
+};
+
+struct Plan {
+  std::string sweep_name;
+  std::string device;           // "cpu" or "cuda"
+  nlohmann::json settings;      // the run settings as resolved
+  std::vector<PlannedInstance> instances;
+  Schedule schedule;
+  std::vector<std::string> skipped;  // instance ids left out (backend not available)
+  // A/B runs: the worker executable of each side (baseline, candidate); empty for ordinary runs,
+  // which use the isobench-worker installed beside orchestrate.
+  std::vector<std::string> workers;
+
+  nlohmann::json to_json() const;
+  static Plan from_json(const nlohmann::json& j);  // throws std::runtime_error
+  bool calibrated() const;
+};
+
+// Per-instance input seed: the run seed mixed with the instance id, so every run, build and side
+// with the same seed measures the same inputs.
+std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id);
+
+// Builds the plan for the instances of `sweep` whose backend is `device`.
+Plan make_plan(const Sweep& sweep, kernels::Backend device);
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,29 @@
+#pragma once
+// Progress on stderr: a line redrawn in place when stderr is a terminal, plain lines every
+// few seconds when it is not (CI logs), nothing with --quiet.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace isobench::orchestrator {
+
+class Progress {
+ public:
+  Progress(std::size_t total, bool quiet);
+  void update(std::size_t done, std::size_t workers_started, bool force = false);
+  void finish(std::size_t done, std::size_t workers_started);
+  void message(const std::string& line);  // a line of its own, above the progress line
+
+ private:
+  std::string line(std::size_t done, std::size_t workers) const;
+  std::size_t total_;
+  bool quiet_;
+  bool tty_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+std::string format_duration(double seconds);  // 1:05:03, 04:07
+
+}  // namespace isobench::orchestrator

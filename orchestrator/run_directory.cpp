@@ -1,0 +1,117 @@
+#include "run_directory.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace isobench::orchestrator {
+
+RunDirectory RunDirectory::create(const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_empty(path, ec))
+    throw std::runtime_error(path + ": run directory exists and is not empty (use --resume to finish it)");
+  fs::create_directories(path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot create run directory: " + ec.message());
+  return RunDirectory(path);
+}
+
+RunDirectory RunDirectory::open(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) throw std::runtime_error(path + ": not a run directory");
+  RunDirectory dir(path);
+  if (!dir.exists("run.json")) throw std::runtime_error(path + ": no run.json: not a run directory");
+  check_schema_version(dir.read_json("run.json"), dir.file("run.json"));
+  return dir;
+}
+
+void RunDirectory::write_text(const std::string& name, const std::string& text) const {
+  const std::string final_path = file(name);
+  const std::string tmp = final_path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(tmp + ": cannot write");
+  }
+  std::error_code ec;
+  fs::rename(tmp, final_path, ec);
+  if (ec) throw std::runtime_error(final_path + ": cannot write: " + ec.message());
+}
+
+void RunDirectory::write_json(const std::string& name, const nlohmann::json& j) const {
+  write_text(name, j.dump(2) + "\n");
+}
+
+nlohmann::json RunDirectory::read_json(const std::string& name) const {
+  std::ifstream in(file(name));
+  if (!in) throw std::runtime_error(file(name) + ": cannot read");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  auto j = nlohmann::json::parse(buf.str(), nullptr, false);
+  if (j.is_discarded()) throw std::runtime_error(file(name) + ": not valid JSON");
+  return j;
+}
+
+bool RunDirectory::exists(const std::string& name) const {
+  std::error_code ec;
+  return fs::exists(file(name), ec);
+}
+
+void check_schema_version(const nlohmann::json& j, const std::string& file) {
+  if (!j.is_object() || !j.contains("schema_version") || !j["schema_version"].is_number_integer())
+    throw std::runtime_error(file + ": schema_version: missing");
+  const int v = j["schema_version"].get<int>();
+  if (v > kRunSchemaVersion)
+    throw std::runtime_error(file + ": schema_version: " + std::to_string(v) +
+                             " is newer than this build reads (" + std::to_string(kRunSchemaVersion) +
+                             "); upgrade isobench");
+}
+
+RunLog::RunLog(const std::string& path) {
+  file_ = std::fopen(path.c_str(), "a");
+  if (!file_) throw std::runtime_error(path + ": cannot open log");
+}
+
+RunLog::~RunLog() {
+  if (file_) std::fclose(file_);
+}
+
+void RunLog::write(const std::string& tag, const std::string& message) {
+  std::fprintf(file_, "%s [%s] %s\n", utc_timestamp().c_str(), tag.c_str(), message.c_str());
+  std::fflush(file_);
+}
+
+std::string utc_timestamp() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
+  return out;
+}
+
+std::string compact_utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+double unix_time_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace isobench::orchestrator

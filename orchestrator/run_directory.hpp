@@ -1,0 +1,62 @@
+#pragma once
+// The run directory: everything a run leaves behind, in a versioned format (docs/run-format.md).
+//   run.json         status (running, complete, interrupted, failed), counts, failures
+//   sweep.yaml       the sweep as given
+//   plan.json        instances (stable ids, parameters, pinned inner counts) and the schedule
+//   calibration.json how each inner count was chosen
+//   environment.json host, CPU, GPU, versions, command line
+//   samples.jsonl    the journal, appended as samples arrive
+//   summary.json     per-instance statistics, written at the end
+//   log.txt          one marked line per event that matters; workers.log: the workers' output
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace isobench::orchestrator {
+
+inline constexpr int kRunSchemaVersion = 1;
+
+class RunDirectory {
+ public:
+  // Creates `path`; refuses one that exists and is not empty.
+  static RunDirectory create(const std::string& path);
+  // Opens an existing run directory; throws when it is missing or from a newer schema.
+  static RunDirectory open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+  // Writes through a temporary file and rename(), so a reader never sees half a file.
+  void write_text(const std::string& name, const std::string& text) const;
+  void write_json(const std::string& name, const nlohmann::json& j) const;
+  nlohmann::json read_json(const std::string& name) const;  // throws "path: problem"
+  bool exists(const std::string& name) const;
+
+ private:
+  explicit RunDirectory(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// Checks a schema_version field; throws with the file named when it is newer than this build.
+void check_schema_version(const nlohmann::json& j, const std::string& file);
+
+// The run's log: "2026-11-29T07:55:01.123Z [worker-exit] ..." lines, flushed as written.
+class RunLog {
+ public:
+  explicit RunLog(const std::string& path);
+  ~RunLog();
+  RunLog(const RunLog&) = delete;
+  RunLog& operator=(const RunLog&) = delete;
+  void write(const std::string& tag, const std::string& message);
+
+ private:
+  std::FILE* file_ = nullptr;
+};
+
+std::string utc_timestamp();           // 2026-11-29T07:55:01.123Z
+std::string compact_utc_timestamp();   // 20261129-075501
+double unix_time_now();
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,49 @@
+#pragma once
+// Executes a plan: calibrates inner counts once, then runs the schedule's worker processes one
+// after another, copying every sample out of the segment into the journal as it lands. A worker
+// that crashes, fails or stops beating its heart is killed if needed, recorded, and its missing
+// samples are retried in a fresh worker; the run goes on.
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "plan.hpp"
+#include "run_directory.hpp"
+
+namespace isobench::orchestrator {
+
+struct RunnerOptions {
+  std::vector<std::string> worker_executables;  // one per side
+  double worker_timeout_s = 120;                // without a heartbeat
+  int retries = 2;                              // fresh workers per failed worker run
+  int device = 0;
+  bool quiet = false;
+};
+
+struct RunOutcome {
+  std::size_t samples_expected = 0;
+  std::size_t samples_recorded = 0;
+  std::size_t workers_started = 0;
+  std::vector<nlohmann::json> failures;  // one per failed worker process
+  bool interrupted = false;
+  double wall_seconds = 0;
+};
+
+class Runner {
+ public:
+  Runner(const RunDirectory& dir, Plan& plan, RunnerOptions options, RunLog& log);
+  // Runs what the journal does not hold yet. Writes plan.json (with pinned inner counts) and
+  // calibration.json when it calibrates.
+  RunOutcome run();
+
+ private:
+  struct Impl;
+  const RunDirectory& dir_;
+  Plan& plan_;
+  RunnerOptions options_;
+  RunLog& log_;
+};
+
+}  // namespace isobench::orchestrator

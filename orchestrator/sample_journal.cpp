@@ -1,0 +1,115 @@
+#include "sample_journal.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace isobench::orchestrator {
+
+nlohmann::json SampleRecord::to_json() const {
+  return {{"type", "sample"},       {"instance", instance}, {"instance_index", instance_index},
+          {"sample", sample},       {"round", round},       {"slot", slot},
+          {"side", side},           {"value", value},       {"unit", "s"},
+          {"inner", inner},         {"worker_pid", worker_pid}, {"worker_serial", worker_serial},
+          {"time", unix_time},      {"begin_ns", begin_ns}, {"end_ns", end_ns},
+          {"sm_clock_mhz", sm_clock_mhz}, {"flags", flags}};
+}
+
+SampleRecord SampleRecord::from_json(const nlohmann::json& j) {
+  SampleRecord r;
+  r.instance = j.at("instance").get<std::string>();
+  r.instance_index = j.at("instance_index").get<std::uint32_t>();
+  r.sample = j.at("sample").get<std::uint32_t>();
+  r.round = j.at("round").get<std::uint32_t>();
+  r.slot = j.at("slot").get<std::uint32_t>();
+  r.side = j.value("side", 0u);
+  r.value = j.at("value").get<double>();
+  r.inner = j.at("inner").get<std::uint32_t>();
+  r.worker_pid = j.at("worker_pid").get<std::int64_t>();
+  r.worker_serial = j.at("worker_serial").get<std::uint64_t>();
+  r.unix_time = j.at("time").get<double>();
+  r.begin_ns = j.value("begin_ns", std::uint64_t{0});
+  r.end_ns = j.value("end_ns", std::uint64_t{0});
+  r.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
+  r.flags = j.value("flags", std::vector<std::string>{});
+  return r;
+}
+
+SampleJournal::SampleJournal(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+}
+
+SampleJournal::~SampleJournal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void SampleJournal::append(const SampleRecord& record) { write_line(record.to_json().dump()); }
+
+void SampleJournal::append_event(const nlohmann::json& event) { write_line(event.dump()); }
+
+void SampleJournal::write_line(const std::string& json_text) {
+  const std::string line = json_text + "\n";
+  // One write() per line: O_APPEND makes it atomic with respect to other appends, and what
+  // reached the kernel survives the death of this process.
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("cannot append to " + path_ + ": " + std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+JournalContents read_journal(const std::string& path) {
+  JournalContents out;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return out;  // no journal yet: nothing measured
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  std::size_t pos = 0;
+  std::size_t line_no = 0;
+  while (pos < text.size()) {
+    ++line_no;
+    const std::size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string::npos || nl + 1 >= text.size();
+    const std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    const bool complete = nl != std::string::npos && !j.is_discarded() && j.is_object();
+    if (!complete) {
+      if (last) {
+        out.dropped_torn_tail = true;
+        break;
+      }
+      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": damaged line in the journal");
+    }
+    const std::string type = j.value("type", "sample");
+    if (type == "sample") {
+      try {
+        out.samples.push_back(SampleRecord::from_json(j));
+      } catch (const std::exception& e) {
+        throw std::runtime_error(path + ":" + std::to_string(line_no) + ": " + e.what());
+      }
+    } else {
+      out.events.push_back(j);
+    }
+    pos = nl + 1;
+    out.valid_bytes = pos;
+  }
+  return out;
+}
+
+void truncate_journal(const std::string& path, std::uint64_t valid_bytes) {
+  if (::truncate(path.c_str(), static_cast<off_t>(valid_bytes)) != 0)
+    throw std::runtime_error("cannot truncate " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,68 @@
+#pragma once
+// The isolation modes differ only here: which worker process takes which sample, in what order.
+// A schedule is a list of worker runs executed one after another; each lists its tasks in order.
+// The same seed gives the same schedule on every machine (own Fisher-Yates over mt19937_64,
+// since std::shuffle differs between standard libraries).
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace isobench::orchestrator {
+
+enum class Isolation { sequential, interleave, process };
+enum class ProcessGranularity { sample, batch };
+
+Isolation parse_isolation(const std::string& text);  // throws std::invalid_argument
+ProcessGranularity parse_granularity(const std::string& text);
+std::string to_string(Isolation i);
+std::string to_string(ProcessGranularity g);
+
+struct PlannedSample {
+  std::uint32_t instance = 0;
+  std::uint32_t sample = 0;  // index among the instance's samples
+  std::uint32_t round = 0;
+  std::uint32_t slot = 0;    // instance * samples + sample: where the value lands
+  std::uint32_t side = 0;    // A/B runs: 0 baseline, 1 candidate
+};
+
+struct WorkerRun {
+  std::uint32_t side = 0;  // which worker build runs it
+  std::vector<PlannedSample> tasks;
+};
+
+struct Schedule {
+  Isolation isolation = Isolation::process;
+  ProcessGranularity per = ProcessGranularity::batch;
+  std::uint32_t n_instances = 0;
+  std::uint32_t samples = 0;
+  std::uint32_t sides = 1;
+  std::uint64_t seed = 0;
+  std::vector<WorkerRun> runs;
+
+  std::size_t total_samples() const;
+};
+
+// Builds the schedule of an ordinary run (one side).
+Schedule make_schedule(Isolation isolation, ProcessGranularity per, std::uint32_t n_instances,
+                       std::uint32_t samples, std::uint64_t seed);
+
+// Builds the schedule of an A/B run: fresh workers only, baseline (side 0) and candidate
+// (side 1) alternating in a randomized, balanced order. Every round holds one sample of every
+// instance on each side; `per` batch gives each side one worker per round, `per` sample one
+// worker per sample; each pair of consecutive workers is one baseline and one candidate, in an
+// order drawn from the seed.
+Schedule make_ab_schedule(ProcessGranularity per, std::uint32_t n_instances, std::uint32_t samples,
+                          std::uint64_t seed);
+
+// Fisher-Yates with a 64-bit Mersenne twister: portable across standard libraries.
+template <class T>
+void portable_shuffle(std::vector<T>& v, std::mt19937_64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) {
+    const std::size_t j = static_cast<std::size_t>(rng() % i);
+    std::swap(v[i - 1], v[j]);
+  }
+}
+
+}  // namespace isobench::orchestrator

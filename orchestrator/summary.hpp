@@ -1,0 +1,39 @@
+#pragma once
+// Per-instance statistics of a run, and the renderings of them: terminal table, JSON, CSV and
+// Markdown all print the same numbers.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan.hpp"
+#include "sample_journal.hpp"
+
+namespace isobench::orchestrator {
+
+struct InstanceSummary {
+  std::string id;
+  std::uint32_t side = 0;
+  std::uint32_t inner = 0;
+  std::size_t n = 0;
+  double median = 0, q1 = 0, q3 = 0, iqr = 0, cv = 0, min = 0, max = 0, mean = 0;
+  std::size_t outliers = 0;
+  std::size_t low_clock_samples = 0;
+  double gb_per_s = 0;      // bytes moved per launch / median, when the kernel states its bytes
+  double tflop_per_s = 0;   // likewise for FLOPs
+};
+
+std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<SampleRecord>& samples);
+
+nlohmann::json summary_to_json(const std::vector<InstanceSummary>& rows);
+void print_table(std::ostream& out, const std::vector<InstanceSummary>& rows);
+void print_csv(std::ostream& out, const std::vector<InstanceSummary>& rows);
+void print_markdown(std::ostream& out, const std::vector<InstanceSummary>& rows);
+
+// "12.34 us", "1.502 ms", "2.000 s"
+std::string format_time(double seconds);
+
+}  // namespace isobench::orchestrator

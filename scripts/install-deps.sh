@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs isobench's build dependencies from Debian 12 packages. Safe to run again: it only
+# calls apt-get when something is missing. The CUDA toolkit (nvcc, cuBLAS) is used when present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libboost1.81-dev        # Process v2, Interprocess, Math (headers)
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev doctest-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: CUDA toolkit found: the GPU kernels will be built"
+else
+  echo "install-deps: no CUDA toolkit: building the CPU backend only"
+fi

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Every test: installs the dependencies, builds Release (with CUDA when the toolkit is there)
+# and the sanitizer build of the host code, and runs ctest on both. GPU suites (label gpu) run
+# only where a GPU is present; elsewhere ctest reports them skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh release
+(cd build && ctest --output-on-failure -j "$(nproc)")
+scripts/build.sh sanitize
+(cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest --output-on-failure -j "$(nproc)" -L "unit|integration")

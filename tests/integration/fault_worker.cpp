@@ -1,0 +1,69 @@
+// A worker that fails on demand, for the orchestrator's fault tests. It is the real worker
+// (run_worker) plus one injected fault chosen by ISOBENCH_TEST_FAULT:
+//   segv | abort | exit7 | hang      fail before doing anything
+//   segv-after:K                     die by SIGSEGV once K tasks are done (samples already written)
+//   forge                            write a sample with a wrong token into the first slot, then work
+// With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "ipc/segment.hpp"
+#include "worker/worker_session.hpp"
+
+using namespace isobench;
+
+int main(int argc, char** argv) {
+  worker::WorkerOptions options;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    if (key == "--segment") options.segment = argv[i + 1];
+    if (key == "--lane") options.lane = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
+    if (key == "--token") options.token = std::stoull(argv[i + 1]);
+    if (key == "--device") options.device = std::stoi(argv[i + 1]);
+  }
+  const char* fault_env = std::getenv("ISOBENCH_TEST_FAULT");
+  std::string fault = fault_env ? fault_env : "";
+  if (const char* once = std::getenv("ISOBENCH_TEST_FAULT_ONCE")) {
+    if (std::filesystem::exists(once))
+      fault.clear();
+    else
+      std::ofstream(once) << "fault injected\n";
+  }
+  if (fault == "segv") raise(SIGSEGV);
+  if (fault == "abort") std::abort();
+  if (fault == "exit7") return 7;
+  if (fault == "hang")
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (fault == "forge") {
+    auto seg = ipc::Segment::attach(options.segment);
+    const ipc::Task first = seg.lane_tasks(options.lane)[0];
+    auto& slot = seg.slot(first.slot);
+    slot.instance = first.instance;
+    slot.token = options.token ^ 0xdeadbeef;
+    slot.value_s = 1e-9;
+    slot.inner = seg.instance(first.instance).inner;
+    ipc::store_release(slot.state, static_cast<std::uint32_t>(ipc::SlotState::written));
+    // Give the orchestrator time to see (and reject) the forged sample before the real one.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (fault.rfind("segv-after:", 0) == 0) {
+    const std::uint32_t k = static_cast<std::uint32_t>(std::stoul(fault.substr(11)));
+    std::thread watcher([options, k] {
+      auto seg = ipc::Segment::attach(options.segment);
+      auto& lane = seg.lane(options.lane);
+      while (ipc::load_acquire(lane.tasks_done) < k) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      raise(SIGSEGV);
+    });
+    watcher.detach();
+  }
+  return worker::run_worker(options);
+}

@@ -1,0 +1,82 @@
+// A/B runs with real worker builds on the CPU backend: the candidate build with a real 10%
+// regression compiled in is called SLOWER; the same build on both sides is not.
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+// The per-sample minimum of 20 launches: on a loaded 2-core CI machine, preemption inflates means.
+const char* kSweep = R"(name: ab
+settings: {samples: 20, warmup: 2, inner: 20, statistic: min, seed: 4, per: batch}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [100, 200]}
+)";
+
+Result run_ab(const Scratch& s, const std::string& candidate, const std::string& extra = "") {
+  const auto sweep = s.write("ab.yaml", kSweep);
+  return run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + bin("isobench-worker") + " --candidate " +
+                 bin(candidate) + " " + extra + " --out " + s.path("run") + " " + sweep,
+             s);
+}
+
+}  // namespace
+
+TEST_CASE("ab: both sides in one run, alternating workers, same plan and inner counts") {
+  Scratch s("ab-structure");
+  const auto r = run_ab(s, "isobench-worker");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto samples = read_jsonl(s.path("run/samples.jsonl"));
+  CHECK(samples.size() == 80);
+  std::map<int, int> per_side;
+  std::map<std::uint64_t, int> side_of_worker;
+  for (const auto& x : samples) {
+    per_side[x["side"].get<int>()]++;
+    side_of_worker[x["worker_serial"].get<std::uint64_t>()] = x["side"].get<int>();
+    CHECK(x["inner"] == 20);
+  }
+  CHECK(per_side[0] == 40);
+  CHECK(per_side[1] == 40);
+  // Workers come in pairs, one of each side.
+  REQUIRE(side_of_worker.size() == 40);
+  for (std::uint64_t k = 0; k < 40; k += 2) CHECK(side_of_worker[k] != side_of_worker[k + 1]);
+  const auto plan = read_json(s.path("run/plan.json"));
+  CHECK(plan["schedule"]["sides"] == 2);
+  CHECK(plan["workers"].size() == 2);
+}
+
+TEST_CASE("ab: a build with a real 10% regression is SLOWER; the same build on both sides is not") {
+  {
+    Scratch s("ab-slow");
+    const auto r = run_ab(s, "isobench-worker-slow10");
+    CHECK(r.exit_code == 1);  // a SLOWER verdict fails the run for CI gates
+    CHECK_MESSAGE(r.out.find("SLOWER") != std::string::npos, r.out);
+    const auto cmp = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+    CHECK(cmp.exit_code == 1);
+    const auto j = nlohmann::json::parse(cmp.out);
+    REQUIRE(j.contains("instances"));
+    for (const auto& row : j["instances"]) CHECK(row["verdict"] == "SLOWER");
+  }
+  {
+    Scratch s("ab-same");
+    const auto r = run_ab(s, "isobench-worker");
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(r.out.find("SLOWER") == std::string::npos);
+  }
+}
+
+TEST_CASE("ab refuses an isolation mode that cannot hold two builds, and a missing worker build") {
+  Scratch s("ab-bad");
+  auto r = run_ab(s, "isobench-worker", "--isolation interleave");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("fresh worker processes") != std::string::npos);
+  r = run_ab(s, "no-such-worker");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not an executable worker build") != std::string::npos);
+}

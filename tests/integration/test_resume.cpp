@@ -1,0 +1,103 @@
+// SIGINT and SIGKILL of the orchestrator: nothing measured is lost, and --resume finishes the
+// run with exactly the planned samples.
+
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+const char* kSweep = R"(settings: {samples: 30, warmup: 1, inner: 2, seed: 9}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [50, 100]}
+)";
+
+// Starts orchestrate in the background, waits until the journal holds `lines` samples, then
+// sends `sig`. Returns the wait status.
+int start_and_signal(const Scratch& s, int sig, std::size_t lines) {
+  const auto sweep = s.write("resume.yaml", kSweep);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string exe = bin("orchestrate");
+    const std::string out = s.path("run");
+    freopen("/dev/null", "w", stdout);
+    freopen(s.path("stderr.txt").c_str(), "w", stderr);
+    execl(exe.c_str(), exe.c_str(), "--device", "cpu", "--quiet", "--isolation", "process", "--per", "sample",
+          "--out", out.c_str(), sweep.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(s.path("run/samples.jsonl")) &&
+        read_jsonl(s.path("run/samples.jsonl")).size() >= lines)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, sig);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+void check_resumed_complete(const Scratch& s) {
+  const auto r = run(bin("orchestrate") + " --quiet --resume " + s.path("run"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto samples = read_jsonl(s.path("run/samples.jsonl"));
+  CHECK(samples.size() == 60);
+  std::set<std::uint32_t> slots;
+  for (const auto& x : samples) CHECK(slots.insert(x["slot"].get<std::uint32_t>()).second);
+  CHECK(slots.size() == 60);
+  CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
+  // A second resume has nothing to do.
+  const auto again = run(bin("orchestrate") + " --quiet --resume " + s.path("run"), s);
+  CHECK(again.exit_code == 0);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 60);
+}
+
+}  // namespace
+
+TEST_CASE("SIGINT: workers stopped, segment removed, run marked interrupted, resume completes it") {
+  Scratch s("sigint");
+  const int status = start_and_signal(s, SIGINT, 5);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(read_json(s.path("run/run.json"))["status"] == "interrupted");
+  const auto kept = read_jsonl(s.path("run/samples.jsonl")).size();
+  CHECK(kept >= 5);
+  CHECK(kept < 60);
+  check_resumed_complete(s);
+}
+
+TEST_CASE("SIGKILL: the stale segment is removed on the next start and resume completes the run") {
+  Scratch s("sigkill");
+  const int status = start_and_signal(s, SIGKILL, 5);
+  REQUIRE(WIFSIGNALED(status));
+  // Find the killed orchestrator's segment (its pid is in the name) before the resume.
+  const auto plan = read_json(s.path("run/plan.json"));
+  CHECK(plan["instances"].size() == 2);
+  std::size_t stale = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm"))
+    if (e.path().filename().string().rfind("isobench-", 0) == 0) ++stale;
+  CHECK(stale >= 1);
+  check_resumed_complete(s);
+  std::size_t left = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm")) {
+    const auto name = e.path().filename().string();
+    if (name.rfind("isobench-", 0) != 0) continue;
+    // Only segments of live processes (other tests running in parallel) may remain.
+    const auto pid_text = name.substr(9, name.find('-', 9) - 9);
+    if (kill(std::stoi(pid_text), 0) != 0) ++left;
+  }
+  CHECK(left == 0);
+}

@@ -1,0 +1,165 @@
+// The real orchestrator and real worker processes on the CPU backend, in every isolation mode.
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+const char* kSweep = R"(name: modes
+settings:
+  samples: 4
+  warmup: 1
+  inner: 3
+  seed: 5
+benchmarks:
+  - kernel: cpu_spin
+    axes:
+      microseconds: [20, 40, 60]
+  - kernel: cpu_copy
+    axes:
+      bytes: 65536
+)";
+
+struct ModeRun {
+  Result result;
+  std::vector<nlohmann::json> samples;
+  nlohmann::json plan, run;
+};
+
+ModeRun run_mode(const Scratch& s, const std::string& args, const std::string& out) {
+  const auto sweep = s.write("modes.yaml", kSweep);
+  ModeRun m;
+  m.result = run(bin("orchestrate") + " --device cpu --quiet " + args + " --out " + s.path(out) + " " + sweep, s);
+  if (m.result.exit_code == 0) {
+    m.samples = read_jsonl(s.path(out + "/samples.jsonl"));
+    m.plan = read_json(s.path(out + "/plan.json"));
+    m.run = read_json(s.path(out + "/run.json"));
+  }
+  return m;
+}
+
+void check_counts(const ModeRun& m) {
+  REQUIRE(m.result.exit_code == 0);
+  CHECK(m.samples.size() == 16);
+  std::map<std::string, int> per_instance;
+  std::set<std::uint32_t> slots;
+  for (const auto& s : m.samples) {
+    per_instance[s["instance"]]++;
+    CHECK(s["value"].get<double>() > 0);
+    CHECK(s["inner"] == 3);
+    CHECK(slots.insert(s["slot"].get<std::uint32_t>()).second);
+  }
+  CHECK(per_instance.size() == 4);
+  for (const auto& [id, n] : per_instance) CHECK(n == 4);
+  CHECK(m.run["status"] == "complete");
+}
+
+}  // namespace
+
+TEST_CASE("sequential: one worker, samples of an instance back to back") {
+  Scratch s("seq");
+  const auto m = run_mode(s, "--isolation sequential", "run");
+  check_counts(m);
+  std::set<std::int64_t> pids;
+  for (const auto& x : m.samples) pids.insert(x["worker_pid"].get<std::int64_t>());
+  CHECK(pids.size() == 1);
+  for (std::size_t i = 1; i < m.samples.size(); ++i)
+    if (i % 4 != 0) CHECK(m.samples[i]["instance"] == m.samples[i - 1]["instance"]);
+}
+
+TEST_CASE("interleave: one worker, each round holds each instance once, orders differ") {
+  Scratch s("interleave");
+  const auto m = run_mode(s, "--isolation interleave", "run");
+  check_counts(m);
+  std::set<std::int64_t> pids;
+  std::map<int, std::vector<std::string>> rounds;
+  for (const auto& x : m.samples) {
+    pids.insert(x["worker_pid"].get<std::int64_t>());
+    rounds[x["round"].get<int>()].push_back(x["instance"]);
+  }
+  CHECK(pids.size() == 1);
+  REQUIRE(rounds.size() == 4);
+  std::set<std::vector<std::string>> orders;
+  for (const auto& [r, order] : rounds) {
+    CHECK(std::set<std::string>(order.begin(), order.end()).size() == 4);
+    orders.insert(order);
+  }
+  CHECK(orders.size() > 1);
+}
+
+TEST_CASE("process --per sample: a distinct worker pid for every sample") {
+  Scratch s("per-sample");
+  const auto m = run_mode(s, "--isolation process --per sample", "run");
+  check_counts(m);
+  std::set<std::int64_t> pids;
+  for (const auto& x : m.samples) pids.insert(x["worker_pid"].get<std::int64_t>());
+  CHECK(pids.size() == 16);
+}
+
+TEST_CASE("process --per batch: one worker per round") {
+  Scratch s("per-batch");
+  const auto m = run_mode(s, "--isolation process --per batch", "run");
+  check_counts(m);
+  std::map<std::int64_t, std::set<int>> rounds_of_pid;
+  for (const auto& x : m.samples) rounds_of_pid[x["worker_pid"].get<std::int64_t>()].insert(x["round"].get<int>());
+  CHECK(rounds_of_pid.size() == 4);
+  for (const auto& [pid, rounds] : rounds_of_pid) CHECK(rounds.size() == 1);
+}
+
+TEST_CASE("the same seed reproduces the plan; another seed changes the order") {
+  Scratch s("seed");
+  const auto a = run_mode(s, "--isolation interleave", "a");
+  const auto b = run_mode(s, "--isolation interleave", "b");
+  const auto c = run_mode(s, "--isolation interleave --seed 6", "c");
+  REQUIRE(a.result.exit_code == 0);
+  REQUIRE(b.result.exit_code == 0);
+  REQUIRE(c.result.exit_code == 0);
+  CHECK(a.plan["schedule"] == b.plan["schedule"]);
+  CHECK(a.plan["instances"] == b.plan["instances"]);
+  CHECK(a.plan["schedule"]["runs"] != c.plan["schedule"]["runs"]);
+  std::vector<std::uint32_t> order_a, order_b;
+  for (const auto& x : a.samples) order_a.push_back(x["slot"]);
+  for (const auto& x : b.samples) order_b.push_back(x["slot"]);
+  CHECK(order_a == order_b);
+}
+
+TEST_CASE("inner: auto is calibrated once and pinned for every sample") {
+  Scratch s("auto");
+  const auto sweep = s.write("auto.yaml", R"(settings: {samples: 3, inner: auto, min_sample_time_ms: 2}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: 50}
+)");
+  const auto r = run(bin("orchestrate") + " --device cpu --quiet --out " + s.path("run") + " " + sweep, s);
+  REQUIRE(r.exit_code == 0);
+  const auto cal = read_json(s.path("run/calibration.json"));
+  REQUIRE(cal["instances"].size() == 1);
+  const int inner = cal["instances"][0]["inner"];
+  CHECK(inner >= 20);  // 2 ms of 50 us launches: about 40
+  CHECK(inner <= 80);
+  const auto plan = read_json(s.path("run/plan.json"));
+  CHECK(plan["instances"][0]["inner"] == inner);
+  for (const auto& x : read_jsonl(s.path("run/samples.jsonl"))) CHECK(x["inner"] == inner);
+}
+
+TEST_CASE("the run directory holds every documented file and a summary per instance") {
+  Scratch s("rundir");
+  const auto m = run_mode(s, "--isolation interleave --json", "run");
+  REQUIRE(m.result.exit_code == 0);
+  for (const char* f : {"run.json", "plan.json", "sweep.yaml", "environment.json", "samples.jsonl", "summary.json",
+                        "log.txt"})
+    CHECK_MESSAGE(std::filesystem::exists(s.path(std::string("run/") + f)), f);
+  const auto summary = read_json(s.path("run/summary.json"));
+  CHECK(summary["instances"].size() == 4);
+  const auto printed = nlohmann::json::parse(m.result.out);
+  CHECK(printed == summary);
+  const auto env = read_json(s.path("run/environment.json"));
+  CHECK(env["cpu"]["logical_cores"].get<int>() >= 1);
+  CHECK(slurp(s.path("run/log.txt")).find("[worker-start]") != std::string::npos);
+}

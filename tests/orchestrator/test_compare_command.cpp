@@ -1,0 +1,281 @@
+#include "orchestrator/commands/compare_command.hpp"
+
+#include <doctest/doctest.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace isobench::orchestrator;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory under the system temp folder, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() /
+            ("isobench_compare_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = path_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+// Timing-like samples around 10 us; sigma 0.03 makes a 10% shift overlap (no separation).
+std::vector<double> timings(std::uint64_t seed, double scale, int n = 30, double sigma = 0.03) {
+  std::mt19937_64 engine(seed);
+  std::lognormal_distribution<double> noise(0.0, sigma);
+  std::vector<double> v(n);
+  for (double& x : v) x = 1e-5 * scale * noise(engine);
+  return v;
+}
+
+std::string lines_of(const std::vector<double>& values) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "# seconds per sample\n";
+  for (double v : values) s << v << "\n\n";
+  return s.str();
+}
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+Outcome compare(CompareOptions options) {
+  std::ostringstream out, err;
+  const int code = run_compare(options, out, err);
+  return {code, out.str(), err.str()};
+}
+
+Outcome compare_files(const std::string& a, const std::string& b, CompareFormat format = CompareFormat::terminal) {
+  CompareOptions options;
+  options.samples = {a, b};
+  options.format = format;
+  return compare(options);
+}
+
+// One bad-input line on stderr, nothing on stdout, exit code 2.
+void check_bad_input(const Outcome& o, const std::string& expected_err) {
+  CHECK(o.code == 2);
+  CHECK(o.out.empty());
+  CHECK(o.err == expected_err + "\n");
+}
+
+}  // namespace
+
+TEST_SUITE("compare --samples") {
+  TEST_CASE("a 10% slowdown is SLOWER with exit code 1") {
+    TempDir dir;
+    const auto a = dir.write("A.txt", lines_of(timings(1, 1.0)));
+    const auto b = dir.write("B.txt", lines_of(timings(2, 1.1)));
+    const Outcome o = compare_files(a, b);
+    CHECK(o.code == 1);
+    CHECK(o.err.empty());
+    CHECK(o.out.find("verdict: SLOWER") != std::string::npos);
+    CHECK(o.out.find("Brunner-Munzel (t)") != std::string::npos);
+    CHECK(o.out.find("Mann-Whitney U") != std::string::npos);
+    CHECK(o.out.find("Hodges-Lehmann ratio B/A: ") != std::string::npos);
+    CHECK(o.out.find("complete separation") == std::string::npos);
+
+    const Outcome j = compare_files(a, b, CompareFormat::json);
+    CHECK(j.code == 1);
+    const auto parsed = nlohmann::json::parse(j.out);
+    CHECK(parsed["verdict"] == "SLOWER");
+    CHECK(parsed["brunner_munzel"]["t"]["less"]["p_value"].get<double>() < 1e-6);
+    CHECK(parsed["brunner_munzel"]["t"]["greater"]["p_value"].get<double>() > 0.99);
+    CHECK(parsed["brunner_munzel"]["normal"]["two-sided"]["df"].is_null());
+    CHECK(parsed["brunner_munzel"]["t"]["two-sided"]["df"].get<double>() > 1);
+    CHECK(parsed["mann_whitney"]["two-sided"]["p_value"].get<double>() < 1e-6);
+    const double lo = parsed["hodges_lehmann"]["lo"], hi = parsed["hodges_lehmann"]["hi"];
+    const double ratio = parsed["hodges_lehmann"]["ratio"];
+    CHECK(ratio == doctest::Approx(1.1).epsilon(0.02));
+    CHECK(lo > 1.02);
+    CHECK(lo < ratio);
+    CHECK(hi > ratio);
+
+    // The reverse is FASTER, which fails only under --fail-on faster or any-change.
+    CompareOptions reverse;
+    reverse.samples = {b, a};
+    CHECK(compare(reverse).code == 0);
+    CHECK(compare(reverse).out.find("verdict: FASTER") != std::string::npos);
+    reverse.fail_on = FailOn::any_change;
+    CHECK(compare(reverse).code == 1);
+    reverse.fail_on = FailOn::never;
+    CHECK(compare(reverse).code == 0);
+  }
+
+  TEST_CASE("identical distributions are not SLOWER") {
+    TempDir dir;
+    const auto a = dir.write("A.txt", lines_of(timings(3, 1.0)));
+    const auto b = dir.write("B.json", nlohmann::json(timings(4, 1.0)).dump());  // a JSON array
+    const Outcome o = compare_files(a, b);
+    CHECK(o.code == 0);
+    CHECK(o.out.find("SLOWER") == std::string::npos);
+    // Narrow noise and more samples: the interval fits inside the 2% floor.
+    const auto a2 = dir.write("A2.txt", lines_of(timings(5, 1.0, 60, 0.005)));
+    const auto b2 = dir.write("B2.txt", lines_of(timings(6, 1.0, 60, 0.005)));
+    const Outcome same = compare_files(a2, b2);
+    CHECK(same.code == 0);
+    CHECK(same.out.find("verdict: SAME") != std::string::npos);
+  }
+
+  TEST_CASE("bad input: one line naming file, line and problem; exit code 2") {
+    TempDir dir;
+    const auto good = dir.write("good.txt", "1.0\n2.0\n3.0\n");
+    const auto word = dir.write("B.txt", "1\n2\n3\n4\n# fine\n\nabc\n");
+    check_bad_input(compare_files(good, word), "compare: " + word + ":7: not a number: \"abc\"");
+    const auto nan = dir.write("nan.txt", "1\nnan\n");
+    check_bad_input(compare_files(good, nan), "compare: " + nan + ":2: not a finite number: \"nan\"");
+    const auto inf = dir.write("inf.txt", "1\n2\ninf\n");
+    check_bad_input(compare_files(inf, good), "compare: " + inf + ":3: not a finite number: \"inf\"");
+    const auto negative = dir.write("neg.txt", "1\n-2e-6\n");
+    check_bad_input(compare_files(good, negative), "compare: " + negative + ":2: a time must be positive: \"-2e-6\"");
+    const auto zero = dir.write("zero.txt", "1\n0\n");
+    check_bad_input(compare_files(good, zero), "compare: " + zero + ":2: a time must be positive: \"0\"");
+    const auto one = dir.write("one.txt", "# only one\n1.5\n");
+    check_bad_input(compare_files(good, one), "compare: " + one + ": needs at least 2 values, found 1");
+    const auto trailing = dir.write("trailing.txt", "1\n2.5x\n");
+    check_bad_input(compare_files(good, trailing), "compare: " + trailing + ":2: not a number: \"2.5x\"");
+    const auto json_word = dir.write("bad.json", "[1.0, \"x\", 2.0]");
+    check_bad_input(compare_files(good, json_word), "compare: " + json_word + ": element 2: not a number: \"x\"");
+    const std::string missing = dir / "missing.txt";
+    check_bad_input(compare_files(missing, good), "compare: " + missing + ": cannot open: No such file or directory");
+  }
+
+  TEST_CASE("the CLI subcommand parses options and stores the exit code") {
+    TempDir dir;
+    const auto a = dir.write("A.txt", lines_of(timings(5, 1.0)));
+    const auto b = dir.write("B.txt", lines_of(timings(6, 1.1)));
+    CLI::App app("orchestrate");
+    int exit_code = -1;
+    register_compare_command(app, exit_code);
+    app.parse("compare --samples " + a + " " + b + " --json --alpha 0.01 --threshold 0.05", false);
+    CHECK(exit_code == 1);
+    CLI::App app2("orchestrate");
+    register_compare_command(app2, exit_code);
+    app2.parse("compare --samples " + a + " " + b + " --fail-on never", false);
+    CHECK(exit_code == 0);
+    CLI::App app3("orchestrate");
+    register_compare_command(app3, exit_code);
+    CHECK_THROWS(app3.parse("compare --samples " + a + " " + b + " --fail-on sometimes", false));
+    CHECK_THROWS(app3.parse("compare --samples " + a + " " + b + " --json --csv", false));
+  }
+}
+
+namespace {
+
+nlohmann::json instance(const std::string& id, int inner = 20) {
+  return {{"id", id}, {"kernel", "cast"}, {"params", {{"n", 1024}}}, {"inner", inner},
+          {"timer", "events"}, {"statistic", "mean"}, {"cold_cache", false}};
+}
+
+std::string samples_jsonl(const std::vector<std::pair<std::string, std::vector<double>>>& series) {
+  std::ostringstream s;
+  s.precision(17);
+  for (const auto& [id, values] : series)
+    for (std::size_t k = 0; k < values.size(); ++k)
+      s << nlohmann::json{{"instance", id}, {"value", values[k]}, {"sample", k}}.dump() << "\n";
+  return s.str();
+}
+
+void write_run(const TempDir& dir, const std::string& name, const std::vector<nlohmann::json>& instances, const std::string& samples,
+               int schema_version = 1) {
+  dir.write(name + "/plan.json", nlohmann::json{{"schema_version", schema_version}, {"instances", instances}}.dump());
+  dir.write(name + "/samples.jsonl", samples);
+}
+
+}  // namespace
+
+TEST_SUITE("compare RUN_A RUN_B") {
+  TEST_CASE("joins by id, lists one-sided and mismatched instances apart, drops a torn last line") {
+    TempDir dir;
+    write_run(dir, "A", {instance("slow"), instance("steady"), instance("gone"), instance("inner", 20)},
+              samples_jsonl({{"slow", timings(11, 1.0)}, {"steady", timings(12, 1.0)}, {"gone", timings(13, 1.0)},
+                             {"inner", timings(14, 1.0)}}));
+    write_run(dir, "B", {instance("slow"), instance("steady"), instance("new"), instance("inner", 40)},
+              samples_jsonl({{"slow", timings(21, 1.1)}, {"steady", timings(22, 1.0)}, {"new", timings(23, 1.0)},
+                             {"inner", timings(24, 1.0)}}) +
+                  "{\"instance\": \"slow\", \"val");  // killed mid-write
+    CompareOptions options;
+    options.runs = {dir / "A", dir / "B"};
+    const Outcome o = compare(options);
+    CHECK(o.code == 1);
+    CHECK(o.err == "compare: warning: " + (dir / "B") + "/samples.jsonl:121: torn last line dropped\n");
+    CHECK(o.out.find("not compared: gone: only in " + (dir / "A")) != std::string::npos);
+    CHECK(o.out.find("not compared: new: only in " + (dir / "B")) != std::string::npos);
+    CHECK(o.out.find("not compared: inner: plans differ in inner") != std::string::npos);
+    CHECK(o.out.find("geometric mean of HL ratios B/A over 2 instances") != std::string::npos);
+
+    options.format = CompareFormat::json;
+    const auto parsed = nlohmann::json::parse(compare(options).out);
+    REQUIRE(parsed["instances"].size() == 2);
+    CHECK(parsed["instances"][0]["instance"] == "slow");
+    CHECK(parsed["instances"][0]["verdict"] == "SLOWER");
+    CHECK(parsed["instances"][0]["n_b"] == 30);  // the torn 31st sample is not counted
+    CHECK(parsed["instances"][1]["instance"] == "steady");
+    CHECK(parsed["instances"][1]["verdict"] != "SLOWER");
+    // Holm over two instances: the smaller p doubled.
+    const double p0 = parsed["instances"][0]["p"], p1 = parsed["instances"][1]["p"];
+    CHECK(parsed["instances"][0]["p_holm"].get<double>() == doctest::Approx(std::min(1.0, 2 * p0)));
+    CHECK(parsed["instances"][1]["p_holm"].get<double>() >= p1);
+    CHECK(parsed["not_compared"].size() == 3);
+    const double geo = parsed["geometric_mean_hl_ratio"];
+    const double r0 = parsed["instances"][0]["hl_ratio"], r1 = parsed["instances"][1]["hl_ratio"];
+    CHECK(geo == doctest::Approx(std::sqrt(r0 * r1)));
+
+    options.format = CompareFormat::csv;
+    const std::string csv = compare(options).out;
+    CHECK(csv.rfind("instance,n A,n B,median A,median B,B/A medians,HL ratio B/A,interval,p,p Holm,verdict\n", 0) == 0);
+    CHECK(csv.find("\nslow,30,30,") != std::string::npos);
+    options.format = CompareFormat::markdown;
+    const std::string md = compare(options).out;
+    CHECK(md.find("| slow | 30 | 30 |") != std::string::npos);
+    CHECK(md.find("SLOWER |") != std::string::npos);
+    options.fail_on = FailOn::never;
+    CHECK(compare(options).code == 0);
+  }
+
+  TEST_CASE("bad run directories") {
+    TempDir dir;
+    write_run(dir, "A", {instance("x")}, samples_jsonl({{"x", timings(1, 1.0)}}));
+    write_run(dir, "future", {instance("x")}, samples_jsonl({{"x", timings(2, 1.0)}}), 2);
+    CompareOptions options;
+    options.runs = {dir / "A", dir / "future"};
+    check_bad_input(compare(options), "compare: " + (dir / "future") +
+                                          "/plan.json: schema_version 2 is newer than this orchestrate reads (1)");
+    options.runs = {dir / "A", dir / "nowhere"};
+    check_bad_input(compare(options), "compare: " + (dir / "nowhere") + ": not a readable run directory");
+    write_run(dir, "broken", {instance("x")}, "{\"instance\":\"x\",\"value\":1e-5}\nnot json\n{\"instance\":\"x\",\"value\":2e-5}\n");
+    options.runs = {dir / "A", dir / "broken"};
+    check_bad_input(compare(options), "compare: " + (dir / "broken") + "/samples.jsonl:2: invalid JSON");
+    write_run(dir, "negative", {instance("x")}, "{\"instance\":\"x\",\"value\":1e-5}\n{\"instance\":\"x\",\"value\":-1}\n");
+    options.runs = {dir / "A", dir / "negative"};
+    check_bad_input(compare(options), "compare: " + (dir / "negative") + "/samples.jsonl:2: a time must be positive: \"-1\"");
+    options.runs = {dir / "A"};
+    check_bad_input(compare(options),
+                    "compare: " + (dir / "A") + ": not an A/B run (one side only); give two run directories");
+    options.runs = {dir / "A", dir / "A", dir / "A"};
+    check_bad_input(compare(options),
+                    "compare: needs two run directories, one A/B run directory, or --samples A B");
+  }
+}

@@ -1,0 +1,103 @@
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "orchestrator/sample_journal.hpp"
+
+using namespace isobench::orchestrator;
+
+namespace {
+
+std::string temp_path(const std::string& stem) {
+  return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(getpid()) + ".jsonl")).string();
+}
+
+SampleRecord record(std::uint32_t slot, double value) {
+  SampleRecord r;
+  r.instance = "cpu_copy[bytes=4096]";
+  r.slot = slot;
+  r.sample = slot;
+  r.value = value;
+  r.inner = 10;
+  r.worker_pid = 1234;
+  r.flags = {"low_sm_clock"};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("appended samples read back exactly, events apart") {
+  const auto path = temp_path("journal-roundtrip");
+  std::filesystem::remove(path);
+  {
+    SampleJournal j(path);
+    j.append(record(0, 1.25e-6));
+    j.append_event({{"type", "worker_failure"}, {"reason", "killed by SIGSEGV"}});
+    j.append(record(1, 2.5e-6));
+  }
+  const auto c = read_journal(path);
+  REQUIRE(c.samples.size() == 2);
+  CHECK(c.samples[0].value == 1.25e-6);
+  CHECK(c.samples[1].slot == 1);
+  CHECK(c.samples[0].flags == std::vector<std::string>{"low_sm_clock"});
+  REQUIRE(c.events.size() == 1);
+  CHECK(c.events[0]["reason"] == "killed by SIGSEGV");
+  CHECK_FALSE(c.dropped_torn_tail);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a torn last line is dropped, never parsed, and cut off before appending") {
+  const auto path = temp_path("journal-torn");
+  std::filesystem::remove(path);
+  {
+    SampleJournal j(path);
+    j.append(record(0, 1e-6));
+  }
+  {
+    std::ofstream out(path, std::ios::app);
+    out << R"({"type":"sample","instance":"cpu_copy[bytes=4096]","value":9.9)";  // killed mid-write
+  }
+  auto c = read_journal(path);
+  CHECK(c.samples.size() == 1);
+  CHECK(c.dropped_torn_tail);
+  truncate_journal(path, c.valid_bytes);
+  {
+    SampleJournal j(path);
+    j.append(record(1, 2e-6));
+  }
+  c = read_journal(path);
+  CHECK_FALSE(c.dropped_torn_tail);
+  REQUIRE(c.samples.size() == 2);
+  CHECK(c.samples[1].value == 2e-6);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a complete-looking last line without its newline is still torn") {
+  const auto path = temp_path("journal-nonl");
+  std::filesystem::remove(path);
+  {
+    std::ofstream out(path);
+    out << record(0, 1e-6).to_json().dump() << "\n" << record(1, 5e-6).to_json().dump();
+  }
+  const auto c = read_journal(path);
+  CHECK(c.samples.size() == 1);
+  CHECK(c.dropped_torn_tail);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("damage before the last line is an error naming the line") {
+  const auto path = temp_path("journal-damaged");
+  {
+    std::ofstream out(path);
+    out << record(0, 1e-6).to_json().dump() << "\n{garbage\n" << record(1, 5e-6).to_json().dump() << "\n";
+  }
+  CHECK_THROWS_WITH(read_journal(path), doctest::Contains(":2: damaged line"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a missing journal reads as empty") {
+  const auto c = read_journal("/nonexistent/samples.jsonl");
+  CHECK(c.samples.empty());
+}

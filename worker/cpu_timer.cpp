@@ -1,0 +1,75 @@
+#include <chrono>
+#include <limits>
+
+#include "timer.hpp"
+
+namespace isobench::worker {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void spin_for(double seconds) {
+  const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < until) {
+  }
+}
+
+// Times CPU benchmarks with the monotonic clock. slowdown_pct adds a real busy wait after each
+// launch, sized once from the benchmark's own launch time, so an injected regression costs
+// what it claims.
+class CpuTimer final : public Timer {
+ public:
+  CpuTimer(kernels::Benchmark& bench, const TimerOptions& options) : bench_(bench), options_(options) {
+    if (options_.slowdown_pct > 0) {
+      double best = std::numeric_limits<double>::infinity();
+      for (int i = 0; i < 5; ++i) {
+        const auto t0 = Clock::now();
+        bench_.launch();
+        best = std::min(best, seconds_since(t0));
+      }
+      extra_s_ = best * options_.slowdown_pct / 100.0;
+    }
+  }
+
+  Measurement measure() override {
+    Measurement m;
+    const int inner = std::max(1, options_.inner);
+    if (options_.statistic == SampleStatistic::mean) {
+      const auto t0 = Clock::now();
+      for (int i = 0; i < inner; ++i) launch_once();
+      m.seconds = seconds_since(t0) / inner;
+    } else {
+      double best = std::numeric_limits<double>::infinity();
+      for (int i = 0; i < inner; ++i) {
+        const auto t0 = Clock::now();
+        launch_once();
+        best = std::min(best, seconds_since(t0));
+      }
+      m.seconds = best;
+    }
+    return m;
+  }
+
+ private:
+  void launch_once() {
+    bench_.launch();
+    if (extra_s_ > 0) spin_for(extra_s_);
+  }
+
+  kernels::Benchmark& bench_;
+  TimerOptions options_;
+  double extra_s_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Timer> make_cpu_timer(kernels::Benchmark& bench, const TimerOptions& options) {
+  return std::make_unique<CpuTimer>(bench, options);
+}
+
+}  // namespace isobench::worker

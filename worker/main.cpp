@@ -1,0 +1,32 @@
+// isobench-worker: started by the orchestrator, never by hand. It owns the device for the length
+// of its task list and reports through the shared-memory segment named on its command line.
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "kernels/catalog.hpp"
+#include "kernels/benchmark.hpp"
+#include "worker_session.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"isobench worker: measures the tasks of one lane of a run's shared-memory segment"};
+  isobench::worker::WorkerOptions options;
+  bool list = false;
+  app.add_option("--segment", options.segment, "shared-memory segment name (isobench-...)");
+  app.add_option("--lane", options.lane, "lane index in the segment");
+  app.add_option("--token", options.token, "this worker's identity token");
+  app.add_option("--device", options.device, "CUDA device index")->capture_default_str();
+  app.add_flag("--list-kernels", list, "print the kernels this build implements and exit");
+  CLI11_PARSE(app, argc, argv);
+  if (list) {
+    for (const auto& spec : isobench::kernels::builtin_catalog())
+      if (isobench::kernels::create_benchmark(spec.name))
+        std::cout << spec.name << "\t" << isobench::kernels::to_string(spec.backend) << "\n";
+    return 0;
+  }
+  if (options.segment.empty()) {
+    std::cerr << "isobench-worker: --segment is required (workers are started by orchestrate)\n";
+    return 2;
+  }
+  return isobench::worker::run_worker(options);
+}

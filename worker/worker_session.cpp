@@ -1,0 +1,256 @@
+#include "worker_session.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "ipc/instance_table.hpp"
+#include "ipc/segment.hpp"
+#include "kernels/benchmark.hpp"
+#include "timer.hpp"
+#ifdef ISOBENCH_WITH_CUDA
+#include "worker/cuda/cuda_device.hpp"
+#include "worker/cuda/cuda_timer.hpp"
+#endif
+
+namespace isobench::worker {
+
+namespace {
+
+using ipc::load_acquire;
+using ipc::store_release;
+
+struct PreparedInstance {
+  const ipc::WorkerInstance* spec = nullptr;
+  std::unique_ptr<kernels::Benchmark> bench;
+  std::unique_ptr<Timer> timer;  // made with the pinned inner count on first use
+  std::uint32_t timer_inner = 0;
+};
+
+class Session {
+ public:
+  Session(const WorkerOptions& options, ipc::Segment& seg)
+      : options_(options), seg_(seg), lane_(seg.lane(options.lane)) {}
+
+  void run() {
+    if (lane_.token != options_.token) throw std::runtime_error("lane token mismatch: not this worker's lane");
+    lane_.pid = static_cast<std::int32_t>(getpid());
+    set_state(ipc::LaneState::attached);
+    instances_ = ipc::decode_instances(seg_.instances_json());
+    const auto& h = seg_.header();
+    if (lane_.n_tasks > h.tasks_per_lane) throw std::runtime_error("lane lists more tasks than fit");
+    const ipc::Task* tasks = seg_.lane_tasks(options_.lane);
+    tasks_.assign(tasks, tasks + lane_.n_tasks);
+    for (const auto& t : tasks_) {
+      if (t.instance >= instances_.size() || t.instance >= h.n_instances)
+        throw std::runtime_error("task names instance " + std::to_string(t.instance) + ", out of range");
+      if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::measure) && t.slot >= h.n_slots)
+        throw std::runtime_error("task names slot " + std::to_string(t.slot) + ", out of range");
+    }
+
+    set_state(ipc::LaneState::setting_up);
+    prepare_instances();
+    set_state(ipc::LaneState::waiting);
+    if (lane_.hold_for_release) {
+      while (load_acquire(lane_.release) == 0) {
+        beat();
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    }
+    set_state(ipc::LaneState::measuring);
+    lane_.measure_begin_ns = ipc::monotonic_ns();
+    for (const auto& t : tasks_) {
+      beat();
+      if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::calibrate))
+        calibrate(t);
+      else
+        measure(t);
+      std::atomic_ref<std::uint32_t>(lane_.tasks_done).fetch_add(1, std::memory_order_release);
+    }
+    lane_.measure_end_ns = ipc::monotonic_ns();
+    set_state(ipc::LaneState::done);
+  }
+
+ private:
+  void set_state(ipc::LaneState s) {
+    beat();
+    store_release(lane_.state, static_cast<std::uint32_t>(s));
+  }
+  void beat() { store_release(lane_.heartbeat_ns, ipc::monotonic_ns()); }
+
+  TimerOptions timer_options(const ipc::WorkerInstance& in, std::uint32_t inner) const {
+    TimerOptions o;
+    o.inner = static_cast<int>(inner);
+    o.statistic = in.statistic == "min" ? SampleStatistic::min : SampleStatistic::mean;
+    o.timer = in.timer;
+    o.cold_cache = in.cold_cache;
+    o.blocking_kernel = in.blocking_kernel;
+    o.slowdown_pct = in.slowdown_pct;
+#ifdef ISOBENCH_BUILD_SLOWDOWN_PCT
+    // A build with a regression compiled in: the candidate of the A/B tests, slower for real.
+    o.slowdown_pct += ISOBENCH_BUILD_SLOWDOWN_PCT;
+#endif
+    return o;
+  }
+
+  std::unique_ptr<Timer> make_timer(PreparedInstance& p, std::uint32_t inner) {
+    const auto options = timer_options(*p.spec, inner);
+    if (p.spec->backend == "cpu") return make_cpu_timer(*p.bench, options);
+#ifdef ISOBENCH_WITH_CUDA
+    return make_cuda_timer(*p.bench, options, *device_);
+#else
+    throw std::runtime_error("this worker was built without CUDA");
+#endif
+  }
+
+  void prepare_instances() {
+    bool needs_cuda = false;
+    for (const auto& t : tasks_) needs_cuda |= instances_[t.instance].backend == "cuda";
+    if (needs_cuda) {
+#ifdef ISOBENCH_WITH_CUDA
+      device_ = std::make_unique<CudaDevice>(options_.device);
+#else
+      throw std::runtime_error("a task needs CUDA but this worker was built without it");
+#endif
+    }
+    // Set up every instance first, then warm each one up, in the order tasks first name them.
+    std::vector<std::uint32_t> order;
+    for (const auto& t : tasks_) {
+      if (prepared_.count(t.instance)) continue;
+      beat();
+      const auto& spec = instances_[t.instance];
+      PreparedInstance p;
+      p.spec = &spec;
+      p.bench = kernels::create_benchmark(spec.kernel);
+      if (!p.bench) throw std::runtime_error("kernel '" + spec.kernel + "' is not in this worker build");
+      kernels::SetupContext ctx;
+      ctx.seed = spec.seed;
+      ctx.rotate_buffers = spec.rotate_buffers;
+#ifdef ISOBENCH_WITH_CUDA
+      if (device_) ctx.cuda_stream = device_->stream();
+#endif
+      try {
+        p.bench->setup(spec.params, ctx);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("setup of " + spec.id + " failed: " + e.what());
+      }
+      prepared_.emplace(t.instance, std::move(p));
+      order.push_back(t.instance);
+    }
+    for (auto index : order) {
+      beat();
+      auto& p = prepared_.at(index);
+      const std::uint32_t warmup = seg_.instance(index).warmup;
+      // Warm-up goes through a timer so CUDA work is synchronised and module loading is done
+      // before the first timed sample.
+      auto warm = make_timer(p, std::max<std::uint32_t>(1, warmup));
+      if (warmup > 0) warm->measure();
+      report_instance(index, p, *warm);
+    }
+  }
+
+  void report_instance(std::uint32_t index, PreparedInstance& p, const Timer& timer) {
+    auto& entry = seg_.instance(index);
+    if (load_acquire(entry.report_ready) != 0) return;
+    nlohmann::json report = {{"setup_note", timer.setup_note()}, {"describe", p.bench->describe()}};
+    std::string text = report.dump();
+    if (text.size() >= ipc::kReportBytes) text = nlohmann::json{{"setup_note", "report too long"}}.dump();
+    ipc::copy_text(entry.report, sizeof entry.report, text);
+    store_release(entry.report_ready, std::uint32_t{1});
+  }
+
+  // Finds the launches per sample that make one sample last at least min_sample_time_s.
+  void calibrate(const ipc::Task& t) {
+    auto& p = prepared_.at(t.instance);
+    auto& entry = seg_.instance(t.instance);
+    const double target = entry.min_sample_time_s > 0 ? entry.min_sample_time_s : 0.01;
+    std::uint32_t inner = 1;
+    double per_launch = 0;
+    for (;;) {
+      beat();
+      auto timer = make_timer(p, inner);
+      const double total = timer->measure().seconds * inner;
+      per_launch = total / inner;
+      if (total >= target || inner >= (1u << 24)) break;
+      const double grow = total > 0 ? std::clamp(target / total * 1.2, 2.0, 100.0) : 100.0;
+      inner = static_cast<std::uint32_t>(std::min<double>(inner * grow, 1u << 24));
+    }
+    const double wanted = per_launch > 0 ? std::ceil(target / per_launch) : 1.0;
+    entry.calibrated_inner = static_cast<std::uint32_t>(std::clamp(wanted, 1.0, double(1u << 24)));
+    entry.calibrated_seconds_per_launch = per_launch;
+    entry.calibrated_by_token = options_.token;
+    store_release(entry.calibrated, std::uint32_t{1});
+  }
+
+  void measure(const ipc::Task& t) {
+    auto& p = prepared_.at(t.instance);
+    const std::uint32_t inner = seg_.instance(t.instance).inner;
+    if (inner == 0) throw std::runtime_error("instance " + p.spec->id + " has no pinned inner count");
+    if (!p.timer || p.timer_inner != inner) {
+      p.timer = make_timer(p, inner);
+      p.timer_inner = inner;
+    }
+    auto& slot = seg_.slot(t.slot);
+    const std::uint64_t begin = ipc::monotonic_ns();
+    const Measurement m = p.timer->measure();
+    const std::uint64_t end = ipc::monotonic_ns();
+    slot.instance = t.instance;
+    slot.token = options_.token;
+    slot.value_s = m.seconds;
+    slot.sm_clock_mhz = m.sm_clock_mhz;
+    slot.flags = 0;
+    for (const auto& f : m.flags) {
+      if (f == "low_sm_clock") slot.flags |= ipc::flag_low_sm_clock;
+      if (f == "graph_fallback") slot.flags |= ipc::flag_graph_fallback;
+    }
+    slot.inner = inner;
+    slot.begin_ns = begin;
+    slot.end_ns = end;
+    store_release(slot.state, static_cast<std::uint32_t>(ipc::SlotState::written));
+  }
+
+  const WorkerOptions& options_;
+  ipc::Segment& seg_;
+  ipc::Lane& lane_;
+  std::vector<ipc::WorkerInstance> instances_;
+  std::vector<ipc::Task> tasks_;
+  std::map<std::uint32_t, PreparedInstance> prepared_;
+#ifdef ISOBENCH_WITH_CUDA
+  std::unique_ptr<CudaDevice> device_;
+#endif
+};
+
+}  // namespace
+
+int run_worker(const WorkerOptions& options) {
+  std::unique_ptr<ipc::Segment> seg;
+  try {
+    seg = std::make_unique<ipc::Segment>(ipc::Segment::attach(options.segment));
+  } catch (const std::exception& e) {
+    std::cerr << "isobench-worker: " << e.what() << "\n";
+    return 3;  // nothing was written: the segment is not trusted
+  }
+  ipc::Lane* lane = nullptr;
+  try {
+    lane = &seg->lane(options.lane);
+    Session session(options, *seg);
+    session.run();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "isobench-worker: " << e.what() << "\n";
+    if (lane && lane->token == options.token) {
+      ipc::copy_text(lane->error, sizeof lane->error, e.what());
+      store_release(lane->state, static_cast<std::uint32_t>(ipc::LaneState::failed));
+    }
+    return 3;
+  }
+}
+
+}  // namespace isobench::worker

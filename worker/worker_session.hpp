@@ -1,0 +1,22 @@
+#pragma once
+// One worker process's life: attach to the run's segment, set up the instances its lane lists,
+// warm them up, wait for release when asked to, measure in the planned order and write each
+// sample into its slot the moment it exists.
+
+#include <cstdint>
+#include <string>
+
+namespace isobench::worker {
+
+struct WorkerOptions {
+  std::string segment;
+  std::uint32_t lane = 0;
+  std::uint64_t token = 0;
+  int device = 0;  // CUDA device index
+};
+
+// Returns the process exit code: 0 when every task finished, 3 when the worker failed (the
+// reason is in the lane's error field and on stderr).
+int run_worker(const WorkerOptions& options);
+
+}  // namespace isobench::worker
