@@ -1,4 +1,0 @@
-#include "kernels/implementations.hpp"
-namespace isobench::kernels {
-std::vector<Implementation> cuda_implementations() { return {}; }  // filled by the CUDA-kernels work
-}

@@ -1,0 +1,49 @@
+#include "cuda_device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.hpp"
+
+namespace isobench::worker {
+
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the non-sticky error for whoever calls CUDA next
+    return 0;
+  }
+  return count;
+}
+
+CudaDevice::CudaDevice(int index) : index_(index) {
+  const int count = cuda_device_count();
+  if (index < 0 || index >= count)
+    throw std::runtime_error("CUDA device " + std::to_string(index) + " does not exist (" +
+                             std::to_string(count) + " visible)");
+  ISOBENCH_CUDA_CHECK(cudaSetDevice(index));
+  cudaDeviceProp props{};
+  ISOBENCH_CUDA_CHECK(cudaGetDeviceProperties(&props, index));
+  name_ = props.name;
+  l2_bytes_ = std::size_t(props.l2CacheSize);
+  sm_count_ = props.multiProcessorCount;
+  char bus_id[32] = {};
+  ISOBENCH_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), index));
+  pci_bus_id_ = bus_id;
+  sm_clock_ = std::make_unique<NvmlSmClock>(pci_bus_id_);
+  cudaStream_t stream = nullptr;
+  ISOBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  stream_ = stream;
+}
+
+CudaDevice::~CudaDevice() {
+  if (stream_) {
+    cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+    cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+  }
+}
+
+void CudaDevice::synchronize() const {
+  ISOBENCH_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)));
+}
+
+}  // namespace isobench::worker

@@ -1,0 +1,367 @@
+// The CUDA timer. Per sample, in stream order:
+//
+//   [L2 flush memset] [blocking kernel] start-event  launch (spin) launch (spin) ...  stop-event
+//   |------------------ untimed ------|------------------ timed -----------------|
+//
+// then the host releases the blocking kernel, waits for the stop event and reads the SM clock.
+// Nothing synchronises between the start and stop events; NVML is read before anything of the
+// sample is queued and after the stop event completed.
+//
+// statistic mean: one event pair around all inner launches, divided by inner.
+// statistic min:  an event between consecutive launches (inner + 1 events), the shortest gap.
+// timer graph:    the inner launches (and their events, for min) captured once into a CUDA
+//                 graph and replayed per sample; if capture fails the timer falls back to
+//                 events and says so in setup_note() and in every Measurement.
+// cold_cache:     one cudaMemsetAsync over a buffer of twice the L2 size, allocated once
+//                 (allocating it per sample cost nvbench up to a second per sample, #100).
+// blocking_kernel: a one-thread kernel spins on a host-mapped flag while the host queues the
+//                 sample, so the launches run back to back instead of at the host's launch rate;
+//                 it gives up after kBlockingTimeoutNs (flag "blocking_timeout") so a full launch
+//                 queue (the host blocks before it can release the flag) cannot hang the worker.
+// slowdown_pct:   see calibrate_slowdown().
+
+#include "cuda_timer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/device_buffer.hpp"
+#include "worker/cuda/cuda_check.hpp"
+
+namespace isobench::worker {
+
+namespace {
+
+constexpr unsigned long long kBlockingTimeoutNs = 5'000'000'000ull;
+constexpr double kLowClockFraction = 0.9;
+
+__device__ inline unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void spin_cycles_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+__global__ void blocking_kernel(const volatile int* release, volatile int* timed_out,
+                                unsigned long long timeout_ns) {
+  const unsigned long long start = global_timer_ns();
+  while (*release == 0) {
+    if (global_timer_ns() - start > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+  }
+}
+
+class Event {
+ public:
+  Event() { ISOBENCH_CUDA_CHECK(cudaEventCreate(&event_)); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+double seconds_between(const Event& a, const Event& b) {
+  float ms = 0;
+  ISOBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+  return double(ms) * 1e-3;
+}
+
+// Two ints of pinned, device-mapped host memory: [0] release flag, [1] timed-out flag.
+class MappedFlags {
+ public:
+  MappedFlags() {
+    void* host = nullptr;
+    ISOBENCH_CUDA_CHECK(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+    host_ = static_cast<volatile int*>(host);
+    host_[0] = host_[1] = 0;
+    ISOBENCH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host, 0));
+  }
+  ~MappedFlags() { cudaFreeHost(const_cast<int*>(host_)); }
+  MappedFlags(const MappedFlags&) = delete;
+  MappedFlags& operator=(const MappedFlags&) = delete;
+  volatile int* host() { return host_; }
+  int* device() { return device_; }
+
+ private:
+  volatile int* host_ = nullptr;
+  int* device_ = nullptr;
+};
+
+class GraphExec {
+ public:
+  GraphExec() = default;
+  ~GraphExec() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  cudaGraphExec_t get() const { return exec_; }
+  void reset(cudaGraphExec_t exec) {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = exec;
+  }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+class CudaTimer final : public Timer {
+ public:
+  CudaTimer(kernels::Benchmark& bench, const TimerOptions& options, CudaDevice& device)
+      : bench_(bench),
+        options_(options),
+        stream_(static_cast<cudaStream_t>(device.stream())),
+        clock_(device.sm_clock()) {
+    if (options_.inner < 1) throw std::runtime_error("timer: inner must be at least 1");
+    events_ = std::vector<Event>(options_.statistic == SampleStatistic::min ? options_.inner + 1 : 2);
+    if (options_.cold_cache) flush_ = kernels::cuda::DeviceBuffer(2 * std::max<std::size_t>(device.l2_bytes(), 1 << 20));
+    if (options_.blocking_kernel) flags_ = std::make_unique<MappedFlags>();
+
+    bench_.launch();  // warm-up: module loading and first-touch costs stay out of samples
+    ISOBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (options_.timer == "graph")
+      capture_graph();
+    else if (options_.timer != "events")
+      throw std::runtime_error("timer: unknown CUDA timer '" + options_.timer + "' (events, graph)");
+    if (options_.slowdown_pct > 0) calibrate_slowdown();
+    if (!clock_.unavailable_reason().empty())
+      append_note("SM clock unknown: " + clock_.unavailable_reason());
+  }
+
+  Measurement measure() override {
+    Measurement m;
+    const unsigned clock_before = clock_.current_mhz();
+    bool blocking_timed_out = false;
+    m.seconds = time_sample(blocking_timed_out);
+    const unsigned clock_after = clock_.current_mhz();
+
+    std::ostringstream note;
+    if (!fallback_reason_.empty()) {
+      m.flags.push_back("graph_fallback");
+      note << "graph capture failed (" << fallback_reason_ << "); timed with events. ";
+    }
+    if (blocking_timed_out) {
+      m.flags.push_back("blocking_timeout");
+      note << "the blocking kernel timed out before all launches were queued (too many inner "
+              "launches for the launch queue?); launch latency may be in this sample. ";
+    }
+    if (clock_before > 0 && clock_after > 0) {
+      m.sm_clock_mhz = std::min(clock_before, clock_after);
+      if (clock_.max_mhz() > 0 && m.sm_clock_mhz < kLowClockFraction * clock_.max_mhz()) {
+        m.flags.push_back("low_sm_clock");
+        note << "SM clock " << m.sm_clock_mhz << " MHz is below " << kLowClockFraction * 100
+             << "% of the maximum " << clock_.max_mhz() << " MHz. ";
+      }
+    }
+    m.note = note.str();
+    if (!m.note.empty()) m.note.pop_back();
+    return m;
+  }
+
+  std::string setup_note() const override { return setup_note_; }
+
+ private:
+  // One sample: everything between the NVML readings. Returns seconds per launch.
+  double time_sample(bool& blocking_timed_out) {
+    if (options_.cold_cache)
+      ISOBENCH_CUDA_CHECK(cudaMemsetAsync(flush_.get(), int(++samples_ & 0xff), flush_.bytes(), stream_));
+    if (flags_) {
+      flags_->host()[0] = 0;
+      flags_->host()[1] = 0;
+      blocking_kernel<<<1, 1, 0, stream_>>>(flags_->device(), flags_->device() + 1, kBlockingTimeoutNs);
+      ISOBENCH_CUDA_CHECK(cudaGetLastError());
+    }
+    if (graph_.get()) {
+      ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.front().get(), stream_));
+      ISOBENCH_CUDA_CHECK(cudaGraphLaunch(graph_.get(), stream_));
+      // For min the graph itself records events_[1..inner]; for mean events_.back() is the stop.
+      if (options_.statistic == SampleStatistic::mean)
+        ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.back().get(), stream_));
+    } else {
+      enqueue_launches(false);
+    }
+    if (flags_) flags_->host()[0] = 1;  // everything is queued: let the stream run
+    ISOBENCH_CUDA_CHECK(cudaEventSynchronize(events_.back().get()));
+    blocking_timed_out = flags_ && flags_->host()[1] != 0;
+
+    if (options_.statistic == SampleStatistic::mean)
+      return seconds_between(events_.front(), events_.back()) / options_.inner;
+    double shortest = seconds_between(events_[0], events_[1]);
+    for (int i = 1; i < options_.inner; ++i)
+      shortest = std::min(shortest, seconds_between(events_[i], events_[i + 1]));
+    return shortest;
+  }
+
+  // The median of `samples` samples, for calibration.
+  double median_sample(int samples) {
+    std::vector<double> values;
+    bool ignored = false;
+    for (int i = 0; i < samples; ++i) values.push_back(time_sample(ignored));
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+  }
+
+  void launch_once() {
+    bench_.launch();
+    if (spin_after_launch_) {
+      spin_cycles_kernel<<<1, 1, 0, stream_>>>(slowdown_cycles_);
+      ISOBENCH_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+
+  // Queues the inner launches with their events. In a graph capture the events become event
+  // record nodes (cudaEventRecordExternal) only where they sit between launches (min); the
+  // outer pair is recorded around the graph launch.
+  void enqueue_launches(bool capturing) {
+    const bool per_launch = options_.statistic == SampleStatistic::min;
+    auto record = [&](const Event& e) {
+      if (capturing)
+        ISOBENCH_CUDA_CHECK(cudaEventRecordWithFlags(e.get(), stream_, cudaEventRecordExternal));
+      else
+        ISOBENCH_CUDA_CHECK(cudaEventRecord(e.get(), stream_));
+    };
+    if (!capturing) record(events_.front());
+    for (int i = 0; i < options_.inner; ++i) {
+      launch_once();
+      if (per_launch) record(events_[i + 1]);
+    }
+    if (!capturing && !per_launch) record(events_.back());
+  }
+
+  void capture_graph() {
+    std::string reason;
+    ISOBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue_launches(true);
+    } catch (const std::exception& e) {
+      reason = e.what();
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+    if (reason.empty() && ended != cudaSuccess) reason = std::string("cudaStreamEndCapture: ") + cudaGetErrorString(ended);
+    if (reason.empty()) {
+      cudaGraphExec_t exec = nullptr;
+      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+      if (made == cudaSuccess)
+        graph_.reset(exec);
+      else
+        reason = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(made);
+    }
+    if (graph) cudaGraphDestroy(graph);
+    if (!reason.empty()) {
+      cudaGetLastError();  // a failed capture leaves a non-sticky error behind
+      graph_.reset(nullptr);
+      fallback_reason_ = reason;
+      append_note("graph capture failed (" + reason + "); timing with events");
+      return;
+    }
+    // First replay uploads the graph; keep it out of the samples.
+    ISOBENCH_CUDA_CHECK(cudaGraphLaunch(graph_.get(), stream_));
+    ISOBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  // Mean seconds per launch of `launches` back-to-back calls of `body`, with events.
+  template <class Body>
+  double time_launches(int launches, Body body) {
+    Event start, stop;
+    ISOBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream_));
+    for (int i = 0; i < launches; ++i) body();
+    ISOBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream_));
+    ISOBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    return seconds_between(start, stop) / launches;
+  }
+
+  // The injected slowdown is a real extra cost on the GPU: after every launch of the kernel a
+  // one-thread kernel spins for a fixed number of SM cycles (clock64) on the same stream (inside
+  // the graph, for timer: graph), so each launch costs the spin's duration plus the gap it adds.
+  //   1. The spin's rate f (cycles per second): 5 spins of 2^20 cycles against 5 empty spins.
+  //   2. The kernel's own time t_k: the median of 3 samples taken exactly as measure() takes them
+  //      (same timer, graph, blocking kernel, statistic and inner), without spins.
+  //   3. The extra cost is not linear in the cycles near zero and depends on the timer (measured
+  //      on an H200 after a 27 us kernel: a 2.6 us spin added 4.4 us with events, a graph hides
+  //      most of the launch gap), so the cycles are found by correction in the sampling path
+  //      itself: start from pct/100 * t_k * f, take samples, move the cycles by
+  //      (target - measured extra) * f (the graph is recaptured), up to 5 times, until the
+  //      measured extra is within 5% of the target.
+  //   4. The achieved slowdown is written to setup_note(). When even an empty spin costs more
+  //      than the target, the note says so: the slowdown is then larger than asked.
+  // The spin counts SM cycles, so it scales with the SM clock as a compute-bound kernel would.
+  void calibrate_slowdown() {
+    const long long probe_cycles = 1 << 20;
+    const double empty_s = time_launches(5, [&] { spin_cycles_kernel<<<1, 1, 0, stream_>>>(0); });
+    const double long_s = time_launches(5, [&] { spin_cycles_kernel<<<1, 1, 0, stream_>>>(probe_cycles); });
+    ISOBENCH_CUDA_CHECK(cudaGetLastError());
+    const double cycles_per_s = probe_cycles / std::max(long_s - empty_s, 1e-9);
+    const double kernel_s = median_sample(3);
+    const double target_s = options_.slowdown_pct / 100.0 * kernel_s;
+
+    double extra_s = 0;
+    long long cycles = std::llround(target_s * cycles_per_s);
+    for (int step = 0; step < 6; ++step) {
+      set_slowdown_cycles(cycles);
+      extra_s = median_sample(3) - kernel_s;
+      if (std::fabs(extra_s - target_s) <= 0.05 * target_s || step == 5) break;
+      if (cycles == 0 && extra_s > target_s) break;  // the floor: an empty spin
+      const long long next = std::max(0LL, cycles + std::llround((target_s - extra_s) * cycles_per_s));
+      if (next == cycles) break;
+      cycles = next;
+    }
+
+    std::ostringstream note;
+    note << "slowdown " << options_.slowdown_pct << "%: kernel " << kernel_s * 1e6 << " us, spin "
+         << slowdown_cycles_ << " cycles at " << cycles_per_s * 1e-9 << " Gcycles/s; measured +"
+         << extra_s * 1e6 << " us = " << extra_s / kernel_s * 100 << "% slower";
+    if (slowdown_cycles_ == 0 && extra_s > 1.05 * target_s)
+      note << " (an empty spin already costs more than the target)";
+    append_note(note.str());
+  }
+
+  // Turns the spin on with this length; a graph holds it as a kernel argument, so the graph is
+  // captured again.
+  void set_slowdown_cycles(long long cycles) {
+    spin_after_launch_ = true;
+    slowdown_cycles_ = cycles;
+    if (graph_.get()) capture_graph();
+  }
+
+  void append_note(const std::string& text) { setup_note_ += (setup_note_.empty() ? "" : "; ") + text; }
+
+  kernels::Benchmark& bench_;
+  TimerOptions options_;
+  cudaStream_t stream_;
+  const NvmlSmClock& clock_;
+  std::vector<Event> events_;
+  kernels::cuda::DeviceBuffer flush_;
+  std::unique_ptr<MappedFlags> flags_;
+  GraphExec graph_;
+  bool spin_after_launch_ = false;
+  long long slowdown_cycles_ = 0;
+  std::uint64_t samples_ = 0;
+  std::string fallback_reason_;
+  std::string setup_note_;
+};
+
+}  // namespace
+
+std::unique_ptr<Timer> make_cuda_timer(kernels::Benchmark& bench, const TimerOptions& options,
+                                       CudaDevice& device) {
+  return std::make_unique<CudaTimer>(bench, options, device);
+}
+
+}  // namespace isobench::worker
