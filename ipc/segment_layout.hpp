@@ -66,8 +66,8 @@ enum class LaneState : std::uint32_t {
   empty = 0,        // no worker assigned
   assigned = 1,     // tasks written, worker spawned by the orchestrator
   attached = 2,     // worker validated the segment
-  setting_up = 3,   // allocating, filling inputs, warming up
-  waiting = 4,      // ready to measure, waiting for release (pre-start barrier)
+  setting_up = 3,   // released: allocating, filling inputs, warming up
+  waiting = 4,      // process and device context ready; waiting for release (pre-start barrier)
   measuring = 5,
   done = 6,         // every task finished and reported
   failed = 7,       // the worker caught an error; see error

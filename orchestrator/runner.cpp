@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <optional>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -22,14 +24,9 @@ namespace {
 
 using ipc::load_acquire;
 using ipc::store_release;
+using Clock = std::chrono::steady_clock;
 
-// What happened to one worker process.
-struct WorkerResult {
-  bool ok = false;
-  std::string reason;  // why not ok: exit status, lane error, timeout, rejected samples
-  ExitStatus status;
-  std::int64_t pid = 0;
-};
+constexpr auto kMeasure = static_cast<std::uint32_t>(ipc::TaskKind::measure);
 
 class FileHandle {
  public:
@@ -45,6 +42,29 @@ class FileHandle {
   std::FILE* f_;
 };
 
+// One worker process's share of the plan: its tasks in order, and which build runs them.
+struct Job {
+  std::string what;  // "measure" or "calibration"
+  std::vector<ipc::Task> tasks;
+  std::vector<PlannedSample> planned;  // parallel to tasks for measure jobs
+  std::uint32_t side = 0;
+  int attempt = 0;
+};
+
+// A started worker process on a lane of the segment.
+struct Worker {
+  Job job;
+  std::uint32_t lane = 0;
+  std::uint64_t token = 0;
+  std::uint64_t serial = 0;
+  std::unique_ptr<WorkerProcess> proc;
+  Clock::time_point started;
+  std::size_t next_task = 0;  // tasks are journaled in plan order
+  bool released = false;
+  std::uint64_t released_ns = 0;
+  std::string rejected;  // why a sample of this worker was rejected, if one was
+};
+
 }  // namespace
 
 struct Runner::Impl {
@@ -58,6 +78,8 @@ struct Runner::Impl {
   std::set<std::uint32_t> done_slots;
   std::mt19937_64 token_rng{std::random_device{}()};
   std::uint64_t next_serial = 0;
+  std::vector<std::uint32_t> free_lanes;
+  std::vector<std::unique_ptr<WorkerProcess>> exiting;  // done, tearing down off the critical path
   RunOutcome outcome;
   Progress progress;
 
@@ -65,105 +87,90 @@ struct Runner::Impl {
        std::set<std::uint32_t> done)
       : dir(d), plan(p), options(o), log(l), seg(std::move(s)), journal(d.file("samples.jsonl")),
         worker_output(d.file("workers.log")), done_slots(std::move(done)),
-        progress(p.schedule.total_samples(), o.quiet) {}
+        progress(p.schedule.total_samples(), o.quiet) {
+    for (std::uint32_t lane = seg.header().n_lanes; lane-- > 0;) free_lanes.push_back(lane);
+  }
 
-  // Starts one worker on lane 0 for `tasks` and follows it to its end, journaling samples as they
-  // land. Measure tasks that were journaled are added to done_slots.
-  WorkerResult run_worker(const std::vector<ipc::Task>& tasks, const std::vector<PlannedSample>& planned,
-                          std::uint32_t side) {
-    const std::uint32_t lane_index = 0;
-    ipc::Lane& lane = seg.lane(lane_index);
+  ~Impl() {
+    for (auto& p : exiting) p->kill();
+  }
+
+  // ----- starting, releasing and following workers -------------------------------------------
+
+  std::unique_ptr<Worker> start(Job job, bool hold) {
+    if (free_lanes.empty()) throw std::logic_error("no free lane");
+    auto w = std::make_unique<Worker>();
+    w->lane = free_lanes.back();
+    free_lanes.pop_back();
+    w->job = std::move(job);
+    w->token = token_rng() | 1;
+    w->serial = next_serial++;
+    ipc::Lane& lane = seg.lane(w->lane);
     std::memset(&lane, 0, sizeof lane);
-    const std::uint64_t token = token_rng() | 1;
-    lane.token = token;
-    lane.n_tasks = static_cast<std::uint32_t>(tasks.size());
-    std::memcpy(seg.lane_tasks(lane_index), tasks.data(), tasks.size() * sizeof(ipc::Task));
-    for (const auto& t : tasks)
-      if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::measure)) {
-        auto& slot = seg.slot(t.slot);
-        std::memset(&slot, 0, sizeof slot);
-      }
+    lane.token = w->token;
+    lane.n_tasks = static_cast<std::uint32_t>(w->job.tasks.size());
+    lane.hold_for_release = hold ? 1 : 0;
+    std::memcpy(seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
+    for (const auto& t : w->job.tasks)
+      if (t.kind == kMeasure) std::memset(&seg.slot(t.slot), 0, sizeof(ipc::SampleSlot));
     store_release(lane.state, static_cast<std::uint32_t>(ipc::LaneState::assigned));
 
-    const std::uint64_t serial = next_serial++;
-    const std::string& exe = options.worker_executables.at(side);
-    WorkerResult result;
-    WorkerProcess proc(exe,
-                       {"--segment", seg.name(), "--lane", std::to_string(lane_index), "--token",
-                        std::to_string(token), "--device", std::to_string(options.device)},
-                       worker_output.get());
+    const WorkerCommand& command = options.workers.at(w->job.side);
+    std::vector<std::string> args = {"--segment", seg.name(),  "--lane",   std::to_string(w->lane),
+                                     "--token",   std::to_string(w->token), "--device", std::to_string(options.device)};
+    args.insert(args.end(), command.extra_args.begin(), command.extra_args.end());
+    w->started = Clock::now();
+    try {
+      w->proc = std::make_unique<WorkerProcess>(command.executable, args, worker_output.get());
+    } catch (...) {
+      free_lanes.push_back(w->lane);
+      throw;
+    }
     ++outcome.workers_started;
-    result.pid = proc.pid();
-    log.write("worker-start", "worker " + std::to_string(serial) + " pid " + std::to_string(proc.pid()) +
-                                  " side " + std::to_string(side) + ": " + std::to_string(tasks.size()) + " tasks");
+    log.write("worker-start", "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) +
+                                  " lane " + std::to_string(w->lane) + " side " + std::to_string(w->job.side) + ": " +
+                                  std::to_string(w->job.tasks.size()) + " " + w->job.what + " tasks" +
+                                  (hold ? " (pre-started)" : ""));
+    if (!hold) w->released = true;
+    return w;
+  }
 
-    std::size_t next_task = 0;  // tasks are journaled in plan order
-    auto drain = [&] {
-      while (next_task < tasks.size()) {
-        const auto& t = tasks[next_task];
-        if (t.kind != static_cast<std::uint32_t>(ipc::TaskKind::measure)) {
-          if (load_acquire(seg.instance(t.instance).calibrated) == 0) break;
-          ++next_task;
-          continue;
-        }
-        auto& slot = seg.slot(t.slot);
-        if (load_acquire(slot.state) != static_cast<std::uint32_t>(ipc::SlotState::written)) break;
-        if (auto problem = validate_slot(slot, t, token); !problem.empty()) {
-          log.write("sample-rejected", "slot " + std::to_string(t.slot) + " of worker " +
-                                           std::to_string(serial) + ": " + problem);
-          result.reason = "rejected sample: " + problem;
-          ++next_task;
-          continue;
-        }
-        record(slot, planned[next_task], proc.pid(), serial);
-        ++next_task;
-      }
-    };
+  ipc::LaneState lane_state(const Worker& w) const {
+    return static_cast<ipc::LaneState>(load_acquire(seg.lane(w.lane).state));
+  }
 
-    const auto start = std::chrono::steady_clock::now();
-    auto sleep_for = std::chrono::microseconds(50);
-    for (;;) {
-      drain();
-      if (auto status = proc.poll()) {
-        result.status = *status;
-        break;
+  // Lets a waiting worker measure; true once released.
+  bool try_release(Worker& w) {
+    if (w.released) return true;
+    const auto state = lane_state(w);
+    if (state != ipc::LaneState::waiting) return false;
+    w.released_ns = ipc::monotonic_ns();
+    store_release(seg.lane(w.lane).release, std::uint32_t{1});
+    w.released = true;
+    return true;
+  }
+
+  // Journals the samples the worker has written, in plan order; stops at the first missing one.
+  void drain(Worker& w) {
+    while (w.next_task < w.job.tasks.size()) {
+      const auto& t = w.job.tasks[w.next_task];
+      if (t.kind != kMeasure) {
+        if (load_acquire(seg.instance(t.instance).calibrated) == 0) break;
+        ++w.next_task;
+        continue;
       }
-      if (interrupt_requested()) {
-        result.status = proc.kill();
-        result.reason = "interrupted";
-        break;
+      auto& slot = seg.slot(t.slot);
+      if (load_acquire(slot.state) != static_cast<std::uint32_t>(ipc::SlotState::written)) break;
+      if (auto problem = validate_slot(slot, t, w.token); !problem.empty()) {
+        log.write("sample-rejected", "slot " + std::to_string(t.slot) + " of worker " + std::to_string(w.serial) +
+                                         ": " + problem);
+        w.rejected = "rejected sample: " + problem;
+        ++w.next_task;
+        continue;
       }
-      const std::uint64_t beat = load_acquire(lane.heartbeat_ns);
-      const double silent_s =
-          beat ? (ipc::monotonic_ns() - beat) / 1e9
-               : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (silent_s > options.worker_timeout_s) {
-        result.status = proc.kill();
-        result.reason = "hung: no heartbeat for " + std::to_string(static_cast<int>(silent_s)) +
-                        " s (--worker-timeout " + std::to_string(options.worker_timeout_s) + " s), " +
-                        result.status.describe();
-        break;
-      }
-      progress.update(outcome.samples_recorded, outcome.workers_started);
-      std::this_thread::sleep_for(sleep_for);
-      sleep_for = std::min(sleep_for * 2, std::chrono::microseconds(2000));
+      record(slot, w.job.planned[w.next_task], w.proc->pid(), w.serial);
+      ++w.next_task;
     }
-    drain();
-    const auto state = static_cast<ipc::LaneState>(load_acquire(lane.state));
-    if (result.reason.empty()) {
-      if (!result.status.ok()) {
-        std::string lane_error(lane.error, strnlen(lane.error, sizeof lane.error));
-        result.reason = result.status.describe() + (lane_error.empty() ? "" : ": " + lane_error);
-      } else if (state != ipc::LaneState::done || next_task < tasks.size()) {
-        result.reason = "exited without finishing its tasks (" + std::to_string(next_task) + " of " +
-                        std::to_string(tasks.size()) + ")";
-      }
-    }
-    result.ok = result.reason.empty();
-    log.write(result.ok ? "worker-exit" : "worker-failed",
-              "worker " + std::to_string(serial) + " pid " + std::to_string(proc.pid()) + ": " +
-                  (result.ok ? result.status.describe() : result.reason));
-    return result;
   }
 
   std::string validate_slot(const ipc::SampleSlot& slot, const ipc::Task& t, std::uint64_t token) const {
@@ -197,56 +204,241 @@ struct Runner::Impl {
     ++outcome.samples_recorded;
   }
 
-  void note_failure(const WorkerResult& result, const std::string& what, int attempt) {
-    nlohmann::json f = {{"type", "worker_failure"}, {"what", what},         {"pid", result.pid},
-                        {"attempt", attempt},       {"reason", result.reason}, {"time", unix_time_now()},
-                        {"signal", result.status.signaled ? result.status.signal : 0},
-                        {"exit_code", result.status.signaled ? -1 : result.status.code}};
-    journal.append_event(f);
-    outcome.failures.push_back(f);
-    progress.message("worker failed (" + what + "): " + result.reason);
+  bool finished(const Worker& w) const {
+    return w.next_task >= w.job.tasks.size() && lane_state(w) == ipc::LaneState::done;
   }
 
-  // Pins the inner count of every instance that asks for "auto": one worker per side-0 build.
-  void calibrate() {
-    std::vector<ipc::Task> tasks;
-    for (std::uint32_t i = 0; i < plan.instances.size(); ++i)
-      if (plan.instances[i].inner == 0)
-        tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::calibrate), i, 0, 0});
-    if (tasks.empty()) return;
-    nlohmann::json calibration = nlohmann::json::array();
-    for (int attempt = 0; attempt <= options.retries && !tasks.empty(); ++attempt) {
-      if (interrupt_requested()) return;
-      const auto result = run_worker(tasks, {}, 0);
-      std::vector<ipc::Task> missing;
-      for (const auto& t : tasks) {
-        auto& entry = seg.instance(t.instance);
-        if (load_acquire(entry.calibrated) == 0 || entry.calibrated_inner == 0) {
-          missing.push_back(t);
-          continue;
-        }
-        auto& p = plan.instances[t.instance];
-        p.inner = entry.calibrated_inner;
-        entry.inner = p.inner;
-        calibration.push_back({{"id", p.worker.id},
-                               {"inner", p.inner},
-                               {"seconds_per_launch", entry.calibrated_seconds_per_launch},
-                               {"min_sample_time_s", p.min_sample_time_s}});
-        log.write("calibrated", p.worker.id + ": inner " + std::to_string(p.inner) + " (" +
-                                    std::to_string(entry.calibrated_seconds_per_launch * 1e6) + " us per launch)");
-      }
-      if (!result.ok) note_failure(result, "calibration", attempt);
-      tasks = std::move(missing);
+  // Why the worker failed, from its exit status and its lane; empty if it did not.
+  std::string failure_reason(const Worker& w, const ExitStatus& status) const {
+    if (!w.rejected.empty()) return w.rejected;
+    if (!status.ok()) {
+      const ipc::Lane& lane = seg.lane(w.lane);
+      const std::string lane_error(lane.error, strnlen(lane.error, sizeof lane.error));
+      return status.describe() + (lane_error.empty() ? "" : ": " + lane_error);
     }
-    if (!tasks.empty() && !interrupt_requested())
-      throw std::runtime_error("calibration failed for " + plan.instances[tasks.front().instance].worker.id +
-                               " after " + std::to_string(options.retries + 1) + " workers; see " +
-                               dir.file("log.txt"));
+    if (!finished(w))
+      return "exited without finishing its tasks (" + std::to_string(w.next_task) + " of " +
+             std::to_string(w.job.tasks.size()) + ")";
+    return {};
+  }
+
+  double silent_seconds(const Worker& w) const {
+    const std::uint64_t beat = load_acquire(seg.lane(w.lane).heartbeat_ns);
+    return beat ? (ipc::monotonic_ns() - beat) / 1e9 : std::chrono::duration<double>(Clock::now() - w.started).count();
+  }
+
+  // The worker is over: journal what it did, free its lane, keep its process to reap later.
+  void retire(std::unique_ptr<Worker> w, const std::string& reason, const ExitStatus* status) {
+    const ipc::Lane& lane = seg.lane(w->lane);
+    journal.append_event({{"type", "worker"},
+                          {"serial", w->serial},
+                          {"pid", w->proc->pid()},
+                          {"lane", w->lane},
+                          {"side", w->job.side},
+                          {"what", w->job.what},
+                          {"tasks", w->job.tasks.size()},
+                          {"released_ns", w->released_ns},
+                          {"measure_begin_ns", lane.measure_begin_ns},
+                          {"measure_end_ns", lane.measure_end_ns},
+                          {"ok", reason.empty()}});
+    log.write(reason.empty() ? "worker-done" : "worker-failed",
+              "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
+                  (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
+    free_lanes.push_back(w->lane);
+    if (!status) exiting.push_back(std::move(w->proc));
+  }
+
+  void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status) {
+    nlohmann::json f = {{"type", "worker_failure"},
+                        {"what", w.job.what},
+                        {"pid", w.proc->pid()},
+                        {"serial", w.serial},
+                        {"attempt", w.job.attempt},
+                        {"released", w.released},
+                        {"reason", reason},
+                        {"time", unix_time_now()},
+                        {"signal", status.signaled ? status.signal : 0},
+                        {"exit_code", status.signaled ? -1 : status.code}};
+    journal.append_event(f);
+    outcome.failures.push_back(f);
+    progress.message("worker failed (" + w.job.what + "): " + reason);
+  }
+
+  // The job's tasks that are not done yet, as a new attempt; nullopt when there are none or no
+  // attempts are left (then the loss is logged).
+  std::optional<Job> retry_of(const Worker& w) {
+    Job next;
+    next.what = w.job.what;
+    next.side = w.job.side;
+    next.attempt = w.job.attempt + 1;
+    for (std::size_t i = 0; i < w.job.tasks.size(); ++i) {
+      const auto& t = w.job.tasks[i];
+      const bool done = t.kind == kMeasure ? done_slots.count(t.slot) > 0
+                                           : load_acquire(seg.instance(t.instance).calibrated) != 0;
+      if (done) continue;
+      next.tasks.push_back(t);
+      if (t.kind == kMeasure) next.planned.push_back(w.job.planned[i]);
+    }
+    if (next.tasks.empty()) return std::nullopt;
+    if (next.attempt > options.retries) {
+      log.write("samples-lost", std::to_string(next.tasks.size()) + " " + w.job.what + " tasks abandoned after " +
+                                    std::to_string(options.retries + 1) + " workers");
+      return std::nullopt;
+    }
+    return next;
+  }
+
+  void reap_exiting() {
+    for (auto it = exiting.begin(); it != exiting.end();) {
+      if (auto status = (*it)->poll()) {
+        if (!status->ok())
+          log.write("worker-teardown", "pid " + std::to_string((*it)->pid()) + " ended with " + status->describe() +
+                                           " after reporting all its samples");
+        it = exiting.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  // Runs the jobs in order. The head of `active` is the only worker allowed to measure; up to
+  // options.prestart more are started behind it and wait on the barrier.
+  void run_jobs(std::deque<Job> jobs) {
+    std::deque<std::unique_ptr<Worker>> active;
+    const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, options.prestart));
+    auto sleep_for = std::chrono::microseconds(20);
+    while (!jobs.empty() || !active.empty()) {
+      if (interrupt_requested()) {
+        for (auto& w : active) {
+          const auto status = w->proc->kill();
+          drain(*w);
+          retire(std::move(w), "interrupted", &status);
+        }
+        active.clear();
+        outcome.interrupted = true;
+        return;
+      }
+      bool event = false;
+      while (active.size() < depth && !jobs.empty() && !free_lanes.empty()) {
+        // The first worker of an empty pipeline measures as soon as it is ready.
+        const bool hold = options.prestart > 0;
+        active.push_back(start(std::move(jobs.front()), hold));
+        jobs.pop_front();
+        event = true;
+      }
+      Worker& head = *active.front();
+      if (!head.released && try_release(head)) event = true;
+      const std::size_t before = head.next_task;
+      drain(head);
+      event |= head.next_task != before;
+
+      for (std::size_t k = 0; k < active.size(); ++k) {
+        Worker& w = *active[k];
+        const bool is_head = k == 0;
+        if (is_head && finished(w) && w.rejected.empty()) {
+          // Reported everything: release the next one now; this process tears down on its own.
+          auto done = std::move(active.front());
+          active.pop_front();
+          retire(std::move(done), "", nullptr);
+          event = true;
+          break;
+        }
+        std::optional<ExitStatus> status = w.proc->poll();
+        std::string reason;
+        if (is_head && finished(w)) {
+          // Done, but a sample in its slots was not its own: those slots are measured again.
+          status = w.proc->kill();
+          reason = w.rejected;
+        } else if (status) {
+          if (is_head) drain(w);
+          reason = failure_reason(w, *status);
+        } else if (silent_seconds(w) > options.worker_timeout_s) {
+          status = w.proc->kill();
+          reason = "hung: no heartbeat for " + std::to_string(static_cast<int>(silent_seconds(w))) +
+                   " s (--worker-timeout " + std::to_string(options.worker_timeout_s) + " s), " + status->describe();
+        }
+        if (!status) continue;
+        event = true;
+        auto gone = std::move(active[k]);
+        active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+        if (!reason.empty()) note_failure(*gone, reason, *status);
+        auto retry = reason.empty() ? std::nullopt : retry_of(*gone);
+        retire(std::move(gone), reason, &*status);
+        if (retry) {
+          // The replacement takes the failed worker's place in the order: plan order is kept.
+          auto replacement = start(std::move(*retry), options.prestart > 0 && !is_head);
+          active.insert(active.begin() + static_cast<std::ptrdiff_t>(k), std::move(replacement));
+        }
+        break;  // `active` changed: look again from the top
+      }
+      reap_exiting();
+      progress.update(outcome.samples_recorded, outcome.workers_started);
+      if (event) {
+        sleep_for = std::chrono::microseconds(20);
+      } else {
+        std::this_thread::sleep_for(sleep_for);
+        sleep_for = std::min(sleep_for * 2, std::chrono::microseconds(1000));
+      }
+    }
+  }
+
+  // What the first worker to set up each instance said about it (the timer's note, and the
+  // kernel's describe(): for GEMMs the cuBLASLt algorithm that ran).
+  void write_instance_reports() {
+    nlohmann::json reports = dir.exists("instance_reports.json") ? dir.read_json("instance_reports.json")
+                                                                : nlohmann::json{{"schema_version", kRunSchemaVersion},
+                                                                                 {"instances", nlohmann::json::object()}};
+    for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
+      const auto& entry = seg.instance(i);
+      if (load_acquire(entry.report_ready) == 0) continue;
+      const std::string text(entry.report, strnlen(entry.report, sizeof entry.report));
+      auto report = nlohmann::json::parse(text, nullptr, false);
+      if (report.is_discarded() || !report.is_object()) {
+        log.write("report-rejected", plan.instances[i].worker.id + ": the worker's report is not a JSON object");
+        continue;
+      }
+      reports["instances"][plan.instances[i].worker.id] = report;
+    }
+    dir.write_json("instance_reports.json", reports);
+  }
+
+  // ----- the two phases ------------------------------------------------------------------------
+
+  // Pins the inner count of every instance that asks for "auto", with the baseline build.
+  void calibrate() {
+    Job job;
+    job.what = "calibration";
+    for (std::uint32_t i = 0; i < plan.instances.size(); ++i)
+      if (plan.instances[i].inner == 0) job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::calibrate), i, 0, 0});
+    if (job.tasks.empty()) return;
+    run_jobs({job});
+    if (interrupt_requested()) return;
+    nlohmann::json calibration = nlohmann::json::array();
+    std::string failed;
+    for (const auto& t : job.tasks) {
+      auto& entry = seg.instance(t.instance);
+      auto& p = plan.instances[t.instance];
+      if (load_acquire(entry.calibrated) == 0 || entry.calibrated_inner == 0) {
+        failed = p.worker.id;
+        continue;
+      }
+      p.inner = entry.calibrated_inner;
+      entry.inner = p.inner;
+      calibration.push_back({{"id", p.worker.id},
+                             {"inner", p.inner},
+                             {"seconds_per_launch", entry.calibrated_seconds_per_launch},
+                             {"min_sample_time_s", p.min_sample_time_s}});
+      log.write("calibrated", p.worker.id + ": inner " + std::to_string(p.inner) + " (" +
+                                  std::to_string(entry.calibrated_seconds_per_launch * 1e6) + " us per launch)");
+    }
+    if (!failed.empty())
+      throw std::runtime_error("calibration failed for " + failed + " after " + std::to_string(options.retries + 1) +
+                               " workers; see " + dir.file("log.txt"));
     dir.write_json("calibration.json", {{"schema_version", kRunSchemaVersion}, {"instances", calibration}});
   }
 
   void execute() {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start_time = Clock::now();
     outcome.samples_expected = plan.schedule.total_samples();
     outcome.samples_recorded = done_slots.size();
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
@@ -263,32 +455,28 @@ struct Runner::Impl {
       }
       dir.write_json("plan.json", plan.to_json());
     }
+    std::deque<Job> jobs;
     for (const auto& run : plan.schedule.runs) {
-      std::vector<PlannedSample> todo;
-      for (const auto& t : run.tasks)
-        if (!done_slots.count(t.slot)) todo.push_back(t);
-      for (int attempt = 0; attempt <= options.retries && !todo.empty(); ++attempt) {
-        if (interrupt_requested()) break;
-        std::vector<ipc::Task> tasks;
-        for (const auto& t : todo)
-          tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::measure), t.instance, t.slot, t.round});
-        const auto result = run_worker(tasks, todo, run.side);
-        if (!result.ok && result.reason != "interrupted") note_failure(result, "measure", attempt);
-        std::vector<PlannedSample> missing;
-        for (const auto& t : todo)
-          if (!done_slots.count(t.slot)) missing.push_back(t);
-        todo = std::move(missing);
+      Job job;
+      job.what = "measure";
+      job.side = run.side;
+      for (const auto& t : run.tasks) {
+        if (done_slots.count(t.slot)) continue;
+        job.tasks.push_back({kMeasure, t.instance, t.slot, t.round});
+        job.planned.push_back(t);
       }
-      if (interrupt_requested()) {
-        outcome.interrupted = true;
-        break;
-      }
-      if (!todo.empty())
-        log.write("samples-lost", std::to_string(todo.size()) + " samples abandoned after " +
-                                      std::to_string(options.retries + 1) + " workers");
+      if (!job.tasks.empty()) jobs.push_back(std::move(job));
+    }
+    run_jobs(std::move(jobs));
+    write_instance_reports();
+    // Wait for the last workers' teardown, so the run ends with no child left behind.
+    const auto deadline = Clock::now() + std::chrono::duration<double>(options.worker_timeout_s);
+    while (!exiting.empty() && Clock::now() < deadline) {
+      reap_exiting();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     progress.finish(outcome.samples_recorded, outcome.workers_started);
-    outcome.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
   }
 };
 
@@ -315,7 +503,7 @@ RunOutcome Runner::run() {
   ipc::SegmentShape shape;
   shape.n_instances = static_cast<std::uint32_t>(plan_.instances.size());
   shape.n_slots = plan_.schedule.n_instances * plan_.schedule.samples * plan_.schedule.sides;
-  shape.n_lanes = 1;
+  shape.n_lanes = static_cast<std::uint32_t>(2 + std::max(0, options_.prestart));
   shape.tasks_per_lane = static_cast<std::uint32_t>(max_tasks);
   shape.instances_json = ipc::encode_instances(table);
   auto seg = ipc::Segment::create(shape);

@@ -1,8 +1,9 @@
 #pragma once
 // Executes a plan: calibrates inner counts once, then runs the schedule's worker processes one
-// after another, copying every sample out of the segment into the journal as it lands. A worker
-// that crashes, fails or stops beating its heart is killed if needed, recorded, and its missing
-// samples are retried in a fresh worker; the run goes on.
+// after another, copying every sample out of the segment into the journal as it lands. With
+// pre-start, the next workers are started while one measures and released one at a time. A
+// worker that crashes, fails or stops beating its heart is killed if needed, recorded, and its
+// missing samples are retried in a fresh worker; the run goes on.
 
 #include <cstdint>
 #include <set>
@@ -14,12 +15,23 @@
 
 namespace isobench::orchestrator {
 
+// How to start the worker of one side: the executable and arguments added to the protocol's
+// own (--segment, --lane, --token, --device).
+struct WorkerCommand {
+  std::string executable;
+  std::vector<std::string> extra_args;
+};
+
 struct RunnerOptions {
-  std::vector<std::string> worker_executables;  // one per side
+  std::vector<WorkerCommand> workers;           // one per side
   double worker_timeout_s = 120;                // without a heartbeat
   int retries = 2;                              // fresh workers per failed worker run
   int device = 0;
   bool quiet = false;
+  // Workers started ahead of the measuring one: they create their process, context and handles
+  // and then wait on the segment's barrier; exactly one worker is released into measuring at a
+  // time, in plan order.
+  int prestart = 0;
 };
 
 struct RunOutcome {

@@ -55,15 +55,19 @@ class Session {
         throw std::runtime_error("task names slot " + std::to_string(t.slot) + ", out of range");
     }
 
-    set_state(ipc::LaneState::setting_up);
-    prepare_instances();
+    open_device();
+    // A pre-started worker waits here, with its process loaded and its CUDA context made, until
+    // the orchestrator releases it. Everything that puts work on the device (filling inputs,
+    // warm-up) comes after the release, so nothing runs beside another worker's measurement.
     set_state(ipc::LaneState::waiting);
     if (lane_.hold_for_release) {
       while (load_acquire(lane_.release) == 0) {
         beat();
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
       }
     }
+    set_state(ipc::LaneState::setting_up);
+    prepare_instances();
     set_state(ipc::LaneState::measuring);
     lane_.measure_begin_ns = ipc::monotonic_ns();
     for (const auto& t : tasks_) {
@@ -110,16 +114,18 @@ class Session {
 #endif
   }
 
-  void prepare_instances() {
+  void open_device() {
     bool needs_cuda = false;
     for (const auto& t : tasks_) needs_cuda |= instances_[t.instance].backend == "cuda";
-    if (needs_cuda) {
+    if (!needs_cuda) return;
 #ifdef ISOBENCH_WITH_CUDA
-      device_ = std::make_unique<CudaDevice>(options_.device);
+    device_ = std::make_unique<CudaDevice>(options_.device);
 #else
-      throw std::runtime_error("a task needs CUDA but this worker was built without it");
+    throw std::runtime_error("a task needs CUDA but this worker was built without it");
 #endif
-    }
+  }
+
+  void prepare_instances() {
     // Set up every instance first, then warm each one up, in the order tasks first name them.
     std::vector<std::uint32_t> order;
     for (const auto& t : tasks_) {

@@ -78,6 +78,7 @@ std::string default_out_dir(const std::string& sweep_name) {
 }
 
 void print_summary(const RunCommandOptions& options, const std::vector<InstanceSummary>& rows) {
+  if (options.format == "none") return;
   if (options.format == "json")
     std::cout << summary_to_json(rows).dump(2) << "\n";
   else if (options.format == "csv")
@@ -149,11 +150,15 @@ int execute(const RunCommandOptions& options) {
   log.write("run-start", options.resume_dir.empty() ? "new run" : "resumed");
   RunnerOptions ropts;
   if (!plan.workers.empty())
-    ropts.worker_executables = plan.workers;
+    for (const auto& exe : plan.workers) ropts.workers.push_back({exe, {}});
   else
-    ropts.worker_executables = {options.worker.empty() ? default_worker_path() : options.worker};
+    ropts.workers = {{options.worker.empty() ? default_worker_path() : options.worker, {}}};
   ropts.worker_timeout_s = options.worker_timeout_s;
   ropts.retries = options.retries;
+  // On a GPU a worker's start-up (process, context, handles) overlaps the measuring worker
+  // without moving its numbers (DESIGN.md, point 5); on the CPU it would compete for the cores.
+  ropts.prestart = options.prestart >= 0 ? options.prestart : (plan.device == "cuda" ? 1 : 0);
+  run_info["prestart"] = ropts.prestart;
   ropts.device = options.gpu;
   ropts.quiet = options.quiet;
   Runner runner(*dir, plan, ropts, log);
@@ -195,7 +200,7 @@ int execute(const RunCommandOptions& options) {
     return 130;
   }
   int verdict_exit = 0;
-  if (plan.schedule.sides == 2) {
+  if (plan.schedule.sides == 2 && options.format != "none") {
     // An A/B run answers with verdicts, baseline against candidate, in the chosen format.
     CompareOptions compare;
     compare.runs = {dir->path()};
@@ -236,11 +241,14 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   app.add_option("--worker-timeout", o.worker_timeout_s, "seconds without a worker heartbeat before it is killed")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--prestart", o.prestart,
+                 "workers started ahead of the measuring one, released one at a time (default: 1 on GPU, 0 on CPU)")
+      ->check(CLI::Range(0, 8));
   app.add_option("--retries", o.retries, "fresh workers tried for the samples of a failed one")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
-  app.add_option("--format", o.format, "summary on stdout: table, json, csv or markdown")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+  app.add_option("--format", o.format, "summary on stdout: table, json, csv, markdown or none")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown", "none"}))
       ->capture_default_str();
   app.add_flag_callback("--json", [&o] { o.format = "json"; }, "same as --format json");
   app.add_flag_callback("--csv", [&o] { o.format = "csv"; }, "same as --format csv");

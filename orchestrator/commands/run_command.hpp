@@ -20,7 +20,8 @@ struct RunCommandOptions {
   std::string worker;           // default: isobench-worker beside orchestrate
   double worker_timeout_s = 120;
   int retries = 2;
-  std::string format = "table"; // table | json | csv | markdown
+  int prestart = -1;            // workers started ahead of the measuring one; -1: 1 on GPU, 0 on CPU
+  std::string format = "table"; // table | json | csv | markdown | none
   bool quiet = false;
   SettingsOverrides overrides;
   // orchestrate ab: two worker builds measured in one interleaved run.

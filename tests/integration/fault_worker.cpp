@@ -4,7 +4,10 @@
 //   segv-after:K                     die by SIGSEGV once K tasks are done (samples already written)
 //   forge                            write a sample with a wrong token into the first slot, then work
 // With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
+// With ISOBENCH_TEST_FAULT_NTH=N and ISOBENCH_TEST_FAULT_COUNTER=FILE it happens only in the N-th
+// worker started (0-based; FILE counts the workers, one byte each).
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -37,6 +40,16 @@ int main(int argc, char** argv) {
       fault.clear();
     else
       std::ofstream(once) << "fault injected\n";
+  }
+  if (const char* nth = std::getenv("ISOBENCH_TEST_FAULT_NTH")) {
+    const char* counter = std::getenv("ISOBENCH_TEST_FAULT_COUNTER");
+    const int fd = counter ? ::open(counter, O_WRONLY | O_CREAT | O_APPEND, 0600) : -1;
+    const off_t index = fd >= 0 ? ::lseek(fd, 0, SEEK_END) : -1;
+    if (fd >= 0) {
+      (void)!::write(fd, "x", 1);
+      ::close(fd);
+    }
+    if (index != std::stol(nth)) fault.clear();
   }
   if (fault == "segv") raise(SIGSEGV);
   if (fault == "abort") std::abort();
