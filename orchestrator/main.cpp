@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "commands/calibrate_command.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/run_command.hpp"
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   add_run_options(app, run_options);
   int exit_code = 0;
   register_compare_command(app, exit_code);
+  register_calibrate_command(app, exit_code);
   RunCommandOptions ab_options;
   ab_options.command_line = run_options.command_line;
   register_ab_command(app, ab_options, exit_code);

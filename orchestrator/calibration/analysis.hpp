@@ -1,0 +1,146 @@
+#pragma once
+// What a calibration measures, computed from the samples of its runs: the false-positive rate of
+// A/A comparisons per isolation mode (and per kernel family) with Wilson intervals, the power to
+// detect a slowdown (samples scaled by 1+delta, and real injected slowdowns), the sample count
+// that reaches a target power, and what each mode costs. Pure: no files, no processes, so every
+// number can be checked on constructed samples.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "stats/power.hpp"
+#include "stats/wilson_interval.hpp"
+
+namespace isobench::orchestrator::calibration {
+
+inline constexpr int kCalibrationSchemaVersion = 1;
+
+struct InstanceInfo {
+  std::string id;
+  std::string family;
+};
+
+// One run: per instance (in CalibrationInput::instances order), the values of side 0 and, for
+// an `ab` run, side 1; seconds per launch.
+struct RunData {
+  std::vector<std::array<std::vector<double>, 2>> values;
+  double wall_seconds = 0;
+  std::size_t samples_recorded = 0;
+  std::size_t workers_started = 0;
+};
+
+struct SlowdownRuns {
+  double pct = 0;  // --slowdown-pct of these runs
+  std::vector<RunData> runs;
+};
+
+struct ModeRuns {
+  std::string mode;  // sequential | interleave | process | process-sample | ab
+  // ab: both sides of one run are the same build, compared with each other inside the run;
+  // otherwise every pair of runs is compared.
+  bool within_run = false;
+  std::vector<RunData> baseline;       // the K A/A runs
+  std::vector<SlowdownRuns> slowdowns; // K runs per --real-slowdown (none for ab)
+};
+
+struct CalibrationInput {
+  std::string device;  // cpu | cuda, as the runs' plans say (context for the report)
+  std::vector<InstanceInfo> instances;
+  std::vector<ModeRuns> modes;
+};
+
+struct AnalysisOptions {
+  std::vector<double> alphas = {0.001, 0.01, 0.05};
+  std::vector<double> deltas = {0.005, 0.01, 0.02, 0.05, 0.10};
+  double target_power = 0.90;
+  double target_delta = 0.05;
+  double target_alpha = 0.001;   // of the sample-size search and the power-vs-n curve
+  std::size_t max_n = 512;
+  std::size_t power_repetitions = 1000;
+  std::uint64_t seed = 20261129;
+};
+
+// hits out of trials at one alpha; `expected` = alpha x trials, the count a test that holds its
+// level gives under the null (for power cells: not meaningful, left 0).
+struct RateCell {
+  double alpha = 0;
+  std::size_t hits = 0;
+  std::size_t trials = 0;
+  stats::ProportionInterval interval;  // Wilson, 95%
+  double expected = 0;
+};
+
+struct FamilyFpr {
+  std::string family;
+  std::vector<RateCell> by_alpha;
+};
+
+struct DeltaPower {
+  double delta = 0;
+  std::vector<RateCell> by_alpha;
+};
+
+struct InstanceSampleSize {
+  std::string id;
+  std::size_t pilot_size = 0;
+  std::size_t n = 0;  // 0: not reached up to max_n
+};
+
+struct ModeCost {
+  std::size_t runs = 0;
+  double wall_seconds = 0;
+  std::size_t samples = 0;
+  std::size_t workers = 0;
+  double seconds_per_sample = 0;
+};
+
+struct ModeResult {
+  std::string mode;
+  bool within_run = false;
+  std::size_t runs = 0;
+  std::size_t skipped_comparisons = 0;  // an instance with fewer than 2 values on a side
+  std::size_t samples_per_side = 0;     // the smallest side among the A/A comparisons
+  std::vector<RateCell> fpr;            // per alpha, every family
+  std::vector<FamilyFpr> fpr_by_family;
+  std::vector<DeltaPower> scaled_power;  // per delta
+  std::vector<DeltaPower> real_power;    // per --real-slowdown pct (delta = pct / 100)
+  std::vector<InstanceSampleSize> sample_sizes;
+  // The n every instance needs (the largest); 0 when some instance does not reach the target.
+  std::size_t recommended_n = 0;
+  std::vector<stats::PowerPoint> power_curve;  // mean power over instances at target delta/alpha
+  ModeCost cost;
+};
+
+struct CalibrationResult {
+  AnalysisOptions options;
+  std::size_t instances = 0;
+  std::vector<ModeResult> modes;
+};
+
+// The A/A comparisons of a mode: for ordinary modes every pair (i < j) of baseline runs per
+// instance, C(K,2) x instances; for `ab` side 0 against side 1 of every run, K x instances.
+struct Comparison {
+  std::size_t instance = 0;
+  const std::vector<double>* x = nullptr;
+  const std::vector<double>* y = nullptr;
+};
+std::vector<Comparison> aa_comparisons(const ModeRuns& mode, std::size_t n_instances, std::size_t* skipped = nullptr);
+
+// A detected slowdown: two-sided Brunner-Munzel p < alpha and y tending larger than x (the same
+// rule as stats::slowdown_power).
+bool slowdown_detected(const std::vector<double>& x, const std::vector<double>& y, double alpha);
+
+// Throws std::invalid_argument when a run's instance count differs from input.instances.
+CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& options = {});
+
+// The n grid of power curves: 2, 3, 4, 6, 8, 12, ... up to max_n.
+std::vector<std::size_t> power_curve_grid(std::size_t max_n);
+
+nlohmann::json to_json(const CalibrationResult& result);
+
+}  // namespace isobench::orchestrator::calibration

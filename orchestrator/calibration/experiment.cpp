@@ -1,0 +1,318 @@
+#include "orchestrator/calibration/experiment.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+
+#include "orchestrator/commands/run_command.hpp"
+#include "orchestrator/plan.hpp"
+#include "orchestrator/progress.hpp"
+#include "orchestrator/run_directory.hpp"
+#include "orchestrator/sample_journal.hpp"
+
+namespace fs = std::filesystem;
+
+namespace isobench::orchestrator::calibration {
+
+namespace {
+
+template <class T>
+void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+template <class T>
+void get(const nlohmann::json& j, const char* key, std::optional<T>& v) {
+  if (j.contains(key)) v = j.at(key).get<T>();
+}
+
+nlohmann::json overrides_json(const SettingsOverrides& o) {
+  nlohmann::json j = nlohmann::json::object();
+  put(j, "samples", o.samples);
+  put(j, "warmup", o.warmup);
+  put(j, "inner", o.inner);
+  put(j, "min_sample_time_ms", o.min_sample_time_ms);
+  put(j, "statistic", o.statistic);
+  put(j, "isolation", o.isolation);
+  put(j, "per", o.per);
+  put(j, "seed", o.seed);
+  put(j, "timer", o.timer);
+  put(j, "cold_cache", o.cold_cache);
+  put(j, "rotate_buffers", o.rotate_buffers);
+  put(j, "blocking_kernel", o.blocking_kernel);
+  put(j, "slowdown_pct", o.slowdown_pct);
+  return j;
+}
+
+SettingsOverrides overrides_from_json(const nlohmann::json& j) {
+  SettingsOverrides o;
+  get(j, "samples", o.samples);
+  get(j, "warmup", o.warmup);
+  get(j, "inner", o.inner);
+  get(j, "min_sample_time_ms", o.min_sample_time_ms);
+  get(j, "statistic", o.statistic);
+  get(j, "isolation", o.isolation);
+  get(j, "per", o.per);
+  get(j, "seed", o.seed);
+  get(j, "timer", o.timer);
+  get(j, "cold_cache", o.cold_cache);
+  get(j, "rotate_buffers", o.rotate_buffers);
+  get(j, "blocking_kernel", o.blocking_kernel);
+  get(j, "slowdown_pct", o.slowdown_pct);
+  return o;
+}
+
+std::string pct_text(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", pct);
+  return buf;
+}
+
+// The run's status from run.json; "" when the run has not started.
+std::string run_status(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir) / "run.json", ec)) return "";
+  try {
+    return RunDirectory::open(dir).read_json("run.json").value("status", "unknown");
+  } catch (const std::exception&) {
+    return "unknown";
+  }
+}
+
+RunCommandOptions run_options(const ExperimentSpec& spec, const PlannedRun& run) {
+  RunCommandOptions o;
+  o.sweep_path = (fs::path(spec.dir) / "sweep.yaml").string();
+  o.device = spec.device;
+  o.gpu = spec.gpu;
+  o.worker = spec.worker;
+  o.worker_timeout_s = spec.worker_timeout_s;
+  o.retries = spec.retries;
+  o.prestart = spec.prestart;
+  o.format = "none";
+  o.quiet = true;
+  o.overrides = spec.overrides;
+  o.overrides.slowdown_pct = run.slowdown_pct;  // A/A runs: none, even if the sweep sets one
+  o.command_line = {"orchestrate", "calibrate", "(in-process run of " + run.label() + ")"};
+  if (run.mode == "sequential" || run.mode == "interleave") {
+    o.overrides.isolation = run.mode;
+  } else {
+    o.overrides.isolation = "process";
+    o.overrides.per = run.mode == "process-sample" ? "sample" : "batch";
+  }
+  if (run.mode == "ab") {
+    o.ab = true;
+    o.baseline = o.candidate = spec.worker.empty() ? default_worker_path() : spec.worker;
+  }
+  return o;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_modes() {
+  static const std::vector<std::string> modes = {"sequential", "interleave", "process", "process-sample", "ab"};
+  return modes;
+}
+
+nlohmann::json ExperimentSpec::measurement_json() const {
+  return {{"device", device}, {"gpu", gpu}, {"worker", worker}, {"overrides", overrides_json(overrides)}};
+}
+
+nlohmann::json ExperimentSpec::to_json() const {
+  const auto& a = analysis;
+  return {{"schema_version", kExperimentSchemaVersion},
+          {"sweep_path", sweep_path},
+          {"sweep_name", sweep_name},
+          {"modes", modes},
+          {"runs", runs},
+          {"real_slowdowns", real_slowdowns},
+          {"measurement", measurement_json()},
+          {"worker_timeout_s", worker_timeout_s},
+          {"retries", retries},
+          {"prestart", prestart},
+          {"analysis",
+           {{"target_power", a.target_power},
+            {"target_delta", a.target_delta},
+            {"target_alpha", a.target_alpha},
+            {"max_n", a.max_n},
+            {"power_repetitions", a.power_repetitions}}}};
+}
+
+ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
+  try {
+    check_schema_version(j, "experiment.json");
+    ExperimentSpec s;
+    s.sweep_path = j.at("sweep_path").get<std::string>();
+    s.sweep_name = j.at("sweep_name").get<std::string>();
+    s.modes = j.at("modes").get<std::vector<std::string>>();
+    s.runs = j.at("runs").get<int>();
+    s.real_slowdowns = j.at("real_slowdowns").get<std::vector<double>>();
+    const auto& m = j.at("measurement");
+    s.device = m.at("device").get<std::string>();
+    s.gpu = m.at("gpu").get<int>();
+    s.worker = m.at("worker").get<std::string>();
+    s.overrides = overrides_from_json(m.at("overrides"));
+    s.worker_timeout_s = j.at("worker_timeout_s").get<double>();
+    s.retries = j.at("retries").get<int>();
+    s.prestart = j.value("prestart", -1);
+    const auto& a = j.at("analysis");
+    s.analysis.target_power = a.at("target_power").get<double>();
+    s.analysis.target_delta = a.at("target_delta").get<double>();
+    s.analysis.target_alpha = a.at("target_alpha").get<double>();
+    s.analysis.max_n = a.at("max_n").get<std::size_t>();
+    s.analysis.power_repetitions = a.at("power_repetitions").get<std::size_t>();
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("experiment.json: ") + e.what());
+  }
+}
+
+std::string PlannedRun::label() const {
+  return mode + (slowdown_pct > 0 ? "/slowdown-" + pct_text(slowdown_pct) : "") + "/run-" + std::to_string(k);
+}
+
+std::vector<PlannedRun> planned_runs(const ExperimentSpec& spec) {
+  std::vector<PlannedRun> runs;
+  for (const auto& mode : spec.modes) {
+    for (int k = 0; k < spec.runs; ++k) runs.push_back({mode, 0, k, ""});
+    if (mode == "ab") continue;  // one build on both sides: no side can be slowed alone
+    for (double pct : spec.real_slowdowns)
+      for (int k = 0; k < spec.runs; ++k) runs.push_back({mode, pct, k, ""});
+  }
+  for (auto& r : runs) r.dir = (fs::path(spec.dir) / r.label()).string();
+  return runs;
+}
+
+ExperimentOutcome run_experiment(const ExperimentSpec& spec, bool quiet) {
+  ExperimentOutcome outcome;
+  const auto runs = planned_runs(spec);
+  std::vector<const PlannedRun*> todo;
+  for (const auto& r : runs) {
+    if (run_status(r.dir) == "complete")
+      ++outcome.skipped;
+    else
+      todo.push_back(&r);
+  }
+  if (!quiet)
+    std::cerr << "calibrate: " << runs.size() << " runs, " << outcome.skipped << " already complete, "
+              << todo.size() << " to run\n";
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    const PlannedRun& run = *todo[i];
+    auto options = run_options(spec, run);
+    const std::string status = run_status(run.dir);
+    std::error_code ec;
+    if (!status.empty()) {
+      options.resume_dir = run.dir;
+    } else if (fs::exists(run.dir, ec) && !fs::exists(fs::path(run.dir) / "samples.jsonl", ec)) {
+      // Stopped between creating the directory and its first run.json: nothing measured yet.
+      fs::remove_all(run.dir, ec);
+    }
+    if (options.resume_dir.empty()) {
+      options.out_dir = run.dir;
+      fs::create_directories(fs::path(run.dir).parent_path(), ec);
+    }
+    const auto run_start = std::chrono::steady_clock::now();
+    const int rc = run_command(options);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (rc == 130) {
+      outcome.exit_code = 130;
+      return outcome;
+    }
+    if (rc == 2) {
+      outcome.exit_code = 2;
+      return outcome;
+    }
+    ++outcome.ran;
+    const bool complete = run_status(run.dir) == "complete";
+    if (!complete) ++outcome.incomplete;
+    if (!quiet) {
+      const std::size_t left = todo.size() - i - 1;
+      std::cerr << "calibrate: [" << (outcome.skipped + i + 1) << "/" << runs.size() << "] " << run.label() << " "
+                << (complete ? "complete" : "NOT complete (exit " + std::to_string(rc) + ")") << " in "
+                << format_duration(took) << "; " << left << " left, ETA "
+                << format_duration(elapsed / static_cast<double>(i + 1) * static_cast<double>(left)) << "\n";
+    }
+  }
+  if (outcome.incomplete) outcome.exit_code = 3;
+  return outcome;
+}
+
+void write_calibration_file(const std::string& dir, const std::string& name, const std::string& text) {
+  const fs::path target = fs::path(dir) / name;
+  const fs::path temporary = fs::path(dir) / ("." + name + ".tmp");
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(temporary.string() + ": cannot write");
+  }
+  fs::rename(temporary, target);
+}
+
+nlohmann::json read_calibration_json(const std::string& dir, const std::string& name) {
+  const fs::path path = fs::path(dir) / name;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path.string() + ": cannot read");
+  try {
+    return nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  }
+}
+
+CalibrationInput load_input(const ExperimentSpec& spec) {
+  CalibrationInput input;
+  std::map<std::string, std::size_t> index;  // instance id -> position in input.instances
+  std::map<std::string, std::size_t> mode_index;
+  for (const auto& mode : spec.modes) {
+    mode_index[mode] = input.modes.size();
+    input.modes.push_back({mode, mode == "ab", {}, {}});
+  }
+  for (const auto& run : planned_runs(spec)) {
+    std::error_code ec;
+    if (!fs::exists(fs::path(run.dir) / "plan.json", ec) || !fs::exists(fs::path(run.dir) / "run.json", ec)) continue;
+    const auto dir = RunDirectory::open(run.dir);
+    const Plan plan = Plan::from_json(dir.read_json("plan.json"));
+    if (input.device.empty()) input.device = plan.device;
+    for (const auto& p : plan.instances)
+      if (index.emplace(p.worker.id, input.instances.size()).second) input.instances.push_back({p.worker.id, p.family});
+    RunData data;
+    data.values.resize(plan.instances.size());  // grown below once every run is read
+    if (fs::exists(dir.file("samples.jsonl"), ec)) {
+      for (const auto& s : read_journal(dir.file("samples.jsonl")).samples) {
+        const std::size_t i = index.at(s.instance);
+        if (data.values.size() <= i) data.values.resize(i + 1);
+        data.values[i][s.side < 2 ? s.side : 1].push_back(s.value);
+      }
+    }
+    const auto info = dir.read_json("run.json");
+    data.wall_seconds = info.value("wall_seconds", 0.0);
+    data.samples_recorded = info.value("samples_recorded", std::size_t{0});
+    data.workers_started = info.value("workers_started", std::size_t{0});
+    auto& mode = input.modes[mode_index.at(run.mode)];
+    if (run.slowdown_pct == 0) {
+      mode.baseline.push_back(std::move(data));
+    } else {
+      auto it = std::find_if(mode.slowdowns.begin(), mode.slowdowns.end(),
+                             [&](const SlowdownRuns& s) { return s.pct == run.slowdown_pct; });
+      if (it == mode.slowdowns.end()) it = mode.slowdowns.insert(mode.slowdowns.end(), {run.slowdown_pct, {}});
+      it->runs.push_back(std::move(data));
+    }
+  }
+  // Every run holds a slot for every instance seen in any run.
+  for (auto& mode : input.modes) {
+    for (auto& r : mode.baseline) r.values.resize(input.instances.size());
+    for (auto& s : mode.slowdowns)
+      for (auto& r : s.runs) r.values.resize(input.instances.size());
+  }
+  return input;
+}
+
+}  // namespace isobench::orchestrator::calibration

@@ -1,0 +1,338 @@
+#include "orchestrator/calibration/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "orchestrator/calibration/svg_chart.hpp"
+
+namespace isobench::orchestrator::calibration {
+
+namespace {
+
+std::string fmt(const char* spec, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+std::string percent(double share) { return fmt(share * 100 < 1 && share > 0 ? "%.2f%%" : "%.1f%%", share * 100); }
+
+std::string alpha_text(double alpha) { return fmt("%g", alpha); }
+
+std::string rate_cell(const RateCell& c, bool with_expected) {
+  std::string s = percent(c.interval.estimate) + " [" + percent(c.interval.lower) + ", " +
+                  percent(c.interval.upper) + "]";
+  if (with_expected) s += " (" + std::to_string(c.hits) + " vs " + fmt("%.2g", c.expected) + ")";
+  return s;
+}
+
+const RateCell* at_alpha(const std::vector<RateCell>& cells, double alpha) {
+  for (const auto& c : cells)
+    if (c.alpha == alpha) return &c;
+  return nullptr;
+}
+
+// 1, 2, 2.5, 5 times a power of ten, at or above v.
+double nice_ceiling(double v) {
+  if (v <= 0) return 1;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * magnitude >= v * (1 - 1e-12)) return m * magnitude;
+  return 10 * magnitude;
+}
+
+std::vector<std::pair<double, std::string>> linear_ticks(double max, int count, const char* spec) {
+  std::vector<std::pair<double, std::string>> ticks;
+  for (int i = 0; i <= count; ++i) {
+    const double v = max * i / count;
+    ticks.emplace_back(v, fmt(spec, v));
+  }
+  return ticks;
+}
+
+std::vector<std::pair<double, std::string>> percent_ticks_0_100() { return linear_ticks(100, 5, "%.0f"); }
+
+// The lowest delta detected in at least the target share of comparisons, or -1.
+double smallest_detected_delta(const ModeResult& m, double alpha, double target) {
+  for (const auto& row : m.scaled_power)
+    if (const auto* c = at_alpha(row.by_alpha, alpha); c && c->interval.estimate >= target) return row.delta;
+  return -1;
+}
+
+}  // namespace
+
+double smallest_p_value(std::size_t n) {
+  if (n < 2) return 1;
+  // C(2n, n) in floating point: exact enough for a threshold, and no overflow for large n.
+  const double log_choose = std::lgamma(2.0 * n + 1) - 2 * std::lgamma(static_cast<double>(n) + 1);
+  return std::min(1.0, 2 * std::exp(-log_choose));
+}
+
+std::string fpr_table_markdown(const CalibrationResult& r) {
+  std::ostringstream s;
+  s << "| mode | comparisons |";
+  for (double a : r.options.alphas) s << " FPR at alpha " << alpha_text(a) << " [95% CI] (hits vs expected) |";
+  s << "\n| --- | --- |";
+  for (std::size_t i = 0; i < r.options.alphas.size(); ++i) s << " --- |";
+  s << "\n";
+  for (const auto& m : r.modes) {
+    s << "| " << m.mode << " | " << (m.fpr.empty() ? 0 : m.fpr.front().trials) << " |";
+    for (const auto& c : m.fpr) s << " " << rate_cell(c, true) << " |";
+    s << "\n";
+  }
+  return s.str();
+}
+
+std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx) {
+  const auto& o = r.options;
+  std::ostringstream s;
+  s << "# Calibration of `" << ctx.sweep_name << "`\n\n";
+  s << "Device: " << ctx.device << ". " << r.instances << " benchmark instances, " << ctx.runs_per_mode
+    << " identical (A/A) runs per mode. Ordinary modes compare every pair of runs per instance (C(K,2) x "
+       "instances comparisons); `ab` compares side 0 with side 1 of the same build inside each run (K x "
+       "instances). Test: two-sided Brunner-Munzel. Intervals are Wilson 95%.\n\n";
+
+  s << "## False-positive rate (A/A)\n\n"
+    << "Share of A/A comparisons flagged as different. A mode that holds its level flags about alpha of them; "
+       "\"hits vs expected\" sets the count against alpha x comparisons.\n\n";
+  s << fpr_table_markdown(r) << "\n";
+
+  s << "### Per kernel family\n\n| mode | family |";
+  for (double a : o.alphas) s << " alpha " << alpha_text(a) << " |";
+  s << "\n| --- | --- |";
+  for (std::size_t i = 0; i < o.alphas.size(); ++i) s << " --- |";
+  s << "\n";
+  for (const auto& m : r.modes)
+    for (const auto& f : m.fpr_by_family) {
+      s << "| " << m.mode << " | " << f.family << " |";
+      for (const auto& c : f.by_alpha) s << " " << rate_cell(c, true) << " |";
+      s << "\n";
+    }
+
+  s << "\n## Power\n\n### Samples scaled by 1+delta (alpha " << alpha_text(o.target_alpha) << ")\n\n"
+    << "Each A/A comparison once with either side multiplied by 1+delta; detected = p < alpha and the slowed "
+       "side larger. Other alphas are in calibration.json.\n\n| mode |";
+  for (double d : o.deltas) s << " delta " << fmt("%g", d * 100) << "% |";
+  s << "\n| --- |";
+  for (std::size_t i = 0; i < o.deltas.size(); ++i) s << " --- |";
+  s << "\n";
+  for (const auto& m : r.modes) {
+    s << "| " << m.mode << " |";
+    for (const auto& row : m.scaled_power)
+      if (const auto* c = at_alpha(row.by_alpha, o.target_alpha)) s << " " << rate_cell(*c, false) << " |";
+    s << "\n";
+  }
+
+  s << "\n### Real injected slowdowns\n\n";
+  if (ctx.real_slowdowns.empty()) {
+    s << "None measured (add `--real-slowdown PCT`).\n";
+  } else {
+    s << "K runs per mode with `--slowdown-pct`, each compared with every A/A run of the mode, per instance.\n\n"
+      << "| mode | slowdown |";
+    for (double a : o.alphas) s << " detected at alpha " << alpha_text(a) << " |";
+    s << "\n| --- | --- |";
+    for (std::size_t i = 0; i < o.alphas.size(); ++i) s << " --- |";
+    s << "\n";
+    for (const auto& m : r.modes) {
+      if (m.within_run) {
+        s << "| " << m.mode << " | - | not measured: an A/A `ab` run has one build on both sides, so no side can "
+                               "be made slower alone |";
+        for (std::size_t i = 1; i < o.alphas.size(); ++i) s << " |";
+        s << "\n";
+        continue;
+      }
+      for (const auto& row : m.real_power) {
+        s << "| " << m.mode << " | " << fmt("%g", row.delta * 100) << "% |";
+        for (const auto& c : row.by_alpha) s << " " << rate_cell(c, false) << " |";
+        s << "\n";
+      }
+    }
+  }
+
+  s << "\n## Samples needed\n\nSmallest n per side that detects a " << fmt("%g", o.target_delta * 100)
+    << "% slowdown in " << fmt("%g", o.target_power * 100) << "% of simulated comparisons at alpha "
+    << alpha_text(o.target_alpha) << " (" << o.power_repetitions
+    << " repetitions per n), drawing from each instance's samples pooled over the mode's A/A runs. The "
+       "recommended n is the largest over instances.\n\n| mode | recommended n | per instance |\n| --- | --- | --- |\n";
+  for (const auto& m : r.modes) {
+    std::size_t lo = 0, hi = 0, missing = 0;
+    for (const auto& x : m.sample_sizes) {
+      if (x.n == 0) {
+        ++missing;
+        continue;
+      }
+      lo = lo == 0 ? x.n : std::min(lo, x.n);
+      hi = std::max(hi, x.n);
+    }
+    s << "| " << m.mode << " | "
+      << (m.recommended_n ? std::to_string(m.recommended_n) : "> " + std::to_string(o.max_n)) << " | ";
+    if (hi) s << lo << ".." << hi;
+    if (missing) s << (hi ? "; " : "") << missing << " instance(s) not reached by n = " << o.max_n;
+    s << " |\n";
+  }
+
+  s << "\n## Cost\n\nOver the K A/A runs of each mode (run.json).\n\n"
+    << "| mode | runs | wall time | samples | workers started | time per sample |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& m : r.modes)
+    s << "| " << m.mode << " | " << m.cost.runs << " | " << fmt("%.1f s", m.cost.wall_seconds) << " | "
+      << m.cost.samples << " | " << m.cost.workers << " | " << fmt("%.2f ms", m.cost.seconds_per_sample * 1e3)
+      << " |\n";
+
+  s << "\n## Reading\n\n";
+  const double a0 = o.target_alpha;
+  for (const auto& m : r.modes) {
+    const auto* c = at_alpha(m.fpr, a0);
+    if (!c || c->trials == 0) {
+      s << "- `" << m.mode << "`: no comparison could be made (too few samples).\n";
+      continue;
+    }
+    s << "- `" << m.mode << "`: " << c->hits << " of " << c->trials << " A/A comparisons flagged at alpha "
+      << alpha_text(a0) << " (" << percent(c->interval.estimate) << ", " << fmt("%.2g", c->expected)
+      << " expected). ";
+    if (c->interval.lower > a0)
+      s << "Even the low end of its interval is above alpha: this mode calls noise a regression; do not trust "
+           "its verdicts at this alpha.";
+    else if (c->interval.upper < a0)
+      s << "Its interval lies below alpha: the test is conservative here.";
+    else
+      s << "Consistent with alpha (the interval holds it)";
+    if (c->interval.lower <= a0 && c->interval.upper >= a0) {
+      if (c->interval.upper > 10 * a0)
+        s << ", but the interval is wide: more runs (--runs) would narrow it.";
+      else
+        s << ".";
+    }
+    const double d = smallest_detected_delta(m, a0, o.target_power);
+    if (d > 0)
+      s << " Detects a " << fmt("%g", d * 100) << "% slowdown in " << fmt("%g", o.target_power * 100)
+        << "% of scaled comparisons or more.";
+    else
+      s << " Detects none of the scaled slowdowns (up to " << fmt("%g", o.deltas.empty() ? 0 : o.deltas.back() * 100)
+        << "%) in " << fmt("%g", o.target_power * 100) << "% of comparisons at this sample count.";
+    if (m.recommended_n)
+      s << " Needs n = " << m.recommended_n << " samples per side for " << fmt("%g", o.target_delta * 100)
+        << "% (about " << fmt("%.2g", m.recommended_n * m.cost.seconds_per_sample) << " s per instance and side at "
+        << "its measured cost).";
+    s << "\n";
+    if (m.samples_per_side && smallest_p_value(m.samples_per_side) >= a0)
+      s << "  With " << m.samples_per_side << " samples per side even complete separation gives p = "
+        << fmt("%.2g", smallest_p_value(m.samples_per_side)) << ", not below alpha " << alpha_text(a0)
+        << ": only quirks of the small-sample t approximation can flag anything, so the false-positive rate "
+           "and power at this alpha say little. Take more samples (--samples).\n";
+  }
+  const ModeResult* ab = nullptr;
+  const ModeResult* best_apart = nullptr;
+  for (const auto& m : r.modes) {
+    const auto* c = at_alpha(m.fpr, a0);
+    if (!c || c->trials == 0) continue;
+    if (m.within_run)
+      ab = &m;
+    else if (!best_apart || c->interval.estimate < at_alpha(best_apart->fpr, a0)->interval.estimate)
+      best_apart = &m;
+  }
+  if (ab && best_apart) {
+    const double in_run = at_alpha(ab->fpr, a0)->interval.estimate;
+    const double apart = at_alpha(best_apart->fpr, a0)->interval.estimate;
+    s << "- Interleaving both sides in one run (`ab`) gives " << percent(in_run) << " false positives at alpha "
+      << alpha_text(a0) << " against " << percent(apart) << " for the best mode compared across runs (`"
+      << best_apart->mode << "`)";
+    if (in_run < apart)
+      s << ": this is what taking A and B in one window buys. For regression checks use `orchestrate ab`.\n";
+    else
+      s << ": on this machine and sweep, interleaving buys nothing measurable at this alpha (compare the "
+           "intervals; more runs narrow them).\n";
+  }
+  s << "- The power simulation draws samples independently from the pooled values; where runs drift (a high "
+       "false-positive rate), real comparisons across runs behave worse than this, so trust the sample count "
+       "only for modes whose false-positive rate holds alpha.\n";
+  s << "\nCharts: `fpr.svg`, `power_delta.svg`, `power_n.svg`. Every number: `calibration.json`.\n";
+  return s.str();
+}
+
+std::string fpr_chart_svg(const CalibrationResult& r) {
+  BarChart chart;
+  chart.title = "False-positive rate of A/A comparisons per isolation mode";
+  chart.x_label = "isolation mode";
+  chart.y_label = "false-positive rate (% of A/A comparisons)";
+  chart.legend_bar = "observed rate";
+  chart.legend_error = "Wilson 95% interval";
+  chart.legend_reference = "alpha (ideal rate)";
+  for (std::size_t a = 0; a < r.options.alphas.size(); ++a) {
+    const double alpha = r.options.alphas[a];
+    BarPanel panel;
+    panel.title = "alpha = " + alpha_text(alpha);
+    double top = alpha * 100 * 1.5;
+    for (const auto& m : r.modes) {
+      const auto* c = at_alpha(m.fpr, alpha);
+      panel.categories.push_back(m.mode);
+      panel.values.push_back(c ? c->interval.estimate * 100 : 0);
+      panel.lower.push_back(c ? c->interval.lower * 100 : 0);
+      panel.upper.push_back(c ? c->interval.upper * 100 : 0);
+      top = std::max(top, panel.upper.back());
+    }
+    panel.y_max = nice_ceiling(top);
+    panel.y_ticks = linear_ticks(panel.y_max, 5, panel.y_max < 1 ? "%.2f" : panel.y_max < 10 ? "%.1f" : "%.0f");
+    panel.reference = {alpha * 100, "alpha " + fmt("%g", alpha * 100) + "%"};
+    chart.panels.push_back(panel);
+  }
+  return render_svg(chart);
+}
+
+std::string power_delta_chart_svg(const CalibrationResult& r) {
+  const auto& o = r.options;
+  LineChart chart;
+  chart.title = "Power to detect a slowdown (alpha " + alpha_text(o.target_alpha) + ")";
+  double lo = 100, hi = 0;
+  for (double d : o.deltas) {
+    lo = std::min(lo, d * 100);
+    hi = std::max(hi, d * 100);
+  }
+  for (const auto& m : r.modes)
+    for (const auto& row : m.real_power) {
+      lo = std::min(lo, row.delta * 100);
+      hi = std::max(hi, row.delta * 100);
+    }
+  if (hi <= lo) hi = lo * 2;
+  chart.x = {"slowdown delta (%, log scale)", lo / 1.25, hi * 1.25, true, {}};
+  for (double d : o.deltas) chart.x.ticks.emplace_back(d * 100, fmt("%g", d * 100));
+  chart.y = {"slowdowns detected (% of comparisons)", 0, 100, false, percent_ticks_0_100()};
+  for (const auto& m : r.modes) {
+    LineSeries series{m.mode + " (scaled)", {}, false};
+    for (const auto& row : m.scaled_power)
+      if (const auto* c = at_alpha(row.by_alpha, o.target_alpha)) series.points.emplace_back(row.delta * 100, c->interval.estimate * 100);
+    chart.series.push_back(series);
+  }
+  // Real slowdowns: dashed, in the colour of their mode's scaled series.
+  for (std::size_t i = 0; i < r.modes.size(); ++i) {
+    const auto& m = r.modes[i];
+    if (m.real_power.empty()) continue;
+    LineSeries series{m.mode + " (real)", {}, true, static_cast<int>(i)};
+    for (const auto& row : m.real_power)
+      if (const auto* c = at_alpha(row.by_alpha, o.target_alpha)) series.points.emplace_back(row.delta * 100, c->interval.estimate * 100);
+    chart.series.push_back(series);
+  }
+  chart.references.push_back({o.target_power * 100, "target power " + fmt("%g", o.target_power * 100) + "%"});
+  return render_svg(chart);
+}
+
+std::string power_n_chart_svg(const CalibrationResult& r) {
+  const auto& o = r.options;
+  LineChart chart;
+  chart.title = "Power vs samples per side (" + fmt("%g", o.target_delta * 100) + "% slowdown, alpha " +
+                alpha_text(o.target_alpha) + ")";
+  const double max_n = static_cast<double>(std::max<std::size_t>(o.max_n, 4));
+  chart.x = {"samples per side n (log scale)", 2, max_n, true, {}};
+  for (double n = 2; n <= max_n; n *= 2) chart.x.ticks.emplace_back(n, fmt("%g", n));
+  chart.y = {"slowdowns detected (% of simulated comparisons)", 0, 100, false, percent_ticks_0_100()};
+  for (const auto& m : r.modes) {
+    LineSeries series{m.mode, {}, false};
+    for (const auto& p : m.power_curve) series.points.emplace_back(static_cast<double>(p.n), p.power * 100);
+    chart.series.push_back(series);
+  }
+  chart.references.push_back({o.target_power * 100, "target power " + fmt("%g", o.target_power * 100) + "%"});
+  return render_svg(chart);
+}
+
+}  // namespace isobench::orchestrator::calibration

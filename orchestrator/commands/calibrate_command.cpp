@@ -1,0 +1,267 @@
+#include "orchestrator/commands/calibrate_command.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "orchestrator/calibration/analysis.hpp"
+#include "orchestrator/calibration/experiment.hpp"
+#include "orchestrator/calibration/report.hpp"
+#include "orchestrator/interrupt.hpp"
+#include "orchestrator/run_directory.hpp"
+#include "orchestrator/sweep.hpp"
+
+namespace fs = std::filesystem;
+
+namespace isobench::orchestrator {
+
+namespace {
+
+using namespace calibration;
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct CalibrateArgs {
+  std::string sweep, resume, out;
+  std::string modes = "sequential,interleave,process,ab";
+  int runs = 5;
+  std::vector<double> real_slowdowns;
+  double target_power_pct = 90, target_delta_pct = 5, target_alpha = 0.001;
+  std::size_t max_n = 512, power_repetitions = 1000;
+  std::string device = "auto";
+  int gpu = 0;
+  std::string worker;
+  double worker_timeout_s = 120;
+  int retries = 2;
+  int prestart = -1;
+  bool quiet = false;
+  SettingsOverrides overrides;
+};
+
+template <class T>
+void add_override(CLI::App& app, const std::string& flag, std::optional<T>& field, const std::string& help) {
+  app.add_option_function<T>(flag, [&field](const T& v) { field = v; }, help);
+}
+
+std::vector<std::string> split_modes(const std::string& text) {
+  std::vector<std::string> modes;
+  std::stringstream in(text);
+  std::string mode;
+  while (std::getline(in, mode, ',')) {
+    if (std::find(known_modes().begin(), known_modes().end(), mode) == known_modes().end())
+      throw BadInput("calibrate: --modes: unknown mode '" + mode +
+                     "' (known: sequential, interleave, process, process-sample, ab)");
+    if (std::find(modes.begin(), modes.end(), mode) != modes.end())
+      throw BadInput("calibrate: --modes: '" + mode + "' given twice");
+    modes.push_back(mode);
+  }
+  if (modes.empty()) throw BadInput("calibrate: --modes: give at least one mode");
+  return modes;
+}
+
+ExperimentSpec spec_from_args(const CalibrateArgs& a) {
+  if (a.runs < 2) throw BadInput("calibrate: --runs must be at least 2 (A/A pairs need two runs)");
+  for (double p : a.real_slowdowns)
+    if (!(p > 0)) throw BadInput("calibrate: --real-slowdown must be a positive percentage");
+  if (!(a.target_power_pct > 0 && a.target_power_pct < 100))
+    throw BadInput("calibrate: --target-power must be a percentage in (0, 100)");
+  if (!(a.target_delta_pct > 0)) throw BadInput("calibrate: --target-delta must be a positive percentage");
+  if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw BadInput("calibrate: --target-alpha must be in (0, 1)");
+  if (a.max_n < 2) throw BadInput("calibrate: --max-n must be at least 2");
+  if (a.power_repetitions == 0) throw BadInput("calibrate: --power-repetitions must be at least 1");
+  if (a.overrides.samples && *a.overrides.samples < 2) throw BadInput("calibrate: --samples must be at least 2");
+  ExperimentSpec s;
+  s.sweep_path = a.sweep;
+  s.modes = split_modes(a.modes);
+  s.runs = a.runs;
+  s.real_slowdowns = a.real_slowdowns;
+  std::sort(s.real_slowdowns.begin(), s.real_slowdowns.end());
+  s.real_slowdowns.erase(std::unique(s.real_slowdowns.begin(), s.real_slowdowns.end()), s.real_slowdowns.end());
+  s.device = a.device;
+  s.gpu = a.gpu;
+  s.worker = a.worker.empty() ? "" : fs::absolute(a.worker).string();
+  s.worker_timeout_s = a.worker_timeout_s;
+  s.retries = a.retries;
+  s.prestart = a.prestart;
+  s.overrides = a.overrides;
+  s.analysis.target_power = a.target_power_pct / 100;
+  s.analysis.target_delta = a.target_delta_pct / 100;
+  s.analysis.target_alpha = a.target_alpha;
+  s.analysis.max_n = a.max_n;
+  s.analysis.power_repetitions = a.power_repetitions;
+  if (std::find(s.analysis.alphas.begin(), s.analysis.alphas.end(), s.analysis.target_alpha) == s.analysis.alphas.end()) {
+    s.analysis.alphas.push_back(s.analysis.target_alpha);
+    std::sort(s.analysis.alphas.begin(), s.analysis.alphas.end());
+  }
+  return s;
+}
+
+bool directory_has_files(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir, ec) && !fs::is_empty(dir, ec);
+}
+
+// Prepares the calibration directory; returns true when this invocation created it.
+bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
+  if (!args.resume.empty()) {
+    if (!args.sweep.empty()) throw BadInput("calibrate: give a sweep file or --resume DIR, not both");
+    spec.dir = args.resume;
+    std::error_code ec;
+    if (!fs::exists(fs::path(spec.dir) / "experiment.json", ec))
+      throw BadInput("calibrate: " + spec.dir + ": not a calibration directory (no experiment.json)");
+    try {
+      spec = ExperimentSpec::from_json(read_calibration_json(spec.dir, "experiment.json"));
+    } catch (const std::exception& e) {
+      throw BadInput("calibrate: " + spec.dir + ": " + e.what());
+    }
+    spec.dir = args.resume;
+    return false;
+  }
+  if (args.sweep.empty()) throw BadInput("calibrate: give a sweep file (or --resume DIR); see --help");
+  spec = spec_from_args(args);
+  const Sweep sweep = load_sweep(args.sweep, spec.overrides);  // every problem before anything runs
+  spec.sweep_name = sweep.name;
+  spec.dir = args.out.empty() ? "runs/calibrate-" + sweep.name + "-" + compact_utc_timestamp() : args.out;
+  std::error_code ec;
+  if (fs::exists(fs::path(spec.dir) / "experiment.json", ec)) {
+    // Re-running on a directory: the measurement must be the same; modes, K and slowdowns may grow.
+    const auto stored = ExperimentSpec::from_json(read_calibration_json(spec.dir, "experiment.json"));
+    std::ifstream in(fs::path(spec.dir) / "sweep.yaml");
+    const std::string stored_sweep((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (stored.measurement_json() != spec.measurement_json() || stored_sweep != sweep.source_text)
+      throw BadInput("calibrate: " + spec.dir +
+                     " holds a calibration with another sweep or other measurement settings; use another --out");
+    write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
+    return false;
+  }
+  if (directory_has_files(spec.dir))
+    throw BadInput("calibrate: " + spec.dir + " exists and is not a calibration directory");
+  fs::create_directories(spec.dir);
+  write_calibration_file(spec.dir, "sweep.yaml", sweep.source_text);
+  write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
+  return true;
+}
+
+void write_outputs(const ExperimentSpec& spec, const CalibrationInput& input, const CalibrationResult& result) {
+  auto j = to_json(result);
+  j["sweep"] = spec.sweep_name;
+  j["device"] = input.device;
+  j["runs_per_mode"] = spec.runs;
+  j["real_slowdowns_pct"] = spec.real_slowdowns;
+  j["created"] = utc_timestamp();
+  write_calibration_file(spec.dir, "calibration.json", j.dump(2) + "\n");
+  const ReportContext context{spec.sweep_name, input.device, static_cast<std::size_t>(spec.runs), spec.real_slowdowns};
+  write_calibration_file(spec.dir, "report.md", report_markdown(result, context));
+  write_calibration_file(spec.dir, "fpr.svg", fpr_chart_svg(result));
+  write_calibration_file(spec.dir, "power_delta.svg", power_delta_chart_svg(result));
+  write_calibration_file(spec.dir, "power_n.svg", power_n_chart_svg(result));
+}
+
+int calibrate(const CalibrateArgs& args) {
+  install_interrupt_handlers();
+  ExperimentSpec spec;
+  const bool created = prepare_directory(spec, args);
+  if (!args.quiet) std::cerr << "calibration directory: " << spec.dir << "\n";
+  const auto outcome = run_experiment(spec, args.quiet);
+  if (outcome.exit_code == 2) {
+    // The first run refused its input (run_command said why): leave nothing behind.
+    if (created && outcome.ran == 0 && outcome.skipped == 0) fs::remove_all(spec.dir);
+    return 2;
+  }
+  if (outcome.exit_code == 130) {
+    std::cerr << "calibrate: interrupted; finish with: orchestrate calibrate --resume " << spec.dir << "\n";
+    return 130;
+  }
+  const auto input = load_input(spec);
+  const auto result = analyse(input, spec.analysis);
+  write_outputs(spec, input, result);
+  std::cout << fpr_table_markdown(result);
+  if (!args.quiet) std::cerr << "calibrate: report in " << spec.dir << "/report.md\n";
+  if (outcome.exit_code == 3)
+    std::cerr << "calibrate: " << outcome.incomplete << " runs are not complete; the analysis used what they hold. "
+              << "Retry them with: orchestrate calibrate --resume " << spec.dir << "\n";
+  return outcome.exit_code;
+}
+
+}  // namespace
+
+void register_calibrate_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "A/A calibration: K identical runs per isolation mode; false-positive rate of every pair of runs "
+      "(Brunner-Munzel, alpha 0.001/0.01/0.05, Wilson intervals), power to detect slowdowns, samples needed, "
+      "cost per mode. Writes calibration.json, report.md and SVG charts. See docs/calibration.md");
+  auto& a = *args;
+  cmd->add_option("sweep", a.sweep, "sweep file (YAML)");
+  cmd->add_option("--resume", a.resume, "finish a calibration directory: skip complete runs, resume the rest, analyse");
+  cmd->add_option("--out", a.out,
+                  "calibration directory (default: runs/calibrate-<sweep>-<utc time>); an existing one is resumed");
+  cmd->add_option("--runs", a.runs, "K: identical runs per mode (>= 2)")->capture_default_str();
+  cmd->add_option("--modes", a.modes,
+                  "comma-separated: sequential, interleave, process (fresh worker per batch), process-sample "
+                  "(fresh worker per sample), ab (one build on both sides of an A/B run)")
+      ->capture_default_str();
+  cmd->add_option("--real-slowdown", a.real_slowdowns,
+                  "PCT: K more runs per mode (not ab) with a real injected slowdown of PCT percent; repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--target-power", a.target_power_pct, "power (percent) the recommended n must reach")
+      ->capture_default_str();
+  cmd->add_option("--target-delta", a.target_delta_pct, "slowdown (percent) the recommended n must detect")
+      ->capture_default_str();
+  cmd->add_option("--target-alpha", a.target_alpha, "alpha of the power tables and the recommended n")
+      ->capture_default_str();
+  cmd->add_option("--max-n", a.max_n, "largest n searched for the target power")->capture_default_str();
+  cmd->add_option("--power-repetitions", a.power_repetitions, "simulated comparisons per (n, delta)")
+      ->capture_default_str();
+  cmd->add_option("--device", a.device, "where to run: auto, cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--gpu", a.gpu, "CUDA device index")->capture_default_str();
+  cmd->add_option("--worker", a.worker, "worker executable (default: isobench-worker beside orchestrate)");
+  cmd->add_option("--worker-timeout", a.worker_timeout_s, "seconds without a worker heartbeat before it is killed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--retries", a.retries, "fresh workers tried for the samples of a failed one")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  cmd->add_option("--prestart", a.prestart,
+                  "workers started ahead of the measuring one in every run (default: 1 on GPU, 0 on CPU)")
+      ->check(CLI::Range(0, 8));
+  cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
+  // Measurement settings of every run; isolation comes from --modes, slowdowns from --real-slowdown.
+  auto& ov = a.overrides;
+  add_override(*cmd, "--samples", ov.samples, "samples per instance and run (>= 2)");
+  add_override(*cmd, "--warmup", ov.warmup, "warm-up launches per instance and worker");
+  add_override(*cmd, "--inner", ov.inner, "launches per sample: auto or an integer");
+  add_override(*cmd, "--min-sample-time-ms", ov.min_sample_time_ms, "target sample length for --inner auto");
+  add_override(*cmd, "--statistic", ov.statistic, "per sample: mean or min of the inner launches");
+  add_override(*cmd, "--seed", ov.seed, "seed of the schedule and the inputs (the same for every run)");
+  add_override(*cmd, "--timer", ov.timer, "CUDA timer: events or graph");
+  add_override(*cmd, "--cold-cache", ov.cold_cache, "flush L2 before each sample (true/false)");
+  add_override(*cmd, "--rotate-buffers", ov.rotate_buffers, "copies of every input, cycled through");
+  add_override(*cmd, "--blocking-kernel", ov.blocking_kernel, "queue launches behind a blocking kernel (true/false)");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = calibrate(*args);
+    } catch (const BadInput& e) {
+      std::cerr << e.what() << "\n";
+      exit_code = 2;
+    } catch (const SweepError& e) {
+      std::cerr << "calibrate: " << e.what() << "\n";
+      exit_code = 2;
+    } catch (const std::exception& e) {
+      std::cerr << "calibrate: " << e.what() << "\n";
+      exit_code = 1;
+    }
+  });
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,230 @@
+// orchestrate calibrate end to end on the CPU backend: real A/A and slowdown runs in every
+// isolation mode, the analysis, report and charts; resuming skips complete runs and finishes
+// incomplete ones; bad input exits 2 with one line and leaves nothing behind.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <vector>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Per-sample minimum of 20 launches: on a loaded 2-core machine, preemption inflates means.
+const char* kSweep = R"(name: spin
+settings: {samples: 4, warmup: 2, inner: 20, statistic: min, seed: 3}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [5, 100]}
+)";
+
+const std::vector<std::string> kModes = {"sequential", "interleave", "process", "process-sample", "ab"};
+
+Result calibrate(const Scratch& s, const std::string& args) {
+  const auto sweep = s.write("spin.yaml", kSweep);
+  return run(bin("orchestrate") + " calibrate --device cpu --power-repetitions 50 --max-n 32 " + args + " " + sweep, s);
+}
+
+// Tags open and close in order (self-closing and <?...?> aside): enough to catch a broken writer.
+bool well_formed(const std::string& xml) {
+  std::vector<std::string> open;
+  for (std::size_t i = xml.find('<'); i != std::string::npos; i = xml.find('<', i + 1)) {
+    const std::size_t end = xml.find('>', i);
+    if (end == std::string::npos) return false;
+    const std::string tag = xml.substr(i + 1, end - i - 1);
+    if (tag.empty() || tag[0] == '?' || tag.back() == '/') continue;
+    const std::string name = tag.substr(tag[0] == '/' ? 1 : 0, tag.find_first_of(" \n", 0) - (tag[0] == '/' ? 1 : 0));
+    if (tag[0] == '/') {
+      if (open.empty() || open.back() != name) return false;
+      open.pop_back();
+    } else {
+      open.push_back(name);
+    }
+  }
+  return open.empty();
+}
+
+std::map<std::string, std::string> run_logs(const fs::path& dir) {
+  std::map<std::string, std::string> logs;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename() == "log.txt") logs[e.path().string()] = slurp(e.path().string());
+  return logs;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate: every mode, A/A pairs, a real slowdown, report and charts") {
+  Scratch s("calibrate");
+  const auto r = calibrate(s, "--runs 3 --modes sequential,interleave,process,process-sample,ab --real-slowdown 10 --out " +
+                                  s.path("cal"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Progress with an ETA for every run: 5 modes x 3 A/A runs + 4 modes x 3 slowdown runs.
+  CHECK(r.err.find("27 runs, 0 already complete, 27 to run") != std::string::npos);
+  CHECK(r.err.find("[27/27]") != std::string::npos);
+  CHECK(r.err.find("ETA") != std::string::npos);
+  CHECK(r.out.find("| ab |") != std::string::npos);
+
+  const auto j = read_json(s.path("cal/calibration.json"));
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["instances"] == 2);
+  CHECK(j["runs_per_mode"] == 3);
+  REQUIRE(j["modes"].size() == kModes.size());
+  const std::map<std::string, std::size_t> workers_per_run = {
+      {"sequential", 1}, {"interleave", 1}, {"process", 4}, {"process-sample", 8}, {"ab", 8}};
+  for (std::size_t m = 0; m < kModes.size(); ++m) {
+    const auto& mode = j["modes"][m];
+    const bool ab = kModes[m] == "ab";
+    CAPTURE(kModes[m]);
+    CHECK(mode["mode"] == kModes[m]);
+    CHECK(mode["skipped_comparisons"] == 0);
+    // C(3,2) pairs x 2 instances across runs; 3 runs x 2 instances within ab runs: both 6.
+    REQUIRE(mode["fpr"].size() == 3);
+    for (const auto& cell : mode["fpr"]) {
+      CHECK(cell["trials"] == 6);
+      CHECK(cell["hits"].get<int>() <= 6);
+      CHECK(cell["expected_hits"].get<double>() == doctest::Approx(cell["alpha"].get<double>() * 6));
+      CHECK(cell["ci95"][0].get<double>() <= cell["rate"].get<double>());
+      CHECK(cell["rate"].get<double>() <= cell["ci95"][1].get<double>());
+    }
+    CHECK(mode["fpr"][0]["alpha"] == 0.001);
+    CHECK(mode["fpr"][2]["alpha"] == 0.05);
+    REQUIRE(mode["fpr_by_family"].size() == 1);
+    CHECK(mode["fpr_by_family"][0]["family"] == "cpu");
+    REQUIRE(mode["scaled_power"].size() == 5);
+    CHECK(mode["scaled_power"][4]["delta"] == 0.1);
+    CHECK(mode["scaled_power"][4]["by_alpha"][0]["trials"] == 12);  // both orientations
+    if (ab) {
+      CHECK(mode["real_power"].is_null());
+    } else {
+      REQUIRE(mode["real_power"].size() == 1);
+      const auto& at05 = mode["real_power"][0]["by_alpha"][2];
+      CHECK(at05["trials"] == 18);  // 3 slowed x 3 baseline runs x 2 instances
+      // A real 10% slowdown separates 4 minima from 4 (p = 2/70 < 0.05) in most pairs.
+      CHECK_MESSAGE(at05["hits"].get<int>() >= 9, mode["real_power"].dump());
+    }
+    CHECK(mode["sample_size"]["instances"].size() == 2);
+    CHECK(mode["sample_size"]["power_curve"].size() > 3);
+    CHECK(mode["cost"]["runs"] == 3);
+    CHECK(mode["cost"]["samples"] == (ab ? 48 : 24));
+    CHECK(mode["cost"]["workers_started"] == 3 * workers_per_run.at(kModes[m]));
+    CHECK(mode["cost"]["wall_seconds"].get<double>() > 0);
+
+    // The run directories: complete, with the mode's isolation and the slowdown where asked.
+    for (int k = 0; k < 3; ++k) {
+      const std::string dir = s.path("cal/" + kModes[m] + "/run-" + std::to_string(k));
+      CHECK(read_json(dir + "/run.json")["status"] == "complete");
+      const auto plan = read_json(dir + "/plan.json");
+      CHECK(plan["schedule"]["sides"] == (ab ? 2 : 1));
+      CHECK(plan["instances"][0]["slowdown_pct"] == 0.0);
+      if (kModes[m] == "process-sample") CHECK(plan["schedule"]["per"] == "sample");
+      const std::string slow = s.path("cal/" + kModes[m] + "/slowdown-10/run-" + std::to_string(k));
+      CHECK(fs::exists(slow) == !ab);
+      if (!ab) CHECK(read_json(slow + "/plan.json")["instances"][0]["slowdown_pct"] == 10.0);
+    }
+    CHECK(read_json(s.path("cal/" + kModes[m] + "/run-0/plan.json"))["schedule"]["isolation"] ==
+          (kModes[m] == "sequential" || kModes[m] == "interleave" ? kModes[m] : "process"));
+  }
+
+  const auto report = slurp(s.path("cal/report.md"));
+  CHECK(report.find("## False-positive rate (A/A)") != std::string::npos);
+  CHECK(report.find("## Cost") != std::string::npos);
+  CHECK(report.find("## Reading") != std::string::npos);
+  for (const auto& m : kModes) CHECK(report.find("| " + m + " | 6 |") != std::string::npos);
+
+  const std::map<std::string, std::vector<std::string>> labels = {
+      {"fpr.svg", {"False-positive rate", "false-positive rate (% of A/A comparisons)", "isolation mode", "legend"}},
+      {"power_delta.svg", {"Power to detect a slowdown", "slowdown delta (%", "slowdowns detected (%", "legend"}},
+      {"power_n.svg", {"Power vs samples per side", "samples per side n", "slowdowns detected (%", "legend"}}};
+  for (const auto& [file, texts] : labels) {
+    CAPTURE(file);
+    const auto svg = slurp(s.path("cal/" + file));
+    CHECK(svg.rfind("<?xml", 0) == 0);
+    CHECK(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
+    CHECK(well_formed(svg));
+    for (const auto& t : texts) CHECK_MESSAGE(svg.find(t) != std::string::npos, t);
+    for (const auto& m : kModes) CHECK(svg.find(m) != std::string::npos);
+  }
+}
+
+TEST_CASE("calibrate resumes: complete runs are skipped, an incomplete one is finished") {
+  Scratch s("calibrate-resume");
+  const std::string args = "--runs 2 --modes interleave,ab --out " + s.path("cal");
+  auto r = calibrate(s, args);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto before = run_logs(s.path("cal"));
+  REQUIRE(before.size() == 4);
+
+  // The same command again: nothing runs, no worker starts, the analysis is written again.
+  fs::remove(s.path("cal/report.md"));
+  r = calibrate(s, args);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("4 runs, 4 already complete, 0 to run") != std::string::npos);
+  CHECK(run_logs(s.path("cal")) == before);
+  CHECK(fs::exists(s.path("cal/report.md")));
+
+  // An interrupted run (journal cut after 3 samples) is resumed, not restarted; the others stay.
+  const std::string cut = s.path("cal/interleave/run-1");
+  {
+    std::ifstream in(cut + "/samples.jsonl");
+    std::string line, kept;
+    for (int i = 0; i < 3 && std::getline(in, line); ++i) kept += line + "\n";
+    in.close();
+    std::ofstream(cut + "/samples.jsonl", std::ios::trunc) << kept;
+    auto info = read_json(cut + "/run.json");
+    info["status"] = "interrupted";
+    std::ofstream(cut + "/run.json", std::ios::trunc) << info.dump(2);
+  }
+  r = run(bin("orchestrate") + " calibrate --resume " + s.path("cal"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("4 runs, 3 already complete, 1 to run") != std::string::npos);
+  CHECK(read_json(cut + "/run.json")["status"] == "complete");
+  CHECK(read_json(cut + "/run.json")["resumed"].size() == 1);
+  CHECK(read_jsonl(cut + "/samples.jsonl").size() == 8);
+  const auto after = run_logs(s.path("cal"));
+  for (const auto& [path, text] : before)
+    if (path.find("interleave/run-1") == std::string::npos) CHECK(after.at(path) == text);
+  CHECK(read_json(s.path("cal/calibration.json"))["modes"][0]["fpr"][0]["trials"] == 2);
+}
+
+TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") {
+  Scratch s("calibrate-bad");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--modes sequential,fastest", "unknown mode 'fastest'"},
+      {"--runs 1", "--runs must be at least 2"},
+      {"--real-slowdown 0", "--real-slowdown must be a positive"},
+      {"--modes process,process", "given twice"},
+      {"--target-power 100", "--target-power"},
+      {"--samples 1", "--samples"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const auto r = calibrate(s, args + " --out " + s.path("bad"));
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.err.find(message) != std::string::npos, r.err);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(!fs::exists(s.path("bad")));
+  }
+  auto r = run(bin("orchestrate") + " calibrate --resume " + s.path("nowhere"), s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not a calibration directory") != std::string::npos);
+  r = run(bin("orchestrate") + " calibrate --device cpu", s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("give a sweep file") != std::string::npos);
+  const auto broken = s.write("broken.yaml", "benchmarks:\n  - kernel: no_such_kernel\n");
+  r = run(bin("orchestrate") + " calibrate --device cpu --out " + s.path("bad") + " " + broken, s);
+  CHECK(r.exit_code == 2);
+  CHECK(!fs::exists(s.path("bad")));
+
+  // An existing calibration directory measured with other settings is not mixed with new runs.
+  REQUIRE(calibrate(s, "--runs 2 --modes sequential --out " + s.path("cal")).exit_code == 0);
+  r = calibrate(s, "--runs 2 --modes sequential --samples 6 --out " + s.path("cal"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("other measurement settings") != std::string::npos);
+}

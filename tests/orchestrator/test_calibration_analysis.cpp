@@ -1,0 +1,196 @@
+// The calibration analysis on constructed runs: exact false-positive counts where the answer is
+// known, pair counts, scaled power at the extremes, real-slowdown power, sample size, cost, and
+// the report and charts it renders.
+
+#include "orchestrator/calibration/analysis.hpp"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "orchestrator/calibration/report.hpp"
+
+using namespace isobench::orchestrator::calibration;
+
+namespace {
+
+// A run whose instance values are `base * (1 + noise)` with lognormal noise; side 1 filled too
+// when `sides` is 2.
+RunData noisy_run(std::mt19937_64& rng, const std::vector<double>& bases, std::size_t n, double sigma,
+                  int sides = 1, double factor = 1.0) {
+  std::lognormal_distribution<double> noise(0.0, sigma);
+  RunData run;
+  run.values.resize(bases.size());
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    for (int s = 0; s < sides; ++s)
+      for (std::size_t k = 0; k < n; ++k) run.values[i][s].push_back(bases[i] * factor * noise(rng));
+  run.wall_seconds = 2.0;
+  run.samples_recorded = bases.size() * n * sides;
+  run.workers_started = 3;
+  return run;
+}
+
+// One value list per run: 0..n-1 shifted by `offset`.
+RunData shifted_run(double offset, std::size_t n) {
+  RunData run;
+  run.values.resize(1);
+  for (std::size_t k = 0; k < n; ++k) run.values[0][0].push_back(1.0 + offset + static_cast<double>(k));
+  return run;
+}
+
+AnalysisOptions fast_options() {
+  AnalysisOptions o;
+  o.power_repetitions = 100;
+  o.max_n = 64;
+  return o;
+}
+
+}  // namespace
+
+TEST_SUITE("calibration analysis") {
+  TEST_CASE("pair counts: C(K,2) x instances across runs, K x instances within ab runs") {
+    std::mt19937_64 rng(1);
+    const std::vector<double> bases = {1e-5, 2e-5, 5e-5};
+    ModeRuns across{"process", false, {}, {}};
+    ModeRuns ab{"ab", true, {}, {}};
+    for (int k = 0; k < 5; ++k) {
+      across.baseline.push_back(noisy_run(rng, bases, 6, 0.01));
+      ab.baseline.push_back(noisy_run(rng, bases, 6, 0.01, 2));
+    }
+    CHECK(aa_comparisons(across, 3).size() == 10 * 3);
+    CHECK(aa_comparisons(ab, 3).size() == 5 * 3);
+    // Within ab runs, the two sides of the same run are compared.
+    const auto c = aa_comparisons(ab, 3);
+    CHECK(c[0].x == &ab.baseline[0].values[0][0]);
+    CHECK(c[0].y == &ab.baseline[0].values[0][1]);
+
+    CalibrationInput input{"cpu", {{"a", "f1"}, {"b", "f1"}, {"c", "f2"}}, {across, ab}};
+    const auto r = analyse(input, fast_options());
+    REQUIRE(r.modes.size() == 2);
+    for (const auto& cell : r.modes[0].fpr) CHECK(cell.trials == 30);
+    for (const auto& cell : r.modes[1].fpr) CHECK(cell.trials == 15);
+    // Families split the comparisons: f1 holds 2 instances, f2 one.
+    REQUIRE(r.modes[0].fpr_by_family.size() == 2);
+    CHECK(r.modes[0].fpr_by_family[0].family == "f1");
+    CHECK(r.modes[0].fpr_by_family[0].by_alpha[0].trials == 20);
+    CHECK(r.modes[0].fpr_by_family[1].by_alpha[0].trials == 10);
+    // Scaled power counts each comparison in both orientations.
+    CHECK(r.modes[0].scaled_power[0].by_alpha[0].trials == 60);
+    CHECK(r.modes[0].samples_per_side == 6);
+  }
+
+  TEST_CASE("exact false-positive counts: separated runs are flagged, overlapping ones are not") {
+    // Three runs of 10 values: run 0 and 1 identical (all tied ranks across, p = 1), run 2 far
+    // above both (complete separation: p = 2 / C(20,10) = 1.08e-5, below every alpha).
+    ModeRuns mode{"sequential", false, {shifted_run(0, 10), shifted_run(0, 10), shifted_run(1000, 10)}, {}};
+    CalibrationInput input{"cpu", {{"spin", "cpu"}}, {mode}};
+    const auto r = analyse(input, fast_options());
+    const auto& fpr = r.modes[0].fpr;
+    REQUIRE(fpr.size() == 3);
+    for (const auto& cell : fpr) {
+      CAPTURE(cell.alpha);
+      CHECK(cell.trials == 3);
+      CHECK(cell.hits == 2);  // (0,2) and (1,2); (0,1) is identical
+      CHECK(cell.expected == doctest::Approx(cell.alpha * 3));
+      CHECK(cell.interval.estimate == doctest::Approx(2.0 / 3.0));
+      CHECK(cell.interval.lower < 2.0 / 3.0);
+      CHECK(cell.interval.upper > 2.0 / 3.0);
+    }
+    CHECK(r.modes[0].fpr[0].interval.lower == doctest::Approx(isobench::stats::wilson_interval(2, 3).lower));
+  }
+
+  TEST_CASE("instances with fewer than 2 values on a side are skipped, not compared") {
+    ModeRuns mode{"interleave", false, {shifted_run(0, 10), shifted_run(0, 1), shifted_run(0, 10)}, {}};
+    std::size_t skipped = 0;
+    CHECK(aa_comparisons(mode, 1, &skipped).size() == 1);
+    CHECK(skipped == 2);
+  }
+
+  TEST_CASE("scaled power: near 1 at a large delta, near alpha at delta 0") {
+    std::mt19937_64 rng(7);
+    const std::vector<double> bases = {1e-5, 3e-5};
+    ModeRuns mode{"process", false, {}, {}};
+    for (int k = 0; k < 8; ++k) mode.baseline.push_back(noisy_run(rng, bases, 20, 0.01));
+    AnalysisOptions o = fast_options();
+    o.deltas = {0.0, 0.10};
+    const auto r = analyse({"cpu", {{"a", "x"}, {"b", "x"}}, {mode}}, o);
+    const auto& none = r.modes[0].scaled_power[0];
+    const auto& big = r.modes[0].scaled_power[1];
+    CHECK(none.delta == 0.0);
+    for (std::size_t a = 0; a < o.alphas.size(); ++a) {
+      CAPTURE(o.alphas[a]);
+      // 10% against 1% noise with 20 samples: every comparison separates.
+      CHECK(big.by_alpha[a].interval.estimate == doctest::Approx(1.0));
+      // No slowdown: detections only by chance, about alpha/2 (one direction counts); the
+      // Wilson interval of 112 trials must hold alpha/2.
+      CHECK(none.by_alpha[a].trials == 2 * 28 * 2);
+      CHECK(none.by_alpha[a].interval.lower <= o.alphas[a] / 2);
+      CHECK(none.by_alpha[a].interval.estimate <= o.alphas[a] + 0.03);
+    }
+  }
+
+  TEST_CASE("real slowdown power: every slowed run against every baseline run") {
+    std::mt19937_64 rng(11);
+    const std::vector<double> bases = {1e-5};
+    ModeRuns mode{"process", false, {}, {}};
+    for (int k = 0; k < 3; ++k) mode.baseline.push_back(noisy_run(rng, bases, 12, 0.005));
+    SlowdownRuns slow{10, {}};
+    for (int k = 0; k < 3; ++k) slow.runs.push_back(noisy_run(rng, bases, 12, 0.005, 1, 1.10));
+    mode.slowdowns.push_back(slow);
+    const auto r = analyse({"cpu", {{"a", "x"}}, {mode}}, fast_options());
+    REQUIRE(r.modes[0].real_power.size() == 1);
+    const auto& row = r.modes[0].real_power[0];
+    CHECK(row.delta == doctest::Approx(0.10));
+    for (const auto& c : row.by_alpha) {
+      CHECK(c.trials == 9);
+      CHECK(c.hits == 9);
+    }
+  }
+
+  TEST_CASE("sample size: small n for quiet data, none for noise far above delta; cost sums runs") {
+    std::mt19937_64 rng(5);
+    ModeRuns quiet{"process", false, {}, {}};
+    ModeRuns loud{"sequential", false, {}, {}};
+    for (int k = 0; k < 3; ++k) {
+      quiet.baseline.push_back(noisy_run(rng, {1e-5}, 10, 0.001));
+      loud.baseline.push_back(noisy_run(rng, {1e-5}, 10, 1.0));
+    }
+    const auto r = analyse({"cpu", {{"a", "x"}}, {quiet, loud}}, fast_options());
+    // With 0.1% noise a 5% slowdown separates from the smallest n whose separation p is below
+    // alpha 0.001: 2 / C(2n, n) < 0.001 first at n = 7.
+    CHECK(r.modes[0].recommended_n == 7);
+    CHECK(r.modes[0].sample_sizes[0].pilot_size == 30);
+    CHECK(r.modes[1].recommended_n == 0);  // not reached by max_n = 64
+    CHECK(r.modes[0].power_curve.size() == power_curve_grid(64).size());
+    CHECK(r.modes[0].power_curve.back().power == doctest::Approx(1.0));
+    CHECK(r.modes[0].cost.runs == 3);
+    CHECK(r.modes[0].cost.wall_seconds == doctest::Approx(6.0));
+    CHECK(r.modes[0].cost.samples == 30);
+    CHECK(r.modes[0].cost.workers == 9);
+    CHECK(r.modes[0].cost.seconds_per_sample == doctest::Approx(0.2));
+    CHECK(smallest_p_value(7) < 0.001);
+    CHECK(smallest_p_value(6) > 0.001);
+  }
+
+  TEST_CASE("json, report and charts carry the numbers") {
+    ModeRuns mode{"sequential", false, {shifted_run(0, 10), shifted_run(0, 10), shifted_run(1000, 10)}, {}};
+    const auto r = analyse({"cpu", {{"spin", "cpu"}}, {mode}}, fast_options());
+    const auto j = to_json(r);
+    CHECK(j["schema_version"] == 1);
+    CHECK(j["modes"][0]["mode"] == "sequential");
+    CHECK(j["modes"][0]["fpr"][0]["hits"] == 2);
+    CHECK(j["modes"][0]["fpr"][0]["trials"] == 3);
+    CHECK(j["modes"][0]["fpr"][0]["ci95"].size() == 2);
+    const auto md = report_markdown(r, {"t", "cpu", 3, {}});
+    CHECK(md.find("| sequential | 3 |") != std::string::npos);
+    CHECK(md.find("## Reading") != std::string::npos);
+    for (const auto& svg : {fpr_chart_svg(r), power_delta_chart_svg(r), power_n_chart_svg(r)}) {
+      CHECK(svg.rfind("<?xml", 0) == 0);
+      CHECK(svg.find("<title>") != std::string::npos);
+      CHECK(svg.find("</svg>") != std::string::npos);
+      CHECK(svg.find("legend") != std::string::npos);
+    }
+    CHECK(fpr_chart_svg(r).find("false-positive rate (% of A/A comparisons)") != std::string::npos);
+    CHECK(power_n_chart_svg(r).find("samples per side n") != std::string::npos);
+  }
+}
