@@ -1,8 +1,26 @@
 #include "instance_table.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace isobench::ipc {
+
+namespace {
+
+// nlohmann::json turns a float into an integer type with a plain cast, undefined behaviour when
+// it is out of range (found by fuzz/). the instance table holds integers in these fields: anything
+// else is damage.
+template <class T>
+T integer(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) {
+    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return static_cast<T>(i);
+  }
+  throw std::runtime_error("expected an integer in range, got " + v.dump());
+}
+
+}  // namespace
 
 std::string encode_instances(const std::vector<WorkerInstance>& instances) {
   nlohmann::json arr = nlohmann::json::array();
@@ -17,7 +35,10 @@ std::string encode_instances(const std::vector<WorkerInstance>& instances) {
                    {"cold_cache", in.cold_cache},
                    {"rotate_buffers", in.rotate_buffers},
                    {"blocking_kernel", in.blocking_kernel},
-                   {"slowdown_pct", in.slowdown_pct}});
+                   {"slowdown_pct", in.slowdown_pct},
+                   {"plugin", in.plugin},
+                   {"command", in.command},
+                   {"command_dir", in.command_dir}});
   }
   return arr.dump();
 }
@@ -35,14 +56,20 @@ std::vector<WorkerInstance> decode_instances(std::string_view json_text) {
       in.kernel = o.at("kernel").get<std::string>();
       in.backend = o.at("backend").get<std::string>();
       in.params = o.at("params");
-      in.seed = o.at("seed").get<std::uint64_t>();
+      in.seed = integer<std::uint64_t>(o.at("seed"));
       in.statistic = o.at("statistic").get<std::string>();
       in.timer = o.at("timer").get<std::string>();
       in.cold_cache = o.at("cold_cache").get<bool>();
-      in.rotate_buffers = o.at("rotate_buffers").get<int>();
+      in.rotate_buffers = integer<int>(o.at("rotate_buffers"));
       in.blocking_kernel = o.at("blocking_kernel").get<bool>();
       in.slowdown_pct = o.at("slowdown_pct").get<double>();
-      if (in.backend != "cpu" && in.backend != "cuda") throw std::runtime_error("backend " + in.backend);
+      in.plugin = o.at("plugin").get<std::string>();
+      in.command = o.at("command").get<std::vector<std::string>>();
+      in.command_dir = o.at("command_dir").get<std::string>();
+      if (in.backend != "cpu" && in.backend != "cuda" && in.backend != "command")
+        throw std::runtime_error("backend " + in.backend);
+      if ((in.backend == "command") == in.command.empty())
+        throw std::runtime_error("a command needs backend \"command\" and a program");
       if (in.statistic != "mean" && in.statistic != "min") throw std::runtime_error("statistic " + in.statistic);
       if (in.rotate_buffers < 1) throw std::runtime_error("rotate_buffers < 1");
       out.push_back(std::move(in));

@@ -15,7 +15,7 @@ namespace isobench::ipc {
 struct WorkerInstance {
   std::string id;
   std::string kernel;
-  std::string backend;         // "cpu" or "cuda"
+  std::string backend;         // "cpu", "cuda" or "command"
   nlohmann::json params;       // every axis, defaults filled
   std::uint64_t seed = 0;      // inputs: the same on every side and in every run of the seed
   std::string statistic = "mean";
@@ -24,6 +24,9 @@ struct WorkerInstance {
   int rotate_buffers = 1;
   bool blocking_kernel = false;
   double slowdown_pct = 0;
+  std::string plugin;                // the kernel's plugin library; empty: a built-in kernel
+  std::vector<std::string> command;  // backend "command": the program and its arguments
+  std::string command_dir;           // backend "command": its working directory
 };
 
 std::string encode_instances(const std::vector<WorkerInstance>& instances);

@@ -1,8 +1,27 @@
 #include "plan.hpp"
 
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace isobench::orchestrator {
+
+namespace {
+
+// nlohmann::json turns a float into an integer type with a plain cast, undefined behaviour when
+// it is out of range (found by fuzz/). plan.json holds integers in these fields: anything
+// else is damage.
+template <class T>
+T integer(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) {
+    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return static_cast<T>(i);
+  }
+  throw std::runtime_error("expected an integer in range, got " + v.dump());
+}
+
+}  // namespace
 
 std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id) {
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a
@@ -23,14 +42,15 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device) {
   plan.device = kernels::to_string(device);
   plan.settings = sweep.settings.to_json();
   for (const auto& in : sweep.instances) {
-    if (in.backend != device) {
+    const bool is_command = !in.command.empty();  // a command runs wherever the worker runs
+    if (in.backend != device && !is_command) {
       plan.skipped.push_back(in.id);
       continue;
     }
     PlannedInstance p;
     p.worker.id = in.id;
     p.worker.kernel = in.kernel;
-    p.worker.backend = kernels::to_string(in.backend);
+    p.worker.backend = is_command ? "command" : kernels::to_string(in.backend);
     p.worker.params = in.params;
     p.worker.seed = instance_seed(sweep.settings.seed, in.id);
     p.worker.statistic = in.measure.statistic;
@@ -39,13 +59,17 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device) {
     p.worker.rotate_buffers = in.measure.rotate_buffers;
     p.worker.blocking_kernel = in.measure.blocking_kernel;
     p.worker.slowdown_pct = in.measure.slowdown_pct;
+    p.worker.plugin = in.plugin;
+    p.worker.command = in.command;
+    p.worker.command_dir = in.command_dir;
     p.family = in.family;
     p.warmup = static_cast<std::uint32_t>(in.measure.warmup);
-    if (in.measure.cold_cache)
+    if (in.measure.cold_cache || is_command)  // a command is one fresh invocation per sample
       p.fixed_inner = 1;
     else if (in.measure.inner)
       p.fixed_inner = static_cast<std::uint32_t>(*in.measure.inner);
     p.min_sample_time_s = in.measure.min_sample_time_s;
+    if (is_command) p.warmup = 0;  // warm-up belongs inside the program: each sample is a fresh one
     p.inner = p.fixed_inner.value_or(0);
     p.device_bytes = in.device_bytes;
     plan.instances.push_back(std::move(p));
@@ -80,6 +104,9 @@ nlohmann::json Plan::to_json() const {
                     {"rotate_buffers", p.worker.rotate_buffers},
                     {"blocking_kernel", p.worker.blocking_kernel},
                     {"slowdown_pct", p.worker.slowdown_pct},
+                    {"plugin", p.worker.plugin},
+                    {"command", p.worker.command},
+                    {"command_dir", p.worker.command_dir},
                     {"warmup", p.warmup},
                     {"inner_setting", p.fixed_inner ? nlohmann::json(*p.fixed_inner) : nlohmann::json("auto")},
                     {"min_sample_time_s", p.min_sample_time_s},
@@ -99,6 +126,7 @@ nlohmann::json Plan::to_json() const {
           {"instances", inst},
           {"skipped", skipped},
           {"workers", workers},
+          {"worker_args", worker_args},
           {"schedule",
            {{"isolation", to_string(schedule.isolation)},
             {"per", to_string(schedule.per)},
@@ -117,44 +145,51 @@ Plan Plan::from_json(const nlohmann::json& j) {
     plan.settings = j.at("settings");
     plan.skipped = j.value("skipped", std::vector<std::string>{});
     plan.workers = j.value("workers", std::vector<std::string>{});
+    plan.worker_args = j.value("worker_args", std::vector<std::vector<std::string>>{});
     for (const auto& o : j.at("instances")) {
       PlannedInstance p;
       p.worker.id = o.at("id").get<std::string>();
       p.worker.kernel = o.at("kernel").get<std::string>();
       p.worker.backend = o.at("backend").get<std::string>();
       p.worker.params = o.at("params");
-      p.worker.seed = o.at("seed").get<std::uint64_t>();
+      p.worker.seed = integer<std::uint64_t>(o.at("seed"));
       p.worker.statistic = o.at("statistic").get<std::string>();
       p.worker.timer = o.at("timer").get<std::string>();
       p.worker.cold_cache = o.at("cold_cache").get<bool>();
-      p.worker.rotate_buffers = o.at("rotate_buffers").get<int>();
+      p.worker.rotate_buffers = integer<int>(o.at("rotate_buffers"));
       p.worker.blocking_kernel = o.at("blocking_kernel").get<bool>();
       p.worker.slowdown_pct = o.at("slowdown_pct").get<double>();
+      p.worker.plugin = o.value("plugin", "");
+      p.worker.command = o.value("command", std::vector<std::string>{});
+      p.worker.command_dir = o.value("command_dir", "");
       p.family = o.at("family").get<std::string>();
-      p.warmup = o.at("warmup").get<std::uint32_t>();
+      p.warmup = integer<std::uint32_t>(o.at("warmup"));
       const auto& setting = o.at("inner_setting");
-      if (setting.is_number_integer()) p.fixed_inner = setting.get<std::uint32_t>();
+      if (setting.is_number_integer()) p.fixed_inner = integer<std::uint32_t>(setting);
       p.min_sample_time_s = o.at("min_sample_time_s").get<double>();
-      p.inner = o.at("inner").get<std::uint32_t>();
-      p.device_bytes = o.at("device_bytes").get<std::uint64_t>();
+      p.inner = integer<std::uint32_t>(o.at("inner"));
+      p.device_bytes = integer<std::uint64_t>(o.at("device_bytes"));
       plan.instances.push_back(std::move(p));
     }
     const auto& s = j.at("schedule");
     plan.schedule.isolation = parse_isolation(s.at("isolation").get<std::string>());
     plan.schedule.per = parse_granularity(s.at("per").get<std::string>());
-    plan.schedule.samples = s.at("samples").get<std::uint32_t>();
-    plan.schedule.sides = s.at("sides").get<std::uint32_t>();
-    plan.schedule.seed = s.at("seed").get<std::uint64_t>();
+    plan.schedule.samples = integer<std::uint32_t>(s.at("samples"));
+    plan.schedule.sides = integer<std::uint32_t>(s.at("sides"));
+    plan.schedule.seed = integer<std::uint64_t>(s.at("seed"));
     plan.schedule.n_instances = static_cast<std::uint32_t>(plan.instances.size());
     const std::uint32_t n_slots = plan.schedule.n_instances * plan.schedule.samples * plan.schedule.sides;
+    std::set<std::uint32_t> planned_slots;
     for (const auto& r : s.at("runs")) {
       WorkerRun run;
-      run.side = r.at("side").get<std::uint32_t>();
+      run.side = integer<std::uint32_t>(r.at("side"));
       for (const auto& t : r.at("tasks")) {
-        PlannedSample ps{t.at(0).get<std::uint32_t>(), t.at(1).get<std::uint32_t>(),
-                         t.at(2).get<std::uint32_t>(), t.at(3).get<std::uint32_t>(), run.side};
+        PlannedSample ps{integer<std::uint32_t>(t.at(0)), integer<std::uint32_t>(t.at(1)),
+                         integer<std::uint32_t>(t.at(2)), integer<std::uint32_t>(t.at(3)), run.side};
         if (ps.instance >= plan.schedule.n_instances || ps.slot >= n_slots)
           throw std::runtime_error("schedule task out of range");
+        if (!planned_slots.insert(ps.slot).second)  // found by fuzz/: a slot measured twice
+          throw std::runtime_error("schedule lists slot " + std::to_string(ps.slot) + " twice");
         run.tasks.push_back(ps);
       }
       plan.schedule.runs.push_back(std::move(run));

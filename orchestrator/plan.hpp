@@ -36,6 +36,9 @@ struct Plan {
   // A/B runs: the worker executable of each side (baseline, candidate); empty for ordinary runs,
   // which use the isobench-worker installed beside orchestrate.
   std::vector<std::string> workers;
+  // A/B runs of two plugin builds: extra worker arguments per side (--plugin-override OLD=NEW);
+  // empty otherwise.
+  std::vector<std::vector<std::string>> worker_args;
 
   nlohmann::json to_json() const;
   static Plan from_json(const nlohmann::json& j);  // throws std::runtime_error
@@ -46,7 +49,8 @@ struct Plan {
 // with the same seed measures the same inputs.
 std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id);
 
-// Builds the plan for the instances of `sweep` whose backend is `device`.
+// Builds the plan for the instances of `sweep` whose backend is `device`, and its commands,
+// which run on any device.
 Plan make_plan(const Sweep& sweep, kernels::Backend device);
 
 }  // namespace isobench::orchestrator

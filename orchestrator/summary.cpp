@@ -5,6 +5,7 @@
 #include <map>
 
 #include "kernels/catalog.hpp"
+#include "kernels/plugin_loader.hpp"
 #include "stats/descriptive.hpp"
 
 namespace isobench::orchestrator {
@@ -20,6 +21,17 @@ std::string format_time(double seconds) {
   else
     std::snprintf(buf, sizeof buf, "%.3f s", seconds);
   return buf;
+}
+
+// The spec behind an instance's throughput columns: a built-in kernel's, or its plugin's (none
+// when the library cannot be loaded any more, or for commands).
+static const kernels::KernelSpec* throughput_spec(const ipc::WorkerInstance& w) {
+  if (w.plugin.empty()) return kernels::find_kernel(w.kernel);
+  try {
+    return kernels::load_plugin(w.plugin).find(w.kernel);
+  } catch (const kernels::PluginError&) {
+    return nullptr;
+  }
 }
 
 std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<SampleRecord>& samples) {
@@ -48,7 +60,7 @@ std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<Sampl
     row.max = d.max;
     row.mean = d.mean;
     row.outliers = d.outlier_count;
-    if (const auto* spec = kernels::find_kernel(p.worker.kernel)) {
+    if (const auto* spec = throughput_spec(p.worker)) {
       if (spec->bytes_per_launch && d.median > 0)
         row.gb_per_s = static_cast<double>(spec->bytes_per_launch(p.worker.params)) / d.median / 1e9;
       if (spec->flops_per_launch && d.median > 0)

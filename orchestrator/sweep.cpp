@@ -5,9 +5,13 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -15,6 +19,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "kernels/catalog.hpp"
+#include "kernels/plugin_loader.hpp"
 
 namespace isobench::orchestrator {
 
@@ -41,6 +46,42 @@ nlohmann::json RunSettings::to_json() const {
 }
 
 namespace {
+
+// ---- Encoding ---------------------------------------------------------------------------------
+
+// Offset of the first byte of `text` that is not well-formed UTF-8 (RFC 3629: no overlong forms,
+// no surrogates, nothing past U+10FFFF) or is a control character YAML does not allow (all of
+// C0 but tab, line feed and carriage return, and DEL: YAML 1.2, 5.1), or npos. yaml-cpp passes
+// such bytes through into scalars (and turns a NUL into bytes that are not UTF-8), and
+// nlohmann::json throws type_error 316 when a message prints them: a sweep is checked before it
+// is parsed, so every problem stays a SweepError with a location.
+std::size_t first_invalid_utf8(const std::string& text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c == 0xE0) len = 3, lo = 0xA0;
+    else if (c == 0xED) len = 3, hi = 0x9F;
+    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) len = 3;
+    else if (c == 0xF0) len = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else if (c == 0xF4) len = 4, hi = 0x8F;
+    else return i;
+    if (len > 1) {
+      if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+      for (std::size_t k = 2; k < len; ++k)
+        if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    }
+    i += len;
+  }
+  return std::string::npos;
+}
 
 // ---- Names and suggestions -------------------------------------------------------------------
 
@@ -323,6 +364,18 @@ class SweepParser {
   }
 
   Sweep parse(const std::string& text) {
+    // yaml-cpp would also guess UTF-16 or UTF-32 from zero bytes; a sweep file is UTF-8.
+    if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+      YAML::Mark mark;
+      mark.pos = static_cast<int>(bad);
+      const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+      mark.line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+      mark.column = static_cast<int>(line_start == std::string::npos || bad == 0 ? bad : bad - line_start - 1);
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+      fail(mark, "", std::string("byte ") + byte + " is not UTF-8 text YAML allows: a sweep file is UTF-8 without "
+                     "control characters");
+    }
     YAML::Node root;
     try {
       root = YAML::Load(text);
@@ -364,6 +417,7 @@ class SweepParser {
       fail(benchmarks->Mark(), "benchmarks", "empty list: the sweep would measure nothing");
     for (std::size_t i = 0; i < benchmarks->size(); ++i)
       expand_benchmark((*benchmarks)[i], i, sweep.instances);
+    sweep.plugins = plugins_;
     return sweep;
   }
 
@@ -433,6 +487,137 @@ class SweepParser {
     fail(node.Mark(), path, "unknown kernel \"" + node.Scalar() + "\"" + suggestion(node.Scalar(), names));
   }
 
+  // The sweep file's folder, absolute: plugin paths and commands are relative to it.
+  std::string folder() const {
+    const auto parent = std::filesystem::path(file_).parent_path();
+    return (parent.empty() ? std::filesystem::current_path() : std::filesystem::absolute(parent))
+        .lexically_normal()
+        .string();
+  }
+
+  std::string parse_plugin_path(const YAML::Node& node, const std::string& path) {
+    if (!node.IsScalar() || node.Scalar().empty()) fail(node.Mark(), path, "expected the path of a shared library");
+    std::string absolute = (std::filesystem::path(folder()) / node.Scalar()).lexically_normal().string();
+    try {
+      kernels::load_plugin(absolute);
+    } catch (const kernels::PluginError& e) {
+      fail(node.Mark(), path, e.what());
+    }
+    if (std::find(plugins_.begin(), plugins_.end(), absolute) == plugins_.end()) plugins_.push_back(absolute);
+    return absolute;
+  }
+
+  const kernels::KernelSpec& parse_plugin_kernel(const YAML::Node& node, const std::string& path,
+                                                 const std::string& plugin) const {
+    if (!node.IsScalar()) fail(node.Mark(), path, "expected a kernel name");
+    const auto& loaded = kernels::load_plugin(plugin);
+    if (const auto* spec = loaded.find(node.Scalar())) return *spec;
+    std::vector<std::string> names;
+    for (const auto& spec : loaded.specs()) names.push_back(spec.name);
+    fail(node.Mark(), path,
+         "plugin " + std::filesystem::path(plugin).filename().string() + " has no kernel \"" + node.Scalar() +
+             "\"" + suggestion(node.Scalar(), names));
+  }
+
+  // The program and its arguments. A program named with a '/' is relative to the sweep's folder;
+  // one without is looked up in PATH, now, so a typo stops the run before it starts.
+  std::vector<std::string> parse_command(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node.Mark(), path, "expected a list: the program and its arguments, e.g. [python3, bench.py]");
+    std::vector<std::string> argv;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      if (!node[i].IsScalar()) fail(node[i].Mark(), path + "[" + std::to_string(i) + "]", "expected a string");
+      argv.push_back(node[i].Scalar());
+    }
+    namespace fs = std::filesystem;
+    const std::string program_path = path + "[0]";
+    if (argv[0].find('/') != std::string::npos) {
+      argv[0] = (fs::path(folder()) / argv[0]).lexically_normal().string();
+      std::error_code ec;
+      if (!fs::is_regular_file(argv[0], ec)) fail(node[0].Mark(), program_path, argv[0] + ": no such file");
+    } else {
+      bool found = false;
+      const char* env_path = std::getenv("PATH");
+      std::stringstream dirs(env_path ? env_path : "");
+      for (std::string dir; !found && std::getline(dirs, dir, ':');) {
+        std::error_code ec;
+        found = !dir.empty() && fs::is_regular_file(fs::path(dir) / argv[0], ec);
+      }
+      if (!found) fail(node[0].Mark(), program_path, "program \"" + argv[0] + "\" is not in PATH");
+    }
+    return argv;
+  }
+
+  static bool plain_name(const std::string& name, bool allow_dot_dash) {
+    if (name.empty()) return false;
+    for (unsigned char c : name)
+      if (!std::isalnum(c) && c != '_' && !(allow_dot_dash && (c == '.' || c == '-'))) return false;
+    return true;
+  }
+
+  // A command's axes are free-form: each axis takes the type its values have in the file
+  // (integers and numbers together make a number axis), without bounds or defaults.
+  const kernels::KernelSpec& command_spec(const YAML::Node& node, const std::optional<YAML::Node>& name_node,
+                                          const std::optional<YAML::Node>& axes_node,
+                                          const std::optional<YAML::Node>& cases_node, const std::string& path) {
+    if (!name_node) fail(node.Mark(), path + ".name", "missing: a command benchmark needs a name for its ids");
+    if (!name_node->IsScalar() || !plain_name(name_node->Scalar(), true))
+      fail(name_node->Mark(), path + ".name", "expected a name of letters, digits, '_', '.' and '-'");
+    kernels::KernelSpec spec;
+    spec.name = name_node->Scalar();
+    if (kernels::find_kernel(spec.name))
+      fail(name_node->Mark(), path + ".name", "\"" + spec.name + "\" is a built-in kernel's name");
+    spec.family = "command";
+    std::unordered_set<std::string> typed;  // axes whose type a value has set
+    auto infer = [&](const YAML::Node& key, const YAML::Node& value, const std::string& field) {
+      if (!plain_name(key.Scalar(), false))
+        fail(key.Mark(), field, "a command's axis name is letters, digits and '_' (it names an environment variable)");
+      auto found = std::find_if(spec.axes.begin(), spec.axes.end(),
+                                [&](const kernels::AxisSpec& a) { return a.name == key.Scalar(); });
+      kernels::AxisSpec* axis = found != spec.axes.end() ? &*found : nullptr;
+      if (!axis) {
+        axis = &spec.axes.emplace_back();
+        axis->name = key.Scalar();
+        axis->min = std::numeric_limits<double>::lowest();
+        axis->max = std::numeric_limits<double>::max();
+      }
+      std::vector<YAML::Node> items;
+      if (value.IsSequence())
+        for (std::size_t j = 0; j < value.size(); ++j) items.push_back(value[j]);
+      else
+        items.push_back(value);
+      for (const auto& item : items) {
+        if (!item.IsScalar()) continue;  // reported by the axis parser
+        const json v = scalar_value(item);
+        const kernels::AxisType type = v.is_boolean()          ? kernels::AxisType::boolean
+                                       : v.is_number_integer() ? kernels::AxisType::integer
+                                       : v.is_number()         ? kernels::AxisType::number
+                                                               : kernels::AxisType::string;
+        const bool untyped = typed.insert(axis->name).second;
+        const bool numeric = type == kernels::AxisType::integer || type == kernels::AxisType::number;
+        const bool axis_numeric = axis->type == kernels::AxisType::integer || axis->type == kernels::AxisType::number;
+        if (untyped) {
+          axis->type = type;
+        } else if (numeric && axis_numeric) {
+          if (type != axis->type) axis->type = kernels::AxisType::number;
+        } else if (type != axis->type) {
+          fail(item.Mark(), field,
+               "expected " + kernels::to_string(axis->type) + " values like the axis's others, got " + v.dump());
+        }
+      }
+    };
+    if (axes_node && axes_node->IsMap())
+      for (const auto& [key, value] : entries(*axes_node, path + ".axes"))
+        infer(key, value, path + ".axes." + key.Scalar());
+    if (cases_node && cases_node->IsSequence())
+      for (std::size_t c = 0; c < cases_node->size(); ++c)
+        if ((*cases_node)[c].IsMap())
+          for (const auto& [key, value] : entries((*cases_node)[c], path + ".cases"))
+            infer(key, value, path + ".cases[" + std::to_string(c) + "]." + key.Scalar());
+    command_specs_.push_back(std::move(spec));
+    return command_specs_.back();
+  }
+
   const kernels::AxisSpec& parse_axis_name(const kernels::KernelSpec& spec, const YAML::Node& key,
                                            const std::string& path) const {
     if (const auto* axis = spec.find_axis(key.Scalar())) return *axis;
@@ -486,6 +671,7 @@ class SweepParser {
 
     // Absent keys stay empty optionals (a default YAML::Node would count as a null value).
     std::optional<YAML::Node> kernel_node, axes_node, cases_node, exclude_node, settings_node;
+    std::optional<YAML::Node> plugin_node, command_node, name_node;
     for (const auto& [key, value] : entries(node, path)) {
       const std::string& k = key.Scalar();
       if (k == "kernel") kernel_node = value;
@@ -493,12 +679,34 @@ class SweepParser {
       else if (k == "cases") cases_node = value;
       else if (k == "exclude") exclude_node = value;
       else if (k == "settings") settings_node = value;
+      else if (k == "plugin") plugin_node = value;
+      else if (k == "command") command_node = value;
+      else if (k == "name") name_node = value;
       else
         fail(key.Mark(), path + "." + k,
-             "unknown key" + suggestion(k, {"kernel", "axes", "cases", "exclude", "settings"}));
+             "unknown key" + suggestion(k, {"kernel", "plugin", "command", "name", "axes", "cases", "exclude",
+                                            "settings"}));
     }
-    if (!kernel_node) fail(node.Mark(), path + ".kernel", "missing: which kernel to measure");
-    const kernels::KernelSpec& spec = parse_kernel(*kernel_node, path + ".kernel");
+    std::string plugin_path;
+    std::vector<std::string> command;
+    const kernels::KernelSpec* spec_ptr = nullptr;
+    if (command_node) {
+      if (kernel_node || plugin_node)
+        fail((kernel_node ? kernel_node : plugin_node)->Mark(), path,
+             "a benchmark is a kernel or a command, not both");
+      command = parse_command(*command_node, path + ".command");
+      spec_ptr = &command_spec(node, name_node, axes_node, cases_node, path);
+    } else {
+      if (name_node) fail(name_node->Mark(), path + ".name", "only command benchmarks take a name");
+      if (!kernel_node) fail(node.Mark(), path + ".kernel", "missing: which kernel to measure");
+      if (plugin_node) {
+        plugin_path = parse_plugin_path(*plugin_node, path + ".plugin");
+        spec_ptr = &parse_plugin_kernel(*kernel_node, path + ".kernel", plugin_path);
+      } else {
+        spec_ptr = &parse_kernel(*kernel_node, path + ".kernel");
+      }
+    }
+    const kernels::KernelSpec& spec = *spec_ptr;
 
     // Measurement settings: the file's, this benchmark's, then the command line's.
     RunSettings unused_run;
@@ -619,6 +827,12 @@ class SweepParser {
                 : 0;
         instance.params = std::move(params);
         instance.benchmark_index = index;
+        instance.plugin = plugin_path;
+        instance.command = command;
+        if (!command.empty()) {
+          instance.family = "command";
+          instance.command_dir = folder();
+        }
         if (auto [it, inserted] = first_producer_.emplace(instance.id, index); !inserted) {
           if (it->second == index)
             fail(node.Mark(), path,
@@ -665,6 +879,8 @@ class SweepParser {
   std::unordered_map<std::string, const kernels::KernelSpec*> kernels_by_name_;
   std::unordered_map<std::string, std::size_t> first_producer_;  // instance id -> benchmark
   MeasureSettings file_measure_;
+  std::vector<std::string> plugins_;                     // absolute paths, first use first
+  std::deque<kernels::KernelSpec> command_specs_;        // stable addresses for command benchmarks
 };
 
 std::string format_bytes(std::uint64_t bytes) {
@@ -685,7 +901,13 @@ std::string format_bytes(std::uint64_t bytes) {
 Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
                   const SettingsOverrides& overrides,
                   const std::vector<kernels::KernelSpec>& catalog) {
-  Sweep sweep = SweepParser(path_for_messages, overrides, catalog).parse(text);
+  Sweep sweep;
+  try {
+    sweep = SweepParser(path_for_messages, overrides, catalog).parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    // Text yaml-cpp let through that a JSON value cannot hold; the check above should catch it.
+    throw SweepError(path_for_messages + ": " + e.what());
+  }
   sweep.path = path_for_messages;
   sweep.source_text = text;
   return sweep;

@@ -27,6 +27,11 @@
 //       exclude:                # optional: an instance matching every key of one entry is
 //         - {bytes: 1048576}    #   dropped (a list value matches any of its items)
 //       settings: {inner: 100}  # optional: measurement settings for this benchmark only
+//     - plugin: lib/libfoo.so   # a user's kernel from a plugin (docs/plugins.md); the path is
+//       kernel: foo_stencil     #   relative to the sweep file's folder
+//     - command: [python3, bench.py]  # any program as a benchmark (docs/command-protocol.md):
+//       name: my_bench          #   the name in ids; axes are free-form, types from the YAML
+//       axes: {size: [1, 2]}
 //
 // Every problem is found before anything runs and reported as one line,
 // "file:line:column: field.path: problem", by SweepError.
@@ -84,12 +89,18 @@ struct Instance {
   // Upper bound of the memory the instance holds: the spec's device_bytes times rotate_buffers.
   std::uint64_t device_bytes = 0;
   std::size_t benchmark_index = 0;  // which entry of `benchmarks:` produced it
+  std::string plugin;                // absolute path of the kernel's plugin; empty: built-in
+  // A command benchmark: the program and its arguments (a program path with a '/' made
+  // absolute), run in command_dir (the sweep's folder). Empty: a kernel.
+  std::vector<std::string> command;
+  std::string command_dir;
 };
 
 struct Sweep {
   std::string name, path, source_text;
   RunSettings settings;
   std::vector<Instance> instances;  // in expansion order: benchmarks, then axes x cases
+  std::vector<std::string> plugins;  // absolute paths of the plugins it uses, first use first
 };
 
 // Command-line overrides of run settings. They apply to the run and to every instance, over the

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev        # Process v2, Interprocess, Math (headers)
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev doctest-dev
+  python3                 # the command-benchmark tests run a small Python program
 )
 missing=()
 for p in "${packages[@]}"; do

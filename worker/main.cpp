@@ -17,7 +17,19 @@ int main(int argc, char** argv) {
   app.add_option("--token", options.token, "this worker's identity token");
   app.add_option("--device", options.device, "CUDA device index")->capture_default_str();
   app.add_flag("--list-kernels", list, "print the kernels this build implements and exit");
+  std::vector<std::string> overrides;
+  app.add_option("--plugin-override", overrides,
+                 "OLD=NEW: load plugin library NEW where the plan names OLD (A/B runs of two plugin builds); "
+                 "repeatable");
   CLI11_PARSE(app, argc, argv);
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == o.size()) {
+      std::cerr << "isobench-worker: --plugin-override " << o << ": expected OLD=NEW\n";
+      return 2;
+    }
+    options.plugin_overrides[o.substr(0, eq)] = o.substr(eq + 1);
+  }
   if (list) {
     for (const auto& spec : isobench::kernels::builtin_catalog())
       if (isobench::kernels::create_benchmark(spec.name))

@@ -14,6 +14,8 @@
 #include "ipc/instance_table.hpp"
 #include "ipc/segment.hpp"
 #include "kernels/benchmark.hpp"
+#include "kernels/plugin_loader.hpp"
+#include "command_timer.hpp"
 #include "timer.hpp"
 #ifdef ISOBENCH_WITH_CUDA
 #include "worker/cuda/cuda_device.hpp"
@@ -107,6 +109,7 @@ class Session {
   std::unique_ptr<Timer> make_timer(PreparedInstance& p, std::uint32_t inner) {
     const auto options = timer_options(*p.spec, inner);
     if (p.spec->backend == "cpu") return make_cpu_timer(*p.bench, options);
+    if (p.spec->backend == "command") return make_command_timer(*p.bench, options);
 #ifdef ISOBENCH_WITH_CUDA
     return make_cuda_timer(*p.bench, options, *device_);
 #else
@@ -125,6 +128,16 @@ class Session {
 #endif
   }
 
+  // A built-in kernel, a plugin's kernel (from the overriding library when the command line
+  // names one: the two sides of a plugin A/B) or a command.
+  std::unique_ptr<kernels::Benchmark> make_benchmark(const ipc::WorkerInstance& spec) const {
+    if (spec.backend == "command") return make_command_benchmark(spec);
+    if (spec.plugin.empty()) return kernels::create_benchmark(spec.kernel);
+    const auto it = options_.plugin_overrides.find(spec.plugin);
+    return kernels::load_plugin(it == options_.plugin_overrides.end() ? spec.plugin : it->second)
+        .create_benchmark(spec.kernel);
+  }
+
   void prepare_instances() {
     // Set up every instance first, then warm each one up, in the order tasks first name them.
     std::vector<std::uint32_t> order;
@@ -134,7 +147,7 @@ class Session {
       const auto& spec = instances_[t.instance];
       PreparedInstance p;
       p.spec = &spec;
-      p.bench = kernels::create_benchmark(spec.kernel);
+      p.bench = make_benchmark(spec);
       if (!p.bench) throw std::runtime_error("kernel '" + spec.kernel + "' is not in this worker build");
       kernels::SetupContext ctx;
       ctx.seed = spec.seed;

@@ -4,6 +4,7 @@
 // sample into its slot the moment it exists.
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace isobench::worker {
@@ -13,6 +14,7 @@ struct WorkerOptions {
   std::uint32_t lane = 0;
   std::uint64_t token = 0;
   int device = 0;  // CUDA device index
+  std::map<std::string, std::string> plugin_overrides;  // plugin path in the plan -> library to load
 };
 
 // Returns the process exit code: 0 when every task finished, 3 when the worker failed (the

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "kernels/plugin_loader.hpp"
 #include "orchestrator/commands/compare_command.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/gpu_environment.hpp"
@@ -114,16 +115,48 @@ int execute(const RunCommandOptions& options) {
       if (sweep.settings.isolation != "process")
         throw BadInput("ab: --isolation " + sweep.settings.isolation +
                        " cannot hold two builds; A/B runs use fresh worker processes (--isolation process)");
-      for (const auto* exe : {&options.baseline, &options.candidate}) {
-        std::error_code ec;
-        if (exe->empty() || !fs::is_regular_file(*exe, ec) || access(exe->c_str(), X_OK) != 0)
-          throw BadInput("ab: " + (exe->empty() ? std::string("--baseline and --candidate are required")
-                                                : *exe + ": not an executable worker build"));
+      // Two builds of the sweep's plugin (shared libraries) run in the default worker, each side
+      // loading its own library in place of the sweep's; otherwise the sides are worker builds.
+      auto is_library = [](const std::string& p) {
+        const auto name = fs::path(p).filename().string();
+        return name.ends_with(".so") || name.find(".so.") != std::string::npos;
+      };
+      const bool plugin_ab = is_library(options.baseline) && is_library(options.candidate);
+      if (plugin_ab) {
+        if (sweep.plugins.size() != 1)
+          throw BadInput("ab: --baseline and --candidate are plugin libraries, so the sweep must use exactly one "
+                         "plugin; it uses " + std::to_string(sweep.plugins.size()));
+        for (const auto* lib : {&options.baseline, &options.candidate}) {
+          try {
+            const auto& plugin = kernels::load_plugin(fs::absolute(*lib).lexically_normal().string());
+            for (const auto& p : plan.instances)
+              if (!p.worker.plugin.empty() && !plugin.find(p.worker.kernel))
+                throw BadInput("ab: " + *lib + " has no kernel " + p.worker.kernel + " (the sweep measures it)");
+          } catch (const kernels::PluginError& e) {
+            throw BadInput(std::string("ab: ") + e.what());
+          }
+        }
+      } else {
+        for (const auto* exe : {&options.baseline, &options.candidate}) {
+          std::error_code ec;
+          if (exe->empty() || !fs::is_regular_file(*exe, ec) || access(exe->c_str(), X_OK) != 0)
+            throw BadInput("ab: " + (exe->empty() ? std::string("--baseline and --candidate are required")
+                                                  : *exe + ": not an executable worker build"));
+        }
       }
       plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per),
                                        static_cast<std::uint32_t>(plan.instances.size()),
                                        static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
-      plan.workers = {fs::absolute(options.baseline).string(), fs::absolute(options.candidate).string()};
+      if (plugin_ab) {
+        const std::string worker =
+            fs::absolute(options.worker.empty() ? default_worker_path() : options.worker).string();
+        plan.workers = {worker, worker};
+        for (const auto* lib : {&options.baseline, &options.candidate})
+          plan.worker_args.push_back(
+              {"--plugin-override", sweep.plugins[0] + "=" + fs::absolute(*lib).lexically_normal().string()});
+      } else {
+        plan.workers = {fs::absolute(options.baseline).string(), fs::absolute(options.candidate).string()};
+      }
     }
     if (plan.instances.empty())
       throw BadInput(sweep.path + ": no instance runs on " + kernels::to_string(device) + " (" +
@@ -150,7 +183,9 @@ int execute(const RunCommandOptions& options) {
   log.write("run-start", options.resume_dir.empty() ? "new run" : "resumed");
   RunnerOptions ropts;
   if (!plan.workers.empty())
-    for (const auto& exe : plan.workers) ropts.workers.push_back({exe, {}});
+    for (std::size_t side = 0; side < plan.workers.size(); ++side)
+      ropts.workers.push_back({plan.workers[side], side < plan.worker_args.size() ? plan.worker_args[side]
+                                                                                : std::vector<std::string>{}});
   else
     ropts.workers = {{options.worker.empty() ? default_worker_path() : options.worker, {}}};
   ropts.worker_timeout_s = options.worker_timeout_s;
@@ -275,8 +310,12 @@ void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_co
                                 "A/B run: baseline and candidate worker builds alternate in fresh processes, in a "
                                 "randomized balanced order, in one run; prints per-instance verdicts");
   add_run_options(*ab, options);
-  ab->add_option("--baseline", options.baseline, "worker executable of the baseline build")->required();
-  ab->add_option("--candidate", options.candidate, "worker executable of the candidate build")->required();
+  ab->add_option("--baseline", options.baseline,
+                 "worker executable of the baseline build, or a build of the sweep's plugin (.so)")
+      ->required();
+  ab->add_option("--candidate", options.candidate,
+                 "worker executable of the candidate build, or a build of the sweep's plugin (.so)")
+      ->required();
   ab->callback([&options, &exit_code] {
     options.ab = true;
     exit_code = run_command(options);

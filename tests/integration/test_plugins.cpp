@@ -1,0 +1,166 @@
+// Users' kernels from plugins through the real orchestrate and workers (CPU backend): a run in
+// fresh processes, A/B runs of two builds of a plugin, and broken plugins refused up front.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+std::string lib(const std::string& name) { return binary_dir() + "/lib/" + name; }
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// statistic min over 20 launches, 20 samples: see test_ab.cpp.
+std::string ab_sweep(const std::string& plugin) {
+  return "name: plugin_ab\n"
+         "settings: {samples: 20, warmup: 2, inner: 20, statistic: min, seed: 4, per: batch}\n"
+         "benchmarks:\n"
+         "  - plugin: " +
+         plugin +
+         "\n"
+         "    kernel: example_stencil\n"
+         "    axes: {n: [8192, 16384], steps: 20}\n";
+}
+
+}  // namespace
+
+TEST_CASE("a plugin's kernel runs in fresh worker processes, its library travelling in the plan") {
+  Scratch s("plugin-run");
+  std::filesystem::create_directories(s.path("sweeps/lib"));
+  std::filesystem::copy_file(lib("libisobench_example_cpu.so"), s.path("sweeps/lib/libstencil.so"));
+  // The plugin path is relative to the sweep file's folder, not to the working directory.
+  const auto sweep = s.write("sweeps/plugin.yaml",
+                             "settings: {samples: 4, warmup: 1, inner: 3, seed: 2}\n"
+                             "benchmarks:\n"
+                             "  - plugin: lib/libstencil.so\n"
+                             "    kernel: example_stencil\n"
+                             "    axes: {n: [4096, 8192], steps: 5}\n"
+                             "  - kernel: cpu_spin\n"
+                             "    axes: {microseconds: 20}\n");
+  const auto r = run(bin("orchestrate") + " --device cpu --quiet --isolation process --per batch --format json --out " +
+                         s.path("run") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto samples = read_jsonl(s.path("run/samples.jsonl"));
+  CHECK(samples.size() == 12);
+  std::map<std::string, int> per_instance;
+  for (const auto& x : samples) {
+    per_instance[x["instance"]]++;
+    CHECK(x["value"].get<double>() > 0);
+  }
+  CHECK(per_instance["example_stencil[n=4096,steps=5]"] == 4);
+  CHECK(per_instance["example_stencil[n=8192,steps=5]"] == 4);
+  CHECK(per_instance["cpu_spin[microseconds=20]"] == 4);
+  const auto plan = read_json(s.path("run/plan.json"));
+  const std::string expected = std::filesystem::path(s.path("sweeps/lib/libstencil.so")).lexically_normal().string();
+  CHECK(plan["instances"][0]["plugin"] == expected);
+  CHECK(plan["instances"][0]["family"] == "stencil");
+  CHECK(plan["instances"][2]["plugin"] == "");
+  CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
+}
+
+TEST_CASE("the plugin example sweep of the docs runs") {
+  Scratch s("plugin-example");
+  std::string text = slurp(source_dir() + "/examples/plugin_sweep.yaml");
+  REQUIRE(text.find("../build/lib/libisobench_example_cpu.so") != std::string::npos);
+  text = replace_all(text, "../build/lib/", binary_dir() + "/lib/");
+  text = replace_all(text, "command/cpu_loop.py", source_dir() + "/examples/command/cpu_loop.py");
+  const auto sweep = s.write("plugin_sweep.yaml", text);
+  const auto r = run(bin("orchestrate") + " --device cpu --quiet --samples 2 --min-sample-time-ms 1 --out " +
+                         s.path("run") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 8);
+}
+
+TEST_CASE("ab of two plugin builds: the build with a real 10% regression is SLOWER, the same build is not") {
+  {
+    Scratch s("plugin-ab-slow");
+    const auto sweep = s.write("ab.yaml", ab_sweep(lib("libisobench_example_cpu.so")));
+    const auto r =
+        run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + lib("libisobench_example_cpu.so") +
+                " --candidate " + lib("libisobench_example_cpu_slow10.so") + " --out " + s.path("run") + " " + sweep,
+            s);
+    CHECK_MESSAGE(r.exit_code == 1, r.err);
+    CHECK_MESSAGE(r.out.find("SLOWER") != std::string::npos, r.out);
+    const auto plan = read_json(s.path("run/plan.json"));
+    REQUIRE(plan["worker_args"].size() == 2);
+    CHECK(plan["worker_args"][1][0] == "--plugin-override");
+    CHECK(plan["worker_args"][1][1].get<std::string>().ends_with("=" + lib("libisobench_example_cpu_slow10.so")));
+    CHECK(plan["workers"][0] == plan["workers"][1]);
+    const auto cmp = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+    const auto j = nlohmann::json::parse(cmp.out);
+    for (const auto& row : j["instances"]) CHECK(row["verdict"] == "SLOWER");
+  }
+  {
+    Scratch s("plugin-ab-same");
+    const auto sweep = s.write("ab.yaml", ab_sweep(lib("libisobench_example_cpu.so")));
+    const auto r =
+        run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + lib("libisobench_example_cpu.so") +
+                " --candidate " + lib("libisobench_example_cpu.so") + " --out " + s.path("run") + " " + sweep,
+            s);
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(r.out.find("SLOWER") == std::string::npos);
+  }
+}
+
+TEST_CASE("--resume of a plugin A/B run gives each side its own library again") {
+  Scratch s("plugin-ab-resume");
+  const auto sweep = s.write("ab.yaml", ab_sweep(lib("libisobench_example_cpu.so")));
+  const auto first =
+      run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + lib("libisobench_example_cpu.so") +
+              " --candidate " + lib("libisobench_example_cpu_slow10.so") + " --out " + s.path("run") + " " + sweep,
+          s);
+  REQUIRE_MESSAGE(first.exit_code == 1, first.err);  // SLOWER
+  // As if interrupted before any sample: the resume measures everything from plan.json alone.
+  s.write("run/samples.jsonl", "");
+  auto info = read_json(s.path("run/run.json"));
+  info["status"] = "interrupted";
+  s.write("run/run.json", info.dump());
+  const auto r = run(bin("orchestrate") + " --resume " + s.path("run") + " --quiet", s);
+  CHECK_MESSAGE(r.exit_code == 1, r.err);  // the candidate still loads the slow10 build
+  CHECK_MESSAGE(r.out.find("SLOWER") != std::string::npos, r.out);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 80);
+}
+
+TEST_CASE("a broken plugin stops the run before it starts: one line, exit 2, no run directory") {
+  Scratch s("plugin-bad");
+  const std::map<std::string, std::string> cases = {
+      {"libisobench_test_plugin_abi2.so",
+       "benchmarks[0].plugin: plugin libisobench_test_plugin_abi2.so: ABI version 2, this isobench speaks 1"},
+      {"libisobench_test_plugin_no_describe.so",
+       "benchmarks[0].plugin: plugin libisobench_test_plugin_no_describe.so: missing symbol isobench_plugin_describe"},
+      {"libnope.so", "benchmarks[0].plugin: cannot load libnope.so: "},
+  };
+  for (const auto& [library, message] : cases) {
+    CAPTURE(library);
+    const auto sweep = s.write("bad.yaml", "benchmarks:\n  - kernel: bad_kernel\n    plugin: " + lib(library) + "\n");
+    const auto r = run(bin("orchestrate") + " --device cpu --quiet --out " + s.path("run") + " " + sweep, s);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.err.find(sweep + ":3:13: " + message) != std::string::npos, r.err);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(!std::filesystem::exists(s.path("run")));
+  }
+  // ab with a broken candidate library is refused the same way.
+  const auto sweep = s.write("ab.yaml", ab_sweep(lib("libisobench_example_cpu.so")));
+  const auto r =
+      run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + lib("libisobench_example_cpu.so") +
+              " --candidate " + lib("libisobench_test_plugin_abi2.so") + " --out " + s.path("run") + " " + sweep,
+          s);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("ab: plugin libisobench_test_plugin_abi2.so: ABI version 2, this isobench speaks 1") !=
+                    std::string::npos,
+                r.err);
+  CHECK(!std::filesystem::exists(s.path("run")));
+}
