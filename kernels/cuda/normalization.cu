@@ -200,8 +200,13 @@ class NormalizationBenchmark final : public Benchmark {
     threads_ = std::min(1024, std::max(32, (threads_wanted + 31) / 32 * 32));
     shared_bytes_ = std::size_t((hidden_ + kVec - 1) / kVec) * 16;
     auto kernel = layer_norm_ ? norm_kernel<true> : norm_kernel<false>;
-    ISOBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             int(shared_bytes_)));
+    // The limit belongs to the kernel function, shared by every instance in this process: only
+    // ever raise it, or an instance set up later with a smaller row would break the larger ones.
+    cudaFuncAttributes attributes{};
+    ISOBENCH_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.maxDynamicSharedSizeBytes < int(shared_bytes_))
+      ISOBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               int(shared_bytes_)));
     ISOBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
