@@ -42,6 +42,15 @@ class FileHandle {
   std::FILE* f_;
 };
 
+// Text a worker wrote into the segment, as something safe to log and to put into JSON: any
+// process of the user can write there, so bytes outside printable ASCII become '?'.
+std::string printable_text(const char* field, std::size_t field_bytes) {
+  std::string text(field, strnlen(field, field_bytes));
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  return text;
+}
+
 // One worker process's share of the plan: its tasks in order, and which build runs them.
 struct Job {
   std::string what;  // "measure" or "calibration"
@@ -213,7 +222,7 @@ struct Runner::Impl {
     if (!w.rejected.empty()) return w.rejected;
     if (!status.ok()) {
       const ipc::Lane& lane = seg.lane(w.lane);
-      const std::string lane_error(lane.error, strnlen(lane.error, sizeof lane.error));
+      const std::string lane_error = printable_text(lane.error, sizeof lane.error);
       return status.describe() + (lane_error.empty() ? "" : ": " + lane_error);
     }
     if (!finished(w))
@@ -391,7 +400,7 @@ struct Runner::Impl {
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
       const auto& entry = seg.instance(i);
       if (load_acquire(entry.report_ready) == 0) continue;
-      const std::string text(entry.report, strnlen(entry.report, sizeof entry.report));
+      const std::string text = printable_text(entry.report, sizeof entry.report);
       auto report = nlohmann::json::parse(text, nullptr, false);
       if (report.is_discarded() || !report.is_object()) {
         log.write("report-rejected", plan.instances[i].worker.id + ": the worker's report is not a JSON object");
