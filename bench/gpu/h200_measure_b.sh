@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Second H200 session of docs/results/2026-11-29-h200: the process-mode experiments again after the
+# normalization fix, pre-start depth, A/B runs, and the calibrations.
+#   bench/gpu/h200_measure_b.sh OUT_DIR part   (part: runs | calibrate)
+set -u
+out=${1:?usage: h200_measure_b.sh OUT_DIR runs|calibrate}
+part=${2:?usage: h200_measure_b.sh OUT_DIR runs|calibrate}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+bin=build-device/bin
+log="$out/commands-$part.log"
+step() {  # step NAME COMMAND...: run, keep stdout/stderr, record the command, exit code and times
+  local name=$1; shift
+  local t0=$(date +%s%N)
+  echo "\$ $*" >>"$log"
+  "$@" >"$out/$name.out" 2>"$out/$name.err"
+  local rc=$?
+  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%TZ)" >>"$log"
+}
+if [ "$part" = runs ]; then
+  nvidia-smi >"$out/nvidia-smi.txt" 2>&1
+  step modes-process "$bin/orchestrate" --quiet --isolation process --per batch --prestart 1 --out "$out/modes-process" configs/calibration.yaml
+  for per in batch sample; do
+    for ps in 0 1 4; do
+      [ "$per" = sample ] && [ "$ps" != 4 ] && continue   # per-sample 0 and 1 ran in the first session
+      step "prestart-$per-$ps" "$bin/orchestrate" --quiet --isolation process --per "$per" --prestart "$ps" \
+        --out "$out/prestart-$per-$ps" configs/calibration.yaml
+    done
+  done
+  step ab-aa "$bin/orchestrate" ab --quiet --prestart 4 --baseline "$bin/isobench-worker" \
+    --candidate "$bin/isobench-worker" --out "$out/ab-aa" configs/calibration.yaml
+  step ab-slow5 "$bin/orchestrate" ab --quiet --prestart 4 --baseline "$bin/isobench-worker" \
+    --candidate "$bin/isobench-worker-slow5" --out "$out/ab-slow5" configs/calibration.yaml
+  step calibrate-prestart0 "$bin/orchestrate" calibrate --quiet --runs 8 --modes process --prestart 0 \
+    --out "$out/calibrate-prestart0" configs/calibration.yaml
+else
+  step calibrate "$bin/orchestrate" calibrate --runs 8 --modes sequential,interleave,process,process-sample,ab \
+    --real-slowdown 5 --prestart 4 --out "$out/calibrate" configs/calibration.yaml
+fi
