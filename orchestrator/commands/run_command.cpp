@@ -71,6 +71,20 @@ void check_fits(const Sweep& sweep, const Plan& plan, kernels::Backend device, i
   }
 }
 
+// Another process computing on the GPU disturbs every number: with --require-idle-gpu that is an
+// error before anything runs (without it, the environment warning says so loudly).
+void check_gpu_idle(int gpu) {
+  const auto env = collect_gpu_environment();
+  if (!env.value("available", false) || !env.contains("gpus")) return;
+  for (const auto& g : env["gpus"]) {
+    if (g.value("index", -1) != gpu || !g.contains("processes") || g["processes"].empty()) continue;
+    std::string pids;
+    for (const auto& p : g["processes"]) pids += (pids.empty() ? "" : ", ") + p.value("pid", nlohmann::json(0)).dump();
+    throw BadInput("--require-idle-gpu: GPU " + std::to_string(gpu) + " (" + g.value("name", std::string("?")) +
+                   ") is in use by " + std::to_string(g["processes"].size()) + " other processes (pid " + pids + ")");
+  }
+}
+
 std::string default_out_dir(const std::string& sweep_name) {
   std::string base = "runs/" + sweep_name + "-" + compact_utc_timestamp();
   std::string dir = base;
@@ -162,6 +176,7 @@ int execute(const RunCommandOptions& options) {
       throw BadInput(sweep.path + ": no instance runs on " + kernels::to_string(device) + " (" +
                      std::to_string(plan.skipped.size()) + " need another device)");
     check_fits(sweep, plan, device, options.gpu);
+    if (device == kernels::Backend::cuda && options.require_idle_gpu) check_gpu_idle(options.gpu);
     dir = std::make_unique<RunDirectory>(
         RunDirectory::create(options.out_dir.empty() ? default_out_dir(sweep.name) : options.out_dir));
     dir->write_text("sweep.yaml", sweep.source_text);
@@ -289,6 +304,8 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   app.add_flag_callback("--csv", [&o] { o.format = "csv"; }, "same as --format csv");
   app.add_flag_callback("--markdown", [&o] { o.format = "markdown"; }, "same as --format markdown");
   app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  app.add_flag("--require-idle-gpu", o.require_idle_gpu,
+               "refuse to run while another process uses the GPU (otherwise a loud warning)");
   auto& ov = o.overrides;
   add_override(app, "--isolation", ov.isolation, "sequential, interleave or process (overrides the sweep)");
   add_override(app, "--per", ov.per, "process mode: a fresh worker per sample or per batch (round)");

@@ -23,6 +23,7 @@ struct RunCommandOptions {
   int prestart = -1;            // workers started ahead of the measuring one; -1: 1 on GPU, 0 on CPU
   std::string format = "table"; // table | json | csv | markdown | none
   bool quiet = false;
+  bool require_idle_gpu = false;  // refuse to run while another process uses the GPU
   SettingsOverrides overrides;
   // orchestrate ab: two worker builds measured in one interleaved run.
   bool ab = false;
