@@ -86,8 +86,10 @@ namespace {
 
 std::string throughput(const InstanceSummary& r) {
   char buf[48];
-  if (r.tflop_per_s > 0)
+  if (r.tflop_per_s >= 1)
     std::snprintf(buf, sizeof buf, "%.1f TFLOP/s", r.tflop_per_s);
+  else if (r.tflop_per_s > 0)
+    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", r.tflop_per_s * 1e3);
   else if (r.gb_per_s > 0)
     std::snprintf(buf, sizeof buf, "%.1f GB/s", r.gb_per_s);
   else
