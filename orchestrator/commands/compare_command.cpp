@@ -2,17 +2,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <tuple>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,175 +19,16 @@
 #include "stats/mann_whitney.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/verdict.hpp"
+#include "orchestrator/commands/compare_inputs.hpp"
 
 namespace isobench::orchestrator {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
-
-constexpr int plan_schema_version = 1;
-
-// Bad input: the message already names file, line and problem.
-class InputError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::string where(const std::string& file, std::size_t line) { return file + ":" + std::to_string(line); }
-
-// ---------------------------------------------------------------------------------------------
-// Reading samples
-
-// A time in seconds: finite and positive.
-double checked_time(double value, const std::string& text, const std::string& location) {
-  if (!std::isfinite(value)) throw InputError(location + ": not a finite number: \"" + text + "\"");
-  if (value <= 0) throw InputError(location + ": a time must be positive: \"" + text + "\"");
-  return value;
-}
-
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, not a sample file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::error_code(errno, std::generic_category()).message());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(first, last - first + 1));
-}
-
-// One number per line (blank lines and # comments allowed), or a JSON array of numbers.
-std::vector<double> read_sample_file(const std::string& path) {
-  const std::string text = read_file(path);
-  std::vector<double> values;
-  const std::string body = trim(text);
-  if (!body.empty() && body.front() == '[') {
-    json array;
-    try {
-      array = json::parse(body);
-    } catch (const json::parse_error& e) {
-      throw InputError(path + ": invalid JSON array: " + e.what());
-    }
-    for (std::size_t i = 0; i < array.size(); ++i) {
-      const std::string location = path + ": element " + std::to_string(i + 1);
-      if (!array[i].is_number()) throw InputError(location + ": not a number: " + array[i].dump());
-      values.push_back(checked_time(array[i].get<double>(), array[i].dump(), location));
-    }
-  } else {
-    std::istringstream lines(text);
-    std::string line;
-    for (std::size_t number = 1; std::getline(lines, line); ++number) {
-      const std::string token = trim(std::string_view(line).substr(0, line.find('#')));
-      if (token.empty()) continue;
-      double value = 0;
-      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
-      if (ec == std::errc::result_out_of_range)
-        throw InputError(where(path, number) + ": out of range: \"" + token + "\"");
-      if (ec != std::errc() || end != token.data() + token.size())
-        throw InputError(where(path, number) + ": not a number: \"" + token + "\"");
-      values.push_back(checked_time(value, token, where(path, number)));
-    }
-  }
-  if (values.size() < 2)
-    throw InputError(path + ": needs at least 2 values, found " + std::to_string(values.size()));
-  return values;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading run directories
 
 // The plan fields that define what a sample measures: instances differing in any of them
 // measure different things and are never compared.
 constexpr const char* measurement_fields[] = {"kernel", "params", "inner", "timer", "statistic", "cold_cache"};
-
-struct Run {
-  std::string dir;
-  std::vector<std::string> order;  // instance ids in plan order
-  std::map<std::string, json> plan;
-  std::map<std::string, std::vector<double>> samples;
-  // An A/B run holds both sides; `samples` is side 0 (baseline), `candidate_samples` side 1.
-  bool ab = false;
-  std::map<std::string, std::vector<double>> candidate_samples;
-};
-
-Run read_run(const std::string& dir, std::ostream& err) {
-  Run run;
-  run.dir = dir;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(dir + ": not a readable run directory");
-  const std::string plan_path = (fs::path(dir) / "plan.json").string();
-  json plan;
-  try {
-    plan = json::parse(read_file(plan_path));
-  } catch (const json::parse_error& e) {
-    throw InputError(plan_path + ": invalid JSON: " + e.what());
-  }
-  if (!plan.is_object() || !plan.contains("schema_version") || !plan["schema_version"].is_number_integer())
-    throw InputError(plan_path + ": no integer schema_version");
-  const int version = plan["schema_version"].get<int>();
-  if (version > plan_schema_version)
-    throw InputError(plan_path + ": schema_version " + std::to_string(version) +
-                     " is newer than this orchestrate reads (" + std::to_string(plan_schema_version) + ")");
-  if (!plan.contains("instances") || !plan["instances"].is_array())
-    throw InputError(plan_path + ": no \"instances\" array");
-  for (const json& instance : plan["instances"]) {
-    if (!instance.is_object() || !instance.contains("id") || !instance["id"].is_string())
-      throw InputError(plan_path + ": an instance without a string \"id\"");
-    const std::string id = instance["id"].get<std::string>();
-    if (run.plan.count(id)) throw InputError(plan_path + ": instance \"" + id + "\" appears twice");
-    run.plan[id] = instance;
-    run.order.push_back(id);
-  }
-
-  if (plan.contains("schedule") && plan["schedule"].is_object())
-    run.ab = plan["schedule"].value("sides", 1) == 2;
-
-  const std::string samples_path = (fs::path(dir) / "samples.jsonl").string();
-  const std::string text = read_file(samples_path);
-  std::vector<std::string> lines;
-  {
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
-  std::size_t last_content_line = 0;
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    if (!trim(lines[i]).empty()) last_content_line = i;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string location = where(samples_path, i + 1);
-    const std::string line = trim(lines[i]);
-    if (line.empty()) continue;
-    json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (record.is_discarded()) {
-      // A run killed while appending leaves a torn last line (an object cut short is never
-      // valid JSON): drop it and say so. Anywhere else invalid JSON is bad input.
-      if (i == last_content_line) {
-        err << "compare: warning: " << location << ": torn last line dropped\n";
-        continue;
-      }
-      throw InputError(location + ": invalid JSON");
-    }
-    // Other events share the journal (worker failures); only samples are compared.
-    if (record.is_object() && record.value("type", std::string("sample")) != "sample") continue;
-    if (!record.is_object() || !record.contains("instance") || !record["instance"].is_string())
-      throw InputError(location + ": no string \"instance\"");
-    if (!record.contains("value") || !record["value"].is_number())
-      throw InputError(location + ": \"value\" is not a number");
-    const std::string id = record["instance"].get<std::string>();
-    if (!run.plan.count(id)) throw InputError(location + ": instance \"" + id + "\" is not in plan.json");
-    const json side = record.contains("side") ? record["side"] : json(0);
-    if (!side.is_number_integer() || side.get<int>() < 0 || side.get<int>() > (run.ab ? 1 : 0))
-      throw InputError(location + ": \"side\" must be 0" + std::string(run.ab ? " or 1" : "") + ", got " + side.dump());
-    auto& into = side.get<int>() == 1 ? run.candidate_samples : run.samples;
-    into[id].push_back(checked_time(record["value"].get<double>(), record["value"].dump(), location));
-  }
-  return run;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The comparison data model: every printer renders these.

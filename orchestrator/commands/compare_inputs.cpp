@@ -1,0 +1,181 @@
+#include "orchestrator/commands/compare_inputs.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+namespace isobench::orchestrator {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int plan_schema_version = 1;
+
+std::string where(const std::string& file, std::size_t line) { return file + ":" + std::to_string(line); }
+
+// A time in seconds: finite and positive.
+double checked_time(double value, const std::string& text, const std::string& location) {
+  if (!std::isfinite(value)) throw InputError(location + ": not a finite number: \"" + text + "\"");
+  if (value <= 0) throw InputError(location + ": a time must be positive: \"" + text + "\"");
+  return value;
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, not a sample file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open: " + std::error_code(errno, std::generic_category()).message());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(first, last - first + 1));
+}
+
+// plan.json: the instances by id, in plan order, and whether the run has two sides.
+Run parse_run_plan(const std::string& dir, const std::string& plan_path, const std::string& plan_text) {
+  Run run;
+  run.dir = dir;
+  json plan;
+  try {
+    plan = json::parse(plan_text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number that overflows
+    throw InputError(plan_path + ": invalid JSON: " + e.what());
+  }
+  if (!plan.is_object() || !plan.contains("schema_version") || !plan["schema_version"].is_number_integer())
+    throw InputError(plan_path + ": no integer schema_version");
+  const int version = plan["schema_version"].get<int>();
+  if (version > plan_schema_version)
+    throw InputError(plan_path + ": schema_version " + std::to_string(version) +
+                     " is newer than this orchestrate reads (" + std::to_string(plan_schema_version) + ")");
+  if (!plan.contains("instances") || !plan["instances"].is_array())
+    throw InputError(plan_path + ": no \"instances\" array");
+  for (const json& instance : plan["instances"]) {
+    if (!instance.is_object() || !instance.contains("id") || !instance["id"].is_string())
+      throw InputError(plan_path + ": an instance without a string \"id\"");
+    const std::string id = instance["id"].get<std::string>();
+    if (run.plan.count(id)) throw InputError(plan_path + ": instance \"" + id + "\" appears twice");
+    run.plan[id] = instance;
+    run.order.push_back(id);
+  }
+
+  if (plan.contains("schedule") && plan["schedule"].is_object()) {
+    const json& schedule = plan["schedule"];
+    if (schedule.contains("sides") && !schedule["sides"].is_number_integer())
+      throw InputError(plan_path + ": schedule.sides is not an integer: " + schedule["sides"].dump());
+    run.ab = schedule.value("sides", 1) == 2;
+  }
+  return run;
+}
+
+// samples.jsonl: the values of every instance of the plan, by side.
+void parse_run_samples(Run& run, const std::string& samples_path, const std::string& text, std::ostream& err) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  std::size_t last_content_line = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (!trim(lines[i]).empty()) last_content_line = i;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string location = where(samples_path, i + 1);
+    const std::string line = trim(lines[i]);
+    if (line.empty()) continue;
+    json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded()) {
+      // A run killed while appending leaves a torn last line (an object cut short is never
+      // valid JSON): drop it and say so. Anywhere else invalid JSON is bad input.
+      if (i == last_content_line) {
+        err << "compare: warning: " << location << ": torn last line dropped\n";
+        continue;
+      }
+      throw InputError(location + ": invalid JSON");
+    }
+    // Other events share the journal (worker failures); only samples are compared.
+    if (record.is_object() && record.contains("type") && !record["type"].is_string())
+      throw InputError(location + ": \"type\" is not a string");
+    if (record.is_object() && record.value("type", std::string("sample")) != "sample") continue;
+    if (!record.is_object() || !record.contains("instance") || !record["instance"].is_string())
+      throw InputError(location + ": no string \"instance\"");
+    if (!record.contains("value") || !record["value"].is_number())
+      throw InputError(location + ": \"value\" is not a number");
+    const std::string id = record["instance"].get<std::string>();
+    if (!run.plan.count(id)) throw InputError(location + ": instance \"" + id + "\" is not in plan.json");
+    const json side = record.contains("side") ? record["side"] : json(0);
+    if (!side.is_number_integer() || side.get<int>() < 0 || side.get<int>() > (run.ab ? 1 : 0))
+      throw InputError(location + ": \"side\" must be 0" + std::string(run.ab ? " or 1" : "") + ", got " + side.dump());
+    auto& into = side.get<int>() == 1 ? run.candidate_samples : run.samples;
+    into[id].push_back(checked_time(record["value"].get<double>(), record["value"].dump(), location));
+  }
+}
+
+}  // namespace
+
+std::vector<double> read_sample_file(const std::string& path) { return parse_sample_text(path, read_file(path)); }
+
+std::vector<double> parse_sample_text(const std::string& path, const std::string& text) {
+  std::vector<double> values;
+  const std::string body = trim(text);
+  if (!body.empty() && body.front() == '[') {
+    json array;
+    try {
+      array = json::parse(body);
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number that overflows
+      throw InputError(path + ": invalid JSON array: " + e.what());
+    }
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      const std::string location = path + ": element " + std::to_string(i + 1);
+      if (!array[i].is_number()) throw InputError(location + ": not a number: " + array[i].dump());
+      values.push_back(checked_time(array[i].get<double>(), array[i].dump(), location));
+    }
+  } else {
+    std::istringstream lines(text);
+    std::string line;
+    for (std::size_t number = 1; std::getline(lines, line); ++number) {
+      const std::string token = trim(std::string_view(line).substr(0, line.find('#')));
+      if (token.empty()) continue;
+      double value = 0;
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+      if (ec == std::errc::result_out_of_range)
+        throw InputError(where(path, number) + ": out of range: \"" + token + "\"");
+      if (ec != std::errc() || end != token.data() + token.size())
+        throw InputError(where(path, number) + ": not a number: \"" + token + "\"");
+      values.push_back(checked_time(value, token, where(path, number)));
+    }
+  }
+  if (values.size() < 2)
+    throw InputError(path + ": needs at least 2 values, found " + std::to_string(values.size()));
+  return values;
+}
+
+Run read_run(const std::string& dir, std::ostream& err) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(dir + ": not a readable run directory");
+  const std::string plan_path = (fs::path(dir) / "plan.json").string();
+  Run run = parse_run_plan(dir, plan_path, read_file(plan_path));
+  const std::string samples_path = (fs::path(dir) / "samples.jsonl").string();
+  parse_run_samples(run, samples_path, read_file(samples_path), err);
+  return run;
+}
+
+Run parse_run(const std::string& dir, const std::string& plan_text, const std::string& samples_text,
+              std::ostream& err) {
+  Run run = parse_run_plan(dir, (fs::path(dir) / "plan.json").string(), plan_text);
+  parse_run_samples(run, (fs::path(dir) / "samples.jsonl").string(), samples_text, err);
+  return run;
+}
+
+}  // namespace isobench::orchestrator

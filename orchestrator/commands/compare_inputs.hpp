@@ -1,0 +1,44 @@
+#pragma once
+// What `orchestrate compare` reads: sample files (one time per line, or a JSON array) and run
+// directories (plan.json + samples.jsonl). Every problem is an InputError whose message names
+// the file, the line and the problem. The parse_* functions take the text already read, so the
+// fuzzers in fuzz/ feed them bytes without touching the file system.
+
+#include <iosfwd>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isobench::orchestrator {
+
+// Bad input: the message already names file, line and problem.
+class InputError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One number per line (blank lines and # comments allowed), or a JSON array of numbers; at least
+// two, every one finite and positive.
+std::vector<double> read_sample_file(const std::string& path);
+std::vector<double> parse_sample_text(const std::string& path, const std::string& text);
+
+struct Run {
+  std::string dir;
+  std::vector<std::string> order;  // instance ids in plan order
+  std::map<std::string, nlohmann::json> plan;
+  std::map<std::string, std::vector<double>> samples;
+  // An A/B run holds both sides; `samples` is side 0 (baseline), `candidate_samples` side 1.
+  bool ab = false;
+  std::map<std::string, std::vector<double>> candidate_samples;
+};
+
+// Reads DIR/plan.json and DIR/samples.jsonl; a torn last line of the journal is dropped with a
+// warning on `err`.
+Run read_run(const std::string& dir, std::ostream& err);
+// The same from the two files' text; `dir` names the run in messages.
+Run parse_run(const std::string& dir, const std::string& plan_text, const std::string& samples_text,
+              std::ostream& err);
+
+}  // namespace isobench::orchestrator
