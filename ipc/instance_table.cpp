@@ -1,26 +1,10 @@
 #include "instance_table.hpp"
+#include "json_integer.hpp"
 
 #include <stdexcept>
 #include <utility>
 
 namespace isobench::ipc {
-
-namespace {
-
-// nlohmann::json turns a float into an integer type with a plain cast, undefined behaviour when
-// it is out of range (found by fuzz/). the instance table holds integers in these fields: anything
-// else is damage.
-template <class T>
-T integer(const nlohmann::json& v) {
-  if (v.is_number_unsigned()) {
-    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return static_cast<T>(u);
-  } else if (v.is_number_integer()) {
-    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return static_cast<T>(i);
-  }
-  throw std::runtime_error("expected an integer in range, got " + v.dump());
-}
-
-}  // namespace
 
 std::string encode_instances(const std::vector<WorkerInstance>& instances) {
   nlohmann::json arr = nlohmann::json::array();
@@ -56,11 +40,11 @@ std::vector<WorkerInstance> decode_instances(std::string_view json_text) {
       in.kernel = o.at("kernel").get<std::string>();
       in.backend = o.at("backend").get<std::string>();
       in.params = o.at("params");
-      in.seed = integer<std::uint64_t>(o.at("seed"));
+      in.seed = json_integer<std::uint64_t>(o.at("seed"));
       in.statistic = o.at("statistic").get<std::string>();
       in.timer = o.at("timer").get<std::string>();
       in.cold_cache = o.at("cold_cache").get<bool>();
-      in.rotate_buffers = integer<int>(o.at("rotate_buffers"));
+      in.rotate_buffers = json_integer<int>(o.at("rotate_buffers"));
       in.blocking_kernel = o.at("blocking_kernel").get<bool>();
       in.slowdown_pct = o.at("slowdown_pct").get<double>();
       in.plugin = o.at("plugin").get<std::string>();

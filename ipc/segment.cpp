@@ -6,6 +6,7 @@
 
 #include <boost/interprocess/mapped_region.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -103,6 +104,10 @@ std::string validate_header(const void* base, std::size_t mapped_bytes) {
 struct Segment::Mapping {
   bi::shared_memory_object shm;
   bi::mapped_region region;
+  // The header as created or as validated at attach. The tables are located through this copy,
+  // never through the mapped header: any process of the user can write the mapping, and a
+  // header rewritten after validation must not turn an index into a pointer outside the mapping.
+  Header layout{};
 };
 
 Segment::Segment(std::string name, bool owner, std::unique_ptr<Mapping> mapping)
@@ -145,6 +150,7 @@ Segment Segment::create(const SegmentShape& shape) {
     bi::shared_memory_object::remove(name.c_str());
     throw SegmentError("cannot create shared-memory segment " + name + ": " + e.what());
   }
+  m->layout = h;
   Segment seg(name, true, std::move(m));
   std::memset(seg.base_, 0, h.total_bytes);  // truncate zero-fills; be explicit anyway
   std::memcpy(seg.base_ + h.instances_json_offset, shape.instances_json.data(),
@@ -164,39 +170,45 @@ Segment Segment::attach(const std::string& name) {
     throw SegmentError("cannot open shared-memory segment " + name + ": " + e.what());
   }
   Segment seg(name, false, std::move(m));
-  if (auto problem = validate_header(seg.base_, seg.size_); !problem.empty())
+  // Validate a private copy, then keep it: the mapped header may change after this check.
+  Header h{};
+  std::memcpy(&h, seg.base_, std::min(sizeof h, seg.size_));
+  if (auto problem = validate_header(&h, seg.size_); !problem.empty())
     throw SegmentError("segment " + name + " rejected: " + problem);
+  seg.mapping_->layout = h;
   return seg;
 }
 
 Header& Segment::header() const { return *reinterpret_cast<Header*>(base_); }
 
+const Header& Segment::layout() const { return mapping_->layout; }
+
 std::string_view Segment::instances_json() const {
-  const Header& h = header();
+  const Header& h = mapping_->layout;
   return {base_ + h.instances_json_offset, h.instances_json_bytes};
 }
 
 InstanceEntry& Segment::instance(std::uint32_t index) const {
-  const Header& h = header();
+  const Header& h = mapping_->layout;
   if (index >= h.n_instances) throw SegmentError("instance index out of range");
   return reinterpret_cast<InstanceEntry*>(base_ + h.instances_offset)[index];
 }
 
 Lane& Segment::lane(std::uint32_t index) const {
-  const Header& h = header();
+  const Header& h = mapping_->layout;
   if (index >= h.n_lanes) throw SegmentError("lane index out of range");
   return reinterpret_cast<Lane*>(base_ + h.lanes_offset)[index];
 }
 
 Task* Segment::lane_tasks(std::uint32_t lane_index) const {
-  const Header& h = header();
+  const Header& h = mapping_->layout;
   if (lane_index >= h.n_lanes) throw SegmentError("lane index out of range");
   return reinterpret_cast<Task*>(base_ + h.tasks_offset) +
          static_cast<std::size_t>(lane_index) * h.tasks_per_lane;
 }
 
 SampleSlot& Segment::slot(std::uint32_t index) const {
-  const Header& h = header();
+  const Header& h = mapping_->layout;
   if (index >= h.n_slots) throw SegmentError("slot index out of range");
   return reinterpret_cast<SampleSlot*>(base_ + h.slots_offset)[index];
 }

@@ -48,7 +48,10 @@ class Segment {
   bool owner() const { return owner_; }
   std::size_t size() const { return size_; }
 
+  // The header as mapped: other processes of the user can rewrite it.
   Header& header() const;
+  // The header as created or validated at attach: counts and offsets to trust.
+  const Header& layout() const;
   std::string_view instances_json() const;
   InstanceEntry& instance(std::uint32_t index) const;
   Lane& lane(std::uint32_t index) const;

@@ -1,27 +1,11 @@
 #include "plan.hpp"
+#include "ipc/json_integer.hpp"
 
 #include <set>
 #include <stdexcept>
 #include <utility>
 
 namespace isobench::orchestrator {
-
-namespace {
-
-// nlohmann::json turns a float into an integer type with a plain cast, undefined behaviour when
-// it is out of range (found by fuzz/). plan.json holds integers in these fields: anything
-// else is damage.
-template <class T>
-T integer(const nlohmann::json& v) {
-  if (v.is_number_unsigned()) {
-    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return static_cast<T>(u);
-  } else if (v.is_number_integer()) {
-    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return static_cast<T>(i);
-  }
-  throw std::runtime_error("expected an integer in range, got " + v.dump());
-}
-
-}  // namespace
 
 std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id) {
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a
@@ -152,40 +136,40 @@ Plan Plan::from_json(const nlohmann::json& j) {
       p.worker.kernel = o.at("kernel").get<std::string>();
       p.worker.backend = o.at("backend").get<std::string>();
       p.worker.params = o.at("params");
-      p.worker.seed = integer<std::uint64_t>(o.at("seed"));
+      p.worker.seed = ipc::json_integer<std::uint64_t>(o.at("seed"));
       p.worker.statistic = o.at("statistic").get<std::string>();
       p.worker.timer = o.at("timer").get<std::string>();
       p.worker.cold_cache = o.at("cold_cache").get<bool>();
-      p.worker.rotate_buffers = integer<int>(o.at("rotate_buffers"));
+      p.worker.rotate_buffers = ipc::json_integer<int>(o.at("rotate_buffers"));
       p.worker.blocking_kernel = o.at("blocking_kernel").get<bool>();
       p.worker.slowdown_pct = o.at("slowdown_pct").get<double>();
       p.worker.plugin = o.value("plugin", "");
       p.worker.command = o.value("command", std::vector<std::string>{});
       p.worker.command_dir = o.value("command_dir", "");
       p.family = o.at("family").get<std::string>();
-      p.warmup = integer<std::uint32_t>(o.at("warmup"));
+      p.warmup = ipc::json_integer<std::uint32_t>(o.at("warmup"));
       const auto& setting = o.at("inner_setting");
-      if (setting.is_number_integer()) p.fixed_inner = integer<std::uint32_t>(setting);
+      if (setting.is_number_integer()) p.fixed_inner = ipc::json_integer<std::uint32_t>(setting);
       p.min_sample_time_s = o.at("min_sample_time_s").get<double>();
-      p.inner = integer<std::uint32_t>(o.at("inner"));
-      p.device_bytes = integer<std::uint64_t>(o.at("device_bytes"));
+      p.inner = ipc::json_integer<std::uint32_t>(o.at("inner"));
+      p.device_bytes = ipc::json_integer<std::uint64_t>(o.at("device_bytes"));
       plan.instances.push_back(std::move(p));
     }
     const auto& s = j.at("schedule");
     plan.schedule.isolation = parse_isolation(s.at("isolation").get<std::string>());
     plan.schedule.per = parse_granularity(s.at("per").get<std::string>());
-    plan.schedule.samples = integer<std::uint32_t>(s.at("samples"));
-    plan.schedule.sides = integer<std::uint32_t>(s.at("sides"));
-    plan.schedule.seed = integer<std::uint64_t>(s.at("seed"));
+    plan.schedule.samples = ipc::json_integer<std::uint32_t>(s.at("samples"));
+    plan.schedule.sides = ipc::json_integer<std::uint32_t>(s.at("sides"));
+    plan.schedule.seed = ipc::json_integer<std::uint64_t>(s.at("seed"));
     plan.schedule.n_instances = static_cast<std::uint32_t>(plan.instances.size());
     const std::uint32_t n_slots = plan.schedule.n_instances * plan.schedule.samples * plan.schedule.sides;
     std::set<std::uint32_t> planned_slots;
     for (const auto& r : s.at("runs")) {
       WorkerRun run;
-      run.side = integer<std::uint32_t>(r.at("side"));
+      run.side = ipc::json_integer<std::uint32_t>(r.at("side"));
       for (const auto& t : r.at("tasks")) {
-        PlannedSample ps{integer<std::uint32_t>(t.at(0)), integer<std::uint32_t>(t.at(1)),
-                         integer<std::uint32_t>(t.at(2)), integer<std::uint32_t>(t.at(3)), run.side};
+        PlannedSample ps{ipc::json_integer<std::uint32_t>(t.at(0)), ipc::json_integer<std::uint32_t>(t.at(1)),
+                         ipc::json_integer<std::uint32_t>(t.at(2)), ipc::json_integer<std::uint32_t>(t.at(3)), run.side};
         if (ps.instance >= plan.schedule.n_instances || ps.slot >= n_slots)
           throw std::runtime_error("schedule task out of range");
         if (!planned_slots.insert(ps.slot).second)  // found by fuzz/: a slot measured twice

@@ -97,7 +97,7 @@ struct Runner::Impl {
       : dir(d), plan(p), options(o), log(l), seg(std::move(s)), journal(d.file("samples.jsonl")),
         worker_output(d.file("workers.log")), done_slots(std::move(done)),
         progress(p.schedule.total_samples(), o.quiet) {
-    for (std::uint32_t lane = seg.header().n_lanes; lane-- > 0;) free_lanes.push_back(lane);
+    for (std::uint32_t lane = seg.layout().n_lanes; lane-- > 0;) free_lanes.push_back(lane);
   }
 
   ~Impl() {
@@ -168,8 +168,11 @@ struct Runner::Impl {
         ++w.next_task;
         continue;
       }
-      auto& slot = seg.slot(t.slot);
-      if (load_acquire(slot.state) != static_cast<std::uint32_t>(ipc::SlotState::written)) break;
+      auto& shared = seg.slot(t.slot);
+      if (load_acquire(shared.state) != static_cast<std::uint32_t>(ipc::SlotState::written)) break;
+      // Validate and record one copy: the shared slot may change between two reads.
+      ipc::SampleSlot slot;
+      std::memcpy(&slot, &shared, sizeof slot);
       if (auto problem = validate_slot(slot, t, w.token); !problem.empty()) {
         log.write("sample-rejected", "slot " + std::to_string(t.slot) + " of worker " + std::to_string(w.serial) +
                                          ": " + problem);
@@ -382,11 +385,16 @@ struct Runner::Impl {
       }
       reap_exiting();
       progress.update(outcome.samples_recorded, outcome.workers_started);
+      // While the released worker still has samples to deliver, poll often (each sample's
+      // delay to the journal delays the next worker's release); otherwise back off to 1 ms.
+      const bool delivering = !active.empty() && active.front()->released &&
+                              active.front()->next_task < active.front()->job.tasks.size();
+      const auto longest = std::chrono::microseconds(delivering ? 100 : 1000);
       if (event) {
         sleep_for = std::chrono::microseconds(20);
       } else {
         std::this_thread::sleep_for(sleep_for);
-        sleep_for = std::min(sleep_for * 2, std::chrono::microseconds(1000));
+        sleep_for = std::min(sleep_for * 2, longest);
       }
     }
   }

@@ -1,4 +1,5 @@
 #include "sample_journal.hpp"
+#include "ipc/json_integer.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace isobench::orchestrator {
 
@@ -23,18 +25,18 @@ nlohmann::json SampleRecord::to_json() const {
 SampleRecord SampleRecord::from_json(const nlohmann::json& j) {
   SampleRecord r;
   r.instance = j.at("instance").get<std::string>();
-  r.instance_index = j.at("instance_index").get<std::uint32_t>();
-  r.sample = j.at("sample").get<std::uint32_t>();
-  r.round = j.at("round").get<std::uint32_t>();
-  r.slot = j.at("slot").get<std::uint32_t>();
-  r.side = j.value("side", 0u);
+  r.instance_index = ipc::json_integer<std::uint32_t>(j.at("instance_index"));
+  r.sample = ipc::json_integer<std::uint32_t>(j.at("sample"));
+  r.round = ipc::json_integer<std::uint32_t>(j.at("round"));
+  r.slot = ipc::json_integer<std::uint32_t>(j.at("slot"));
+  r.side = j.contains("side") ? ipc::json_integer<std::uint32_t>(j["side"]) : 0;
   r.value = j.at("value").get<double>();
-  r.inner = j.at("inner").get<std::uint32_t>();
-  r.worker_pid = j.at("worker_pid").get<std::int64_t>();
-  r.worker_serial = j.at("worker_serial").get<std::uint64_t>();
+  r.inner = ipc::json_integer<std::uint32_t>(j.at("inner"));
+  r.worker_pid = ipc::json_integer<std::int64_t>(j.at("worker_pid"));
+  r.worker_serial = ipc::json_integer<std::uint64_t>(j.at("worker_serial"));
   r.unix_time = j.at("time").get<double>();
-  r.begin_ns = j.value("begin_ns", std::uint64_t{0});
-  r.end_ns = j.value("end_ns", std::uint64_t{0});
+  r.begin_ns = j.contains("begin_ns") ? ipc::json_integer<std::uint64_t>(j["begin_ns"]) : 0;
+  r.end_ns = j.contains("end_ns") ? ipc::json_integer<std::uint64_t>(j["end_ns"]) : 0;
   r.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
   r.flags = j.value("flags", std::vector<std::string>{});
   return r;
@@ -91,6 +93,8 @@ JournalContents read_journal(const std::string& path) {
       }
       throw std::runtime_error(path + ":" + std::to_string(line_no) + ": damaged line in the journal");
     }
+    if (j.contains("type") && !j["type"].is_string())  // value() would throw a json type_error
+      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": \"type\" is not a string");
     const std::string type = j.value("type", "sample");
     if (type == "sample") {
       try {

@@ -46,7 +46,7 @@ class Session {
     lane_.pid = static_cast<std::int32_t>(getpid());
     set_state(ipc::LaneState::attached);
     instances_ = ipc::decode_instances(seg_.instances_json());
-    const auto& h = seg_.header();
+    const auto& h = seg_.layout();
     if (lane_.n_tasks > h.tasks_per_lane) throw std::runtime_error("lane lists more tasks than fit");
     const ipc::Task* tasks = seg_.lane_tasks(options_.lane);
     tasks_.assign(tasks, tasks + lane_.n_tasks);

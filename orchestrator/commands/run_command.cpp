@@ -175,6 +175,12 @@ int execute(const RunCommandOptions& options) {
     if (plan.instances.empty())
       throw BadInput(sweep.path + ": no instance runs on " + kernels::to_string(device) + " (" +
                      std::to_string(plan.skipped.size()) + " need another device)");
+    // Every planned sample has a slot in the shared-memory segment, which holds at most 2^28.
+    const std::uint64_t slots = std::uint64_t{plan.schedule.n_instances} * plan.schedule.samples * plan.schedule.sides;
+    if (slots > (std::uint64_t{1} << 28))
+      throw BadInput(sweep.path + ": " + std::to_string(plan.instances.size()) + " instances x " +
+                     std::to_string(plan.schedule.samples) + " samples x " + std::to_string(plan.schedule.sides) +
+                     " sides is " + std::to_string(slots) + " samples, more than one run holds (268435456)");
     check_fits(sweep, plan, device, options.gpu);
     if (device == kernels::Backend::cuda && options.require_idle_gpu) check_gpu_idle(options.gpu);
     dir = std::make_unique<RunDirectory>(
