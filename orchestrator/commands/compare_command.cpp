@@ -374,6 +374,13 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
       if (options.runs.empty() || options.runs.size() > 2)
         throw InputError("needs two run directories, one A/B run directory, or --samples A B");
       report = compare_runs(options, err);
+      // Runs that share instances, none of them measured alike, are not a comparison at all.
+      if (report.compared.empty()) {
+        for (const auto& e : report.excluded)
+          if (e.reason.rfind("plans differ", 0) == 0)
+            throw InputError("nothing to compare: every shared instance was measured differently (" + e.id + ": " +
+                             e.reason + ")");
+      }
       print_report(report, options, out);
     }
     return fails(report, options.fail_on) ? 1 : 0;

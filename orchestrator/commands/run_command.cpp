@@ -212,8 +212,11 @@ int execute(const RunCommandOptions& options) {
   ropts.worker_timeout_s = options.worker_timeout_s;
   ropts.retries = options.retries;
   // On a GPU a worker's start-up (process, context, handles) overlaps the measuring worker
-  // without moving its numbers (DESIGN.md, point 5); on the CPU it would compete for the cores.
-  ropts.prestart = options.prestart >= 0 ? options.prestart : (plan.device == "cuda" ? 1 : 0);
+  // without moving its numbers (DESIGN.md, point 5). On the H200, 4 gave the most samples per
+  // minute (1 gave 255, 4 gave 298 per sample; docs/results/2026-11-29-h200) with A/A false
+  // positives at alpha 0.001 of 0/252 as without. On the CPU a starting process would compete
+  // for the cores being measured.
+  ropts.prestart = options.prestart >= 0 ? options.prestart : (plan.device == "cuda" ? 4 : 0);
   run_info["prestart"] = ropts.prestart;
   ropts.device = options.gpu;
   ropts.quiet = options.quiet;
@@ -298,7 +301,7 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--prestart", o.prestart,
-                 "workers started ahead of the measuring one, released one at a time (default: 1 on GPU, 0 on CPU)")
+                 "workers started ahead of the measuring one, released one at a time (default: 4 on GPU, 0 on CPU)")
       ->check(CLI::Range(0, 8));
   app.add_option("--retries", o.retries, "fresh workers tried for the samples of a failed one")
       ->check(CLI::Range(0, 100))

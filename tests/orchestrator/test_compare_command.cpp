@@ -277,5 +277,11 @@ TEST_SUITE("compare RUN_A RUN_B") {
     options.runs = {dir / "A", dir / "A", dir / "A"};
     check_bad_input(compare(options),
                     "compare: needs two run directories, one A/B run directory, or --samples A B");
+    // Runs whose shared instances were all measured differently: nothing to compare is bad input.
+    write_run(dir, "inner20", {instance("x", 20)}, samples_jsonl({{"x", timings(12, 1.0)}}));
+    write_run(dir, "inner40", {instance("x", 40)}, samples_jsonl({{"x", timings(12, 1.0)}}));
+    options.runs = {dir / "inner20", dir / "inner40"};
+    check_bad_input(compare(options),
+                    "compare: nothing to compare: every shared instance was measured differently (x: plans differ in inner)");
   }
 }
