@@ -1,4 +1,5 @@
 #include "orchestrator/commands/calibrate_command.hpp"
+#include "orchestrator/commands/run_command.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -43,11 +44,6 @@ struct CalibrateArgs {
   bool quiet = false;
   SettingsOverrides overrides;
 };
-
-template <class T>
-void add_override(CLI::App& app, const std::string& flag, std::optional<T>& field, const std::string& help) {
-  app.add_option_function<T>(flag, [&field](const T& v) { field = v; }, help);
-}
 
 std::vector<std::string> split_modes(const std::string& text) {
   std::vector<std::string> modes;
@@ -237,17 +233,7 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 8));
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
   // Measurement settings of every run; isolation comes from --modes, slowdowns from --real-slowdown.
-  auto& ov = a.overrides;
-  add_override(*cmd, "--samples", ov.samples, "samples per instance and run (>= 2)");
-  add_override(*cmd, "--warmup", ov.warmup, "warm-up launches per instance and worker");
-  add_override(*cmd, "--inner", ov.inner, "launches per sample: auto or an integer");
-  add_override(*cmd, "--min-sample-time-ms", ov.min_sample_time_ms, "target sample length for --inner auto");
-  add_override(*cmd, "--statistic", ov.statistic, "per sample: mean or min of the inner launches");
-  add_override(*cmd, "--seed", ov.seed, "seed of the schedule and the inputs (the same for every run)");
-  add_override(*cmd, "--timer", ov.timer, "CUDA timer: events or graph");
-  add_override(*cmd, "--cold-cache", ov.cold_cache, "flush L2 before each sample (true/false)");
-  add_override(*cmd, "--rotate-buffers", ov.rotate_buffers, "copies of every input, cycled through");
-  add_override(*cmd, "--blocking-kernel", ov.blocking_kernel, "queue launches behind a blocking kernel (true/false)");
+  add_measurement_options(*cmd, a.overrides);
   cmd->callback([args, &exit_code] {
     try {
       exit_code = calibrate(*args);

@@ -318,6 +318,11 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   auto& ov = o.overrides;
   add_override(app, "--isolation", ov.isolation, "sequential, interleave or process (overrides the sweep)");
   add_override(app, "--per", ov.per, "process mode: a fresh worker per sample or per batch (round)");
+  add_measurement_options(app, ov);
+  add_override(app, "--slowdown-pct", ov.slowdown_pct, "inject a real extra cost per launch, in percent");
+}
+
+void add_measurement_options(CLI::App& app, SettingsOverrides& ov) {
   add_override(app, "--samples", ov.samples, "samples per instance (>= 2)");
   add_override(app, "--warmup", ov.warmup, "warm-up launches per instance and worker");
   add_override(app, "--inner", ov.inner, "launches per sample: auto or an integer");
@@ -328,7 +333,6 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   add_override(app, "--cold-cache", ov.cold_cache, "flush L2 before each sample (true/false; forces inner 1)");
   add_override(app, "--rotate-buffers", ov.rotate_buffers, "copies of every input, cycled through");
   add_override(app, "--blocking-kernel", ov.blocking_kernel, "queue launches behind a blocking kernel (true/false)");
-  add_override(app, "--slowdown-pct", ov.slowdown_pct, "inject a real extra cost per launch, in percent");
 }
 
 void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_code) {

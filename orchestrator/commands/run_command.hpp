@@ -34,6 +34,11 @@ struct RunCommandOptions {
 // Adds the run options to the top-level app (or to the `ab` subcommand).
 void add_run_options(CLI::App& app, RunCommandOptions& options);
 
+// Adds the overrides of measurement settings (--samples, --warmup, --inner, --statistic, --seed,
+// --timer, --cold-cache, ...) that every verb running sweeps shares; `calibrate` sets isolation
+// and slowdowns itself.
+void add_measurement_options(CLI::App& app, SettingsOverrides& overrides);
+
 // Adds `orchestrate ab --baseline X --candidate Y SWEEP`; its callback stores the exit code.
 void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_code);
 
