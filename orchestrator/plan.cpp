@@ -20,7 +20,7 @@ std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id) {
   return z ^ (z >> 31);
 }
 
-Plan make_plan(const Sweep& sweep, kernels::Backend device) {
+Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget) {
   Plan plan;
   plan.sweep_name = sweep.name;
   plan.device = kernels::to_string(device);
@@ -58,10 +58,22 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device) {
     p.device_bytes = in.device_bytes;
     plan.instances.push_back(std::move(p));
   }
-  plan.schedule = make_schedule(parse_isolation(sweep.settings.isolation),
-                                parse_granularity(sweep.settings.per),
-                                static_cast<std::uint32_t>(plan.instances.size()),
-                                static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
+  const auto isolation = parse_isolation(sweep.settings.isolation);
+  const auto per = parse_granularity(sweep.settings.per);
+  // A worker sets up every instance of its task list before measuring: the instances a worker
+  // takes together must fit in the budget. Per-sample workers hold one instance each.
+  Groups groups = single_group(static_cast<std::uint32_t>(plan.instances.size()));
+  if (memory_budget > 0 && !(isolation == Isolation::process && per == ProcessGranularity::sample)) {
+    std::vector<std::uint64_t> bytes;
+    for (const auto& p : plan.instances) bytes.push_back(p.device_bytes);
+    try {
+      groups = memory_groups(bytes, memory_budget);
+    } catch (const std::invalid_argument&) {
+      // check_memory() names the instance; here only the grouping is decided.
+    }
+  }
+  plan.schedule = make_schedule(isolation, per, groups, static_cast<std::uint32_t>(sweep.settings.samples),
+                                sweep.settings.seed);
   return plan;
 }
 
@@ -117,6 +129,7 @@ nlohmann::json Plan::to_json() const {
             {"samples", schedule.samples},
             {"sides", schedule.sides},
             {"seed", schedule.seed},
+            {"groups", schedule.groups},
             {"task_fields", {"instance", "sample", "round", "slot"}},
             {"runs", runs}}}};
 }
@@ -162,6 +175,22 @@ Plan Plan::from_json(const nlohmann::json& j) {
     plan.schedule.sides = ipc::json_integer<std::uint32_t>(s.at("sides"));
     plan.schedule.seed = ipc::json_integer<std::uint64_t>(s.at("seed"));
     plan.schedule.n_instances = static_cast<std::uint32_t>(plan.instances.size());
+    plan.schedule.groups = single_group(plan.schedule.n_instances);
+    if (s.contains("groups")) {
+      Groups groups;
+      std::set<std::uint32_t> grouped;
+      for (const auto& g : s.at("groups")) {
+        groups.emplace_back();
+        for (const auto& i : g) {
+          const auto index = ipc::json_integer<std::uint32_t>(i);
+          if (index >= plan.schedule.n_instances || !grouped.insert(index).second)
+            throw std::runtime_error("groups do not partition the instances");
+          groups.back().push_back(index);
+        }
+      }
+      if (grouped.size() != plan.schedule.n_instances) throw std::runtime_error("groups do not partition the instances");
+      plan.schedule.groups = std::move(groups);
+    }
     const std::uint32_t n_slots = plan.schedule.n_instances * plan.schedule.samples * plan.schedule.sides;
     std::set<std::uint32_t> planned_slots;
     for (const auto& r : s.at("runs")) {

@@ -50,7 +50,8 @@ struct Plan {
 std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id);
 
 // Builds the plan for the instances of `sweep` whose backend is `device`, and its commands,
-// which run on any device.
-Plan make_plan(const Sweep& sweep, kernels::Backend device);
+// which run on any device. With a memory budget (bytes; 0: none), the instances one worker sets
+// up together are grouped to fit in it, and the groups run one after another.
+Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget = 0);
 
 }  // namespace isobench::orchestrator

@@ -35,80 +35,116 @@ std::size_t Schedule::total_samples() const {
   return n;
 }
 
-Schedule make_schedule(Isolation isolation, ProcessGranularity per, std::uint32_t n_instances,
-                       std::uint32_t samples, std::uint64_t seed) {
+Groups single_group(std::uint32_t n_instances) {
+  std::vector<std::uint32_t> all(n_instances);
+  std::iota(all.begin(), all.end(), 0u);
+  return {all};
+}
+
+Groups memory_groups(const std::vector<std::uint64_t>& device_bytes, std::uint64_t budget) {
+  Groups groups;
+  std::uint64_t used = 0;
+  for (std::uint32_t i = 0; i < device_bytes.size(); ++i) {
+    if (device_bytes[i] > budget)
+      throw std::invalid_argument("instance " + std::to_string(i) + " needs " + std::to_string(device_bytes[i]) +
+                                  " bytes, more than the memory budget of " + std::to_string(budget));
+    if (groups.empty() || used + device_bytes[i] > budget) {
+      groups.emplace_back();
+      used = 0;
+    }
+    groups.back().push_back(i);
+    used += device_bytes[i];
+  }
+  return groups;
+}
+
+namespace {
+
+std::uint32_t count_instances(const Groups& groups) {
+  std::size_t n = 0;
+  for (const auto& g : groups) n += g.size();
+  return static_cast<std::uint32_t>(n);
+}
+
+}  // namespace
+
+Schedule make_schedule(Isolation isolation, ProcessGranularity per, const Groups& groups, std::uint32_t samples,
+                       std::uint64_t seed) {
   Schedule s;
   s.isolation = isolation;
   s.per = per;
-  s.n_instances = n_instances;
+  s.n_instances = count_instances(groups);
   s.samples = samples;
   s.seed = seed;
+  s.groups = groups;
   auto planned = [&](std::uint32_t instance, std::uint32_t round) {
     return PlannedSample{instance, round, round, instance * samples + round, 0};
   };
-  if (isolation == Isolation::sequential) {
-    WorkerRun run;
-    for (std::uint32_t i = 0; i < n_instances; ++i)
-      for (std::uint32_t r = 0; r < samples; ++r) run.tasks.push_back(planned(i, r));
-    s.runs.push_back(std::move(run));
-    return s;
-  }
-  // Rounds: one sample of every instance per round, order reshuffled every round.
   std::mt19937_64 rng(seed);
-  std::vector<std::uint32_t> order(n_instances);
-  std::vector<std::vector<PlannedSample>> rounds;
-  for (std::uint32_t r = 0; r < samples; ++r) {
-    std::iota(order.begin(), order.end(), 0u);
-    portable_shuffle(order, rng);
-    std::vector<PlannedSample> round;
-    for (auto i : order) round.push_back(planned(i, r));
-    rounds.push_back(std::move(round));
-  }
-  if (isolation == Isolation::interleave) {
-    WorkerRun run;
-    for (auto& round : rounds) run.tasks.insert(run.tasks.end(), round.begin(), round.end());
-    s.runs.push_back(std::move(run));
-  } else if (per == ProcessGranularity::batch) {
-    for (auto& round : rounds) s.runs.push_back(WorkerRun{0, std::move(round)});
-  } else {
-    for (auto& round : rounds)
-      for (auto& t : round) s.runs.push_back(WorkerRun{0, {t}});
+  for (const auto& group : groups) {
+    if (isolation == Isolation::sequential) {
+      WorkerRun run;
+      for (auto i : group)
+        for (std::uint32_t r = 0; r < samples; ++r) run.tasks.push_back(planned(i, r));
+      s.runs.push_back(std::move(run));
+      continue;
+    }
+    // Rounds: one sample of every instance of the group per round, reshuffled every round.
+    std::vector<std::vector<PlannedSample>> rounds;
+    for (std::uint32_t r = 0; r < samples; ++r) {
+      std::vector<std::uint32_t> order = group;
+      portable_shuffle(order, rng);
+      std::vector<PlannedSample> round;
+      for (auto i : order) round.push_back(planned(i, r));
+      rounds.push_back(std::move(round));
+    }
+    if (isolation == Isolation::interleave) {
+      WorkerRun run;
+      for (auto& round : rounds) run.tasks.insert(run.tasks.end(), round.begin(), round.end());
+      s.runs.push_back(std::move(run));
+    } else if (per == ProcessGranularity::batch) {
+      for (auto& round : rounds) s.runs.push_back(WorkerRun{0, std::move(round)});
+    } else {
+      for (auto& round : rounds)
+        for (auto& t : round) s.runs.push_back(WorkerRun{0, {t}});
+    }
   }
   return s;
 }
 
-Schedule make_ab_schedule(ProcessGranularity per, std::uint32_t n_instances, std::uint32_t samples,
-                          std::uint64_t seed) {
+Schedule make_ab_schedule(ProcessGranularity per, const Groups& groups, std::uint32_t samples, std::uint64_t seed) {
   Schedule s;
   s.isolation = Isolation::process;
   s.per = per;
-  s.n_instances = n_instances;
+  s.n_instances = count_instances(groups);
   s.samples = samples;
   s.sides = 2;
   s.seed = seed;
+  s.groups = groups;
   std::mt19937_64 rng(seed);
-  const std::uint32_t per_side = n_instances * samples;
+  const std::uint32_t per_side = s.n_instances * samples;
   auto planned = [&](std::uint32_t instance, std::uint32_t round, std::uint32_t side) {
     return PlannedSample{instance, round, round, side * per_side + instance * samples + round, side};
   };
-  auto shuffled = [&] {
-    std::vector<std::uint32_t> order(n_instances);
-    std::iota(order.begin(), order.end(), 0u);
-    portable_shuffle(order, rng);
-    return order;
-  };
-  for (std::uint32_t r = 0; r < samples; ++r) {
-    if (per == ProcessGranularity::batch) {
-      const std::uint32_t first = static_cast<std::uint32_t>(rng() & 1u);
-      for (std::uint32_t side : {first, 1 - first}) {
-        WorkerRun run{side, {}};
-        for (auto i : shuffled()) run.tasks.push_back(planned(i, r, side));
-        s.runs.push_back(std::move(run));
-      }
-    } else {
-      for (auto i : shuffled()) {
+  for (const auto& group : groups) {
+    auto shuffled = [&] {
+      std::vector<std::uint32_t> order = group;
+      portable_shuffle(order, rng);
+      return order;
+    };
+    for (std::uint32_t r = 0; r < samples; ++r) {
+      if (per == ProcessGranularity::batch) {
         const std::uint32_t first = static_cast<std::uint32_t>(rng() & 1u);
-        for (std::uint32_t side : {first, 1 - first}) s.runs.push_back(WorkerRun{side, {planned(i, r, side)}});
+        for (std::uint32_t side : {first, 1 - first}) {
+          WorkerRun run{side, {}};
+          for (auto i : shuffled()) run.tasks.push_back(planned(i, r, side));
+          s.runs.push_back(std::move(run));
+        }
+      } else {
+        for (auto i : shuffled()) {
+          const std::uint32_t first = static_cast<std::uint32_t>(rng() & 1u);
+          for (std::uint32_t side : {first, 1 - first}) s.runs.push_back(WorkerRun{side, {planned(i, r, side)}});
+        }
       }
     }
   }

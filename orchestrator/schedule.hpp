@@ -32,6 +32,16 @@ struct WorkerRun {
   std::vector<PlannedSample> tasks;
 };
 
+// Instances a worker sets up together: a partition of the instance indices, in order. One group
+// unless the instances' device memory does not fit at once (memory_groups).
+using Groups = std::vector<std::vector<std::uint32_t>>;
+
+Groups single_group(std::uint32_t n_instances);
+
+// Consecutive instances packed into groups whose device bytes add up to at most `budget`. An
+// instance that alone needs more throws std::invalid_argument naming its index.
+Groups memory_groups(const std::vector<std::uint64_t>& device_bytes, std::uint64_t budget);
+
 struct Schedule {
   Isolation isolation = Isolation::process;
   ProcessGranularity per = ProcessGranularity::batch;
@@ -39,22 +49,22 @@ struct Schedule {
   std::uint32_t samples = 0;
   std::uint32_t sides = 1;
   std::uint64_t seed = 0;
+  Groups groups;  // run one after another; rounds and workers never mix instances of two groups
   std::vector<WorkerRun> runs;
 
   std::size_t total_samples() const;
 };
 
-// Builds the schedule of an ordinary run (one side).
-Schedule make_schedule(Isolation isolation, ProcessGranularity per, std::uint32_t n_instances,
-                       std::uint32_t samples, std::uint64_t seed);
+// Builds the schedule of an ordinary run (one side), group after group.
+Schedule make_schedule(Isolation isolation, ProcessGranularity per, const Groups& groups, std::uint32_t samples,
+                       std::uint64_t seed);
 
 // Builds the schedule of an A/B run: fresh workers only, baseline (side 0) and candidate
 // (side 1) alternating in a randomized, balanced order. Every round holds one sample of every
 // instance on each side; `per` batch gives each side one worker per round, `per` sample one
 // worker per sample; each pair of consecutive workers is one baseline and one candidate, in an
 // order drawn from the seed.
-Schedule make_ab_schedule(ProcessGranularity per, std::uint32_t n_instances, std::uint32_t samples,
-                          std::uint64_t seed);
+Schedule make_ab_schedule(ProcessGranularity per, const Groups& groups, std::uint32_t samples, std::uint64_t seed);
 
 // Fisher-Yates with a 64-bit Mersenne twister: portable across standard libraries.
 template <class T>

@@ -47,28 +47,15 @@ kernels::Backend choose_device(const std::string& device) {
   return have_gpu ? kernels::Backend::cuda : kernels::Backend::cpu;
 }
 
-void check_fits(const Sweep& sweep, const Plan& plan, kernels::Backend device, int gpu) {
-  std::uint64_t budget = 0;
+// The device memory one worker may hold at once: --memory-budget, or a safe fraction of what the
+// device has free (90% of the GPU's free memory; half the host's memory). 0 when unknown.
+std::uint64_t memory_budget(const RunCommandOptions& options, kernels::Backend device) {
+  if (options.memory_budget_mib > 0) return options.memory_budget_mib << 20;
   if (device == kernels::Backend::cuda) {
-    const auto free_bytes = gpu_free_memory_bytes(gpu);
-    if (!free_bytes) return;  // unknown: the worker's own allocation error will say it
-    budget = *free_bytes / 10 * 9;
-  } else {
-    budget = host_memory_bytes() / 2;
-    if (budget == 0) return;
+    const auto free_bytes = gpu_free_memory_bytes(options.gpu);
+    return free_bytes ? *free_bytes / 10 * 9 : 0;  // unknown: the worker's own allocation error will say it
   }
-  if (auto problem = check_memory(sweep, budget, device); !problem.empty()) throw BadInput(sweep.path + ": " + problem);
-  // One worker sets up every instance of its task list before measuring, so all instances a
-  // worker takes must fit at once.
-  if (!(plan.schedule.isolation == Isolation::process && plan.schedule.per == ProcessGranularity::sample)) {
-    std::uint64_t total = 0;
-    for (const auto& p : plan.instances) total += p.device_bytes;
-    if (total > budget)
-      throw BadInput(sweep.path + ": the " + std::to_string(plan.instances.size()) + " instances need " +
-                     std::to_string(total >> 20) + " MiB at once in " + to_string(plan.schedule.isolation) +
-                     " mode, more than the " + std::to_string(budget >> 20) +
-                     " MiB available; use --isolation process --per sample or split the sweep");
-  }
+  return host_memory_bytes() / 2;
 }
 
 // Another process computing on the GPU disturbs every number: with --require-idle-gpu that is an
@@ -124,7 +111,10 @@ int execute(const RunCommandOptions& options) {
     if (options.sweep_path.empty()) throw BadInput("orchestrate: give a sweep file (or --resume RUN_DIR); see --help");
     const Sweep sweep = load_sweep(options.sweep_path, options.overrides);
     const auto device = choose_device(options.device);
-    plan = make_plan(sweep, device);
+    const std::uint64_t budget = memory_budget(options, device);
+    if (budget > 0)
+      if (auto problem = check_memory(sweep, budget, device); !problem.empty()) throw BadInput(sweep.path + ": " + problem);
+    plan = make_plan(sweep, device, budget);
     if (options.ab) {
       if (sweep.settings.isolation != "process")
         throw BadInput("ab: --isolation " + sweep.settings.isolation +
@@ -158,8 +148,7 @@ int execute(const RunCommandOptions& options) {
                                                   : *exe + ": not an executable worker build"));
         }
       }
-      plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per),
-                                       static_cast<std::uint32_t>(plan.instances.size()),
+      plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
                                        static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
       if (plugin_ab) {
         const std::string worker =
@@ -181,7 +170,9 @@ int execute(const RunCommandOptions& options) {
       throw BadInput(sweep.path + ": " + std::to_string(plan.instances.size()) + " instances x " +
                      std::to_string(plan.schedule.samples) + " samples x " + std::to_string(plan.schedule.sides) +
                      " sides is " + std::to_string(slots) + " samples, more than one run holds (268435456)");
-    check_fits(sweep, plan, device, options.gpu);
+    if (plan.schedule.groups.size() > 1 && !options.quiet)
+      std::cerr << "note: the instances do not fit in device memory at once (budget " << (budget >> 20)
+                << " MiB): they run in " << plan.schedule.groups.size() << " groups, one after another\n";
     if (device == kernels::Backend::cuda && options.require_idle_gpu) check_gpu_idle(options.gpu);
     dir = std::make_unique<RunDirectory>(
         RunDirectory::create(options.out_dir.empty() ? default_out_dir(sweep.name) : options.out_dir));
@@ -303,6 +294,9 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   app.add_option("--prestart", o.prestart,
                  "workers started ahead of the measuring one, released one at a time (default: 4 on GPU, 0 on CPU)")
       ->check(CLI::Range(0, 8));
+  app.add_option("--memory-budget", o.memory_budget_mib,
+                 "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
+                 "GPU's free memory, half the host's)");
   app.add_option("--retries", o.retries, "fresh workers tried for the samples of a failed one")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();

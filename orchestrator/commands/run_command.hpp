@@ -20,7 +20,8 @@ struct RunCommandOptions {
   std::string worker;           // default: isobench-worker beside orchestrate
   double worker_timeout_s = 120;
   int retries = 2;
-  int prestart = -1;            // workers started ahead of the measuring one; -1: 4 on GPU, 0 on CPU
+  int prestart = -1;
+  std::uint64_t memory_budget_mib = 0;  // 0: a safe fraction of the device's free memory            // workers started ahead of the measuring one; -1: 4 on GPU, 0 on CPU
   std::string format = "table"; // table | json | csv | markdown | none
   bool quiet = false;
   bool require_idle_gpu = false;  // refuse to run while another process uses the GPU

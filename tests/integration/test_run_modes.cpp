@@ -163,3 +163,49 @@ TEST_CASE("the run directory holds every documented file and a summary per insta
   CHECK(env["cpu"]["logical_cores"].get<int>() >= 1);
   CHECK(slurp(s.path("run/log.txt")).find("[worker-start]") != std::string::npos);
 }
+
+TEST_CASE("a sweep larger than --memory-budget runs in groups that each fit, one worker per group") {
+  Scratch s("groups");
+  // cpu_copy holds a source and a destination: 2 x 4 MiB per instance; 20 MiB fit two at a time.
+  const auto sweep = s.write("groups.yaml", R"(settings: {samples: 3, warmup: 0, inner: 2, seed: 2}
+benchmarks:
+  - kernel: cpu_copy
+    axes: {bytes: [4194304, 4194305, 4194306, 4194307, 4194308]}
+)");
+  const auto r = run(bin("orchestrate") + " --device cpu --quiet --isolation interleave --memory-budget 20 --out " +
+                         s.path("run") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto plan = read_json(s.path("run/plan.json"));
+  const auto& groups = plan["schedule"]["groups"];
+  REQUIRE(groups.size() == 3);
+  for (const auto& g : groups) {
+    std::uint64_t bytes = 0;
+    for (const auto& i : g) bytes += plan["instances"][i.get<int>()]["device_bytes"].get<std::uint64_t>();
+    CHECK(bytes <= (20u << 20));
+  }
+  // One worker per group, each taking only its group's instances, every round holding each once.
+  const auto samples = read_jsonl(s.path("run/samples.jsonl"));
+  CHECK(samples.size() == 15);
+  std::map<std::int64_t, std::map<int, std::multiset<int>>> rounds_of_worker;
+  for (const auto& x : samples)
+    rounds_of_worker[x["worker_pid"].get<std::int64_t>()][x["round"].get<int>()].insert(x["instance_index"].get<int>());
+  REQUIRE(rounds_of_worker.size() == 3);
+  std::size_t k = 0;
+  for (const auto& [pid, rounds] : rounds_of_worker) {
+    std::multiset<int> group;
+    for (const auto& i : groups[k]) group.insert(i.get<int>());
+    CHECK(rounds.size() == 3);
+    for (const auto& [round, instances] : rounds) CHECK(instances == group);
+    ++k;
+  }
+}
+
+TEST_CASE("an instance that alone exceeds --memory-budget is refused before anything runs, by name") {
+  Scratch s("toobig");
+  const auto sweep = s.write("big.yaml", "benchmarks:\n  - kernel: cpu_copy\n    axes: {bytes: 4194304}\n");
+  const auto r = run(bin("orchestrate") + " --device cpu --quiet --memory-budget 1 --out " + s.path("run") + " " + sweep, s);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("cpu_copy[bytes=4194304]") != std::string::npos, r.err);
+  CHECK_FALSE(std::filesystem::exists(s.path("run")));
+}

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -30,7 +31,7 @@ void check_every_slot_once(const Schedule& s) {
 }  // namespace
 
 TEST_CASE("sequential: one worker, all samples of an instance back to back") {
-  const auto s = make_schedule(Isolation::sequential, ProcessGranularity::batch, 3, 4, 7);
+  const auto s = make_schedule(Isolation::sequential, ProcessGranularity::batch, single_group(3), 4, 7);
   REQUIRE(s.runs.size() == 1);
   REQUIRE(s.runs[0].tasks.size() == 12);
   for (std::size_t i = 0; i < 12; ++i) CHECK(s.runs[0].tasks[i].instance == i / 4);
@@ -38,7 +39,7 @@ TEST_CASE("sequential: one worker, all samples of an instance back to back") {
 }
 
 TEST_CASE("interleave: one worker, every round holds each instance once, orders differ") {
-  const auto s = make_schedule(Isolation::interleave, ProcessGranularity::batch, 6, 10, 7);
+  const auto s = make_schedule(Isolation::interleave, ProcessGranularity::batch, single_group(6), 10, 7);
   REQUIRE(s.runs.size() == 1);
   std::set<std::vector<std::uint32_t>> orders;
   for (std::uint32_t r = 0; r < 10; ++r) {
@@ -53,12 +54,12 @@ TEST_CASE("interleave: one worker, every round holds each instance once, orders 
 }
 
 TEST_CASE("process per batch: one worker per round; per sample: one worker per sample") {
-  const auto batch = make_schedule(Isolation::process, ProcessGranularity::batch, 4, 5, 3);
+  const auto batch = make_schedule(Isolation::process, ProcessGranularity::batch, single_group(4), 5, 3);
   CHECK(batch.runs.size() == 5);
   for (const auto& r : batch.runs) CHECK(r.tasks.size() == 4);
   check_every_slot_once(batch);
 
-  const auto single = make_schedule(Isolation::process, ProcessGranularity::sample, 4, 5, 3);
+  const auto single = make_schedule(Isolation::process, ProcessGranularity::sample, single_group(4), 5, 3);
   CHECK(single.runs.size() == 20);
   for (const auto& r : single.runs) CHECK(r.tasks.size() == 1);
   check_every_slot_once(single);
@@ -75,9 +76,9 @@ TEST_CASE("the same seed gives the same schedule; another seed another") {
       for (const auto& t : r.tasks) v.push_back(t.slot);
     return v;
   };
-  const auto a = make_schedule(Isolation::interleave, ProcessGranularity::batch, 9, 12, 11);
-  const auto b = make_schedule(Isolation::interleave, ProcessGranularity::batch, 9, 12, 11);
-  const auto c = make_schedule(Isolation::interleave, ProcessGranularity::batch, 9, 12, 12);
+  const auto a = make_schedule(Isolation::interleave, ProcessGranularity::batch, single_group(9), 12, 11);
+  const auto b = make_schedule(Isolation::interleave, ProcessGranularity::batch, single_group(9), 12, 11);
+  const auto c = make_schedule(Isolation::interleave, ProcessGranularity::batch, single_group(9), 12, 12);
   CHECK(flat(a) == flat(b));
   CHECK(flat(a) != flat(c));
 }
@@ -104,7 +105,7 @@ TEST_CASE("isolation and granularity names parse, and bad ones are refused") {
 
 TEST_CASE("A/B: every pair of workers holds one baseline and one candidate, order drawn from the seed") {
   for (auto per : {ProcessGranularity::batch, ProcessGranularity::sample}) {
-    const auto s = make_ab_schedule(per, 5, 8, 21);
+    const auto s = make_ab_schedule(per, single_group(5), 8, 21);
     CHECK(s.sides == 2);
     REQUIRE(s.runs.size() % 2 == 0);
     std::size_t baseline_first = 0;
@@ -121,7 +122,46 @@ TEST_CASE("A/B: every pair of workers holds one baseline and one candidate, orde
     for (const auto& r : s.runs)
       for (const auto& t : r.tasks) CHECK(slots.insert(t.slot).second);
     CHECK(slots.size() == 2u * 5 * 8);
-    const auto again = make_ab_schedule(per, 5, 8, 21);
+    const auto again = make_ab_schedule(per, single_group(5), 8, 21);
     for (std::size_t k = 0; k < s.runs.size(); ++k) CHECK(again.runs[k].side == s.runs[k].side);
   }
+}
+
+TEST_CASE("memory groups: consecutive instances packed under the budget; one too big is refused") {
+  const auto groups = memory_groups({40, 30, 50, 10, 90, 5}, 100);
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0] == std::vector<std::uint32_t>{0, 1});
+  CHECK(groups[1] == std::vector<std::uint32_t>{2, 3});
+  CHECK(groups[2] == std::vector<std::uint32_t>{4, 5});
+  CHECK(memory_groups({10, 10}, 100).size() == 1);
+  CHECK_THROWS_WITH_AS(memory_groups({10, 101}, 100), doctest::Contains("instance 1"), std::invalid_argument);
+}
+
+TEST_CASE("grouped schedules: groups run one after another and never share a worker or a round") {
+  const Groups groups = {{0, 1, 2}, {3, 4}};
+  for (auto isolation : {Isolation::sequential, Isolation::interleave, Isolation::process}) {
+    const auto s = make_schedule(isolation, ProcessGranularity::batch, groups, 4, 9);
+    CHECK(s.groups == groups);
+    check_every_slot_once(s);
+    auto group_of = [](std::uint32_t i) { return i < 3 ? 0 : 1; };
+    int last_group = 0;
+    for (const auto& run : s.runs) {
+      const int g = group_of(run.tasks.front().instance);
+      CHECK(g >= last_group);  // group 0 finishes before group 1 starts
+      last_group = g;
+      std::map<std::uint32_t, std::set<std::uint32_t>> per_round;
+      for (const auto& t : run.tasks) {
+        CHECK(group_of(t.instance) == g);
+        per_round[t.round].insert(t.instance);
+      }
+      if (isolation != Isolation::sequential)
+        for (const auto& [round, instances] : per_round) CHECK(instances.size() == groups[g].size());
+    }
+  }
+  const auto ab = make_ab_schedule(ProcessGranularity::batch, groups, 3, 9);
+  CHECK(ab.runs.size() == 2u * 3 * 2);  // per group: a pair of workers per round
+  std::set<std::uint32_t> slots;
+  for (const auto& r : ab.runs)
+    for (const auto& t : r.tasks) CHECK(slots.insert(t.slot).second);
+  CHECK(slots.size() == 2u * 5 * 3);
 }
