@@ -385,16 +385,14 @@ struct Runner::Impl {
       }
       reap_exiting();
       progress.update(outcome.samples_recorded, outcome.workers_started);
-      // While the released worker still has samples to deliver, poll often (each sample's
-      // delay to the journal delays the next worker's release); otherwise back off to 1 ms.
-      const bool delivering = !active.empty() && active.front()->released &&
-                              active.front()->next_task < active.front()->job.tasks.size();
-      const auto longest = std::chrono::microseconds(delivering ? 100 : 1000);
+      // Back off to 1 ms between looks. Polling every 100 us while a worker measured made CPU
+      // kernels bimodal on a 2-core machine (a third of the fresh processes 15-30% slower; see
+      // docs/results/process-overhead.md): the orchestrator must stay off the CPU it measures.
       if (event) {
         sleep_for = std::chrono::microseconds(20);
       } else {
         std::this_thread::sleep_for(sleep_for);
-        sleep_for = std::min(sleep_for * 2, longest);
+        sleep_for = std::min(sleep_for * 2, std::chrono::microseconds(1000));
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <isobench/plugin.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,7 +35,13 @@ bool json_integer(const char* json, const char* key, long long& out) {
 }
 
 struct Stencil {
-  std::vector<float> a, b;
+  // Both arrays in one allocation at a fixed distance: with two allocations their distance, and
+  // with it 4K aliasing between the loads of one and the stores of the other, changes from one
+  // process to the next, and so would the kernel's speed.
+  std::vector<float> storage;
+  float* a = nullptr;
+  float* b = nullptr;
+  std::size_t n = 0;
   long long steps = 0;  // sweeps per launch, the compiled-in slowdown included
 };
 
@@ -49,24 +56,27 @@ int setup(void* self, const char* params_json, void* /*cuda_stream*/, std::uint6
     std::snprintf(error, error_len, "expected n and steps in %s", params_json);
     return 1;
   }
-  s.a.resize(static_cast<std::size_t>(n));
-  s.b.resize(static_cast<std::size_t>(n));
+  s.n = static_cast<std::size_t>(n);
+  constexpr std::size_t kGap = 256;  // floats between the arrays: 1 KiB, away from a 4 KiB multiple
+  s.storage.assign(2 * s.n + kGap, 0.0f);
+  s.a = s.storage.data();
+  s.b = s.storage.data() + s.n + kGap;
   std::uint64_t x = seed | 1;  // xorshift64: inputs in [0, 1) from the seed
-  for (auto& v : s.a) {
+  for (std::size_t i = 0; i < s.n; ++i) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    v = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24);
+    s.a[i] = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24);
   }
-  s.b = s.a;
+  std::copy(s.a, s.a + s.n, s.b);
   s.steps = steps + steps * EXAMPLE_SLOWDOWN_PCT / 100;
   return 0;
 }
 
 int launch(void* self) {
   auto& s = *static_cast<Stencil*>(self);
-  const std::size_t n = s.a.size();
+  const std::size_t n = s.n;
   for (long long step = 0; step < s.steps; ++step) {
-    const float* in = s.a.data();
-    float* out = s.b.data();
+    const float* in = s.a;
+    float* out = s.b;
     for (std::size_t i = 1; i + 1 < n; ++i) out[i] = (in[i - 1] + in[i] + in[i + 1]) * (1.0f / 3.0f);
     std::swap(s.a, s.b);
   }
@@ -75,8 +85,9 @@ int launch(void* self) {
 
 void teardown(void* self) {
   auto& s = *static_cast<Stencil*>(self);
-  s.a = {};
-  s.b = {};
+  s.storage = {};
+  s.a = s.b = nullptr;
+  s.n = 0;
 }
 
 std::uint64_t bytes_per_launch(const char* params_json) {
