@@ -104,7 +104,31 @@ struct SampleSlot {
   std::uint32_t inner;
   std::uint64_t begin_ns;     // CLOCK_MONOTONIC around the timed region
   std::uint64_t end_ns;
+  std::uint64_t seal;         // seal_of() the fields above, keyed by the writer's token
 };
+
+// A keyed hash of a written slot's contents (every field but state and seal) and of its index.
+// The worker seals what it wrote; the orchestrator recomputes it on its own copy, so bytes that
+// another process changed after the worker wrote them (a value, a time) are rejected, not
+// recorded. It guards against damage and stray writes, not against a process that reads the
+// token out of the segment.
+inline std::uint64_t seal_of(const SampleSlot& s, std::uint32_t slot_index) {
+  auto mix = [](std::uint64_t h, std::uint64_t v) {  // splitmix64 over the running hash
+    std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::uint64_t value_bits = 0, clock_bits = 0;
+  static_assert(sizeof(double) == sizeof(std::uint64_t));
+  __builtin_memcpy(&value_bits, &s.value_s, sizeof value_bits);
+  __builtin_memcpy(&clock_bits, &s.sm_clock_mhz, sizeof clock_bits);
+  std::uint64_t h = mix(s.token, slot_index);
+  for (std::uint64_t v : {std::uint64_t{s.instance}, value_bits, clock_bits, std::uint64_t{s.flags},
+                          std::uint64_t{s.inner}, s.begin_ns, s.end_ns})
+    h = mix(h, v);
+  return h;
+}
 
 static_assert(std::is_trivially_copyable_v<Header>);
 static_assert(std::is_trivially_copyable_v<InstanceEntry>);

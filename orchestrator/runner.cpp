@@ -173,7 +173,7 @@ struct Runner::Impl {
       // Validate and record one copy: the shared slot may change between two reads.
       ipc::SampleSlot slot;
       std::memcpy(&slot, &shared, sizeof slot);
-      if (auto problem = validate_slot(slot, t, w.token); !problem.empty()) {
+      if (auto problem = validate_slot(slot, t, w.token, t.slot); !problem.empty()) {
         log.write("sample-rejected", "slot " + std::to_string(t.slot) + " of worker " + std::to_string(w.serial) +
                                          ": " + problem);
         w.rejected = "rejected sample: " + problem;
@@ -185,8 +185,10 @@ struct Runner::Impl {
     }
   }
 
-  std::string validate_slot(const ipc::SampleSlot& slot, const ipc::Task& t, std::uint64_t token) const {
+  std::string validate_slot(const ipc::SampleSlot& slot, const ipc::Task& t, std::uint64_t token,
+                            std::uint32_t slot_index) const {
     if (slot.token != token) return "written by a process that is not this slot's worker";
+    if (slot.seal != ipc::seal_of(slot, slot_index)) return "contents changed after the worker sealed them";
     if (slot.instance != t.instance) return "instance index does not match the task";
     if (!std::isfinite(slot.value_s) || slot.value_s <= 0) return "value is not a finite positive time";
     if (slot.inner != plan.instances.at(t.instance).inner) return "inner count differs from the pinned one";

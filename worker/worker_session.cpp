@@ -232,6 +232,7 @@ class Session {
     slot.inner = inner;
     slot.begin_ns = begin;
     slot.end_ns = end;
+    slot.seal = ipc::seal_of(slot, t.slot);
     store_release(slot.state, static_cast<std::uint32_t>(ipc::SlotState::written));
   }
 

@@ -146,3 +146,29 @@ TEST_CASE("the instance table round-trips and names the broken entry") {
   CHECK_THROWS_WITH(decode_instances("[{\"id\": 1}]"), doctest::Contains("entry 0"));
   CHECK_THROWS(decode_instances("not json"));
 }
+
+TEST_CASE("a sealed slot: any change to what the worker wrote breaks the seal") {
+  SampleSlot s{};
+  s.instance = 2;
+  s.token = 0x1234567890abcdefULL;
+  s.value_s = 1.25e-5;
+  s.sm_clock_mhz = 1980;
+  s.inner = 20;
+  s.begin_ns = 1000;
+  s.end_ns = 251000;
+  s.seal = seal_of(s, 7);
+  CHECK(s.seal == seal_of(s, 7));
+  CHECK(s.seal != seal_of(s, 8));  // the same contents in another slot
+  SampleSlot changed = s;
+  changed.value_s = 7.0;
+  CHECK(seal_of(changed, 7) != s.seal);
+  changed = s;
+  changed.token ^= 1;
+  CHECK(seal_of(changed, 7) != s.seal);
+  changed = s;
+  changed.end_ns += 1;
+  CHECK(seal_of(changed, 7) != s.seal);
+  changed = s;
+  changed.state = 1;  // the state is not sealed: it is what publishes the slot
+  CHECK(seal_of(changed, 7) == s.seal);
+}
