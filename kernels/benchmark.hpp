@@ -15,6 +15,9 @@ struct SetupContext {
   std::uint64_t seed = 0;      // inputs are random from this seed, never zeros
   void* cuda_stream = nullptr;  // cudaStream_t for CUDA benchmarks, null for CPU ones
   int rotate_buffers = 1;       // copies of every input; launch() cycles through them
+  // An earlier describe() of this instance to reproduce (the run's pinned choice, e.g. the
+  // cuBLASLt algorithm), or null. Kernels with nothing to choose ignore it.
+  nlohmann::json replay;
 };
 
 class Benchmark {

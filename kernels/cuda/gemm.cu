@@ -1,6 +1,7 @@
 // gemm: one cuBLASLt matmul per launch. The algorithm is fixed at setup (heuristic list entry
-// `algo`, or the first), so every launch runs the same kernel, and describe() records which
-// one so that a later run can replay it by index and check that its configuration matches.
+// `algo`; else the run's pinned algorithm, replayed exactly; else the heuristic's first), so
+// every launch runs the same kernel, and describe() records which one so that another worker,
+// the other side of an A/B run or a later run can replay it.
 
 #include <cmath>
 #include <string>
@@ -61,7 +62,7 @@ class GemmBenchmark final : public Benchmark {
     try {
       matmul_ = std::make_unique<LtMatmul>(
           LtProblem{types_.input_type, types_.output_type, types_.compute, trans_a_, trans_b_, m_, n_, k_},
-          algo_index);
+          algo_index, ctx.replay);
     } catch (const std::exception& e) {
       throw std::runtime_error("gemm " + dtype_ + ": " + e.what());
     }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cublas_library.hpp"
 #include "cuda_kernels.hpp"
 #include "device_buffer.hpp"
 #include "gemm_dtypes.hpp"
@@ -28,7 +29,7 @@ std::size_t aligned_elements(std::size_t elements) { return (elements * 2 + 255)
 class GroupedGemmBenchmark final : public Benchmark {
  public:
   ~GroupedGemmBenchmark() override {
-    if (handle_) cublasDestroy(handle_);
+    if (handle_) cublas().Destroy(handle_);
   }
 
   void setup(const Params& params, const SetupContext& ctx) override {
@@ -65,17 +66,19 @@ class GroupedGemmBenchmark final : public Benchmark {
 
     if (lt_loop_) {
       try {
-        matmul_ = std::make_unique<LtMatmul>(LtProblem{CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, true, false, n_, m_, k_}, -1);
+        matmul_ = std::make_unique<LtMatmul>(LtProblem{CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, true, false, n_, m_, k_},
+                                             -1, ctx.replay.is_object() ? ctx.replay.value("algo", nlohmann::json()) : nlohmann::json());
       } catch (const std::exception& e) {
         throw std::runtime_error(std::string("grouped_gemm lt_loop: ") + e.what());
       }
       ISOBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
       return;
     }
-    ISOBENCH_CUDA_CHECK(cublasCreate(&handle_));
-    ISOBENCH_CUDA_CHECK(cublasSetStream(handle_, stream_));
+    const auto& blas = cublas();
+    ISOBENCH_CUDA_CHECK(blas.Create(&handle_));
+    ISOBENCH_CUDA_CHECK(blas.SetStream(handle_, stream_));
     // A workspace of our own: cuBLAS then allocates nothing during launches or graph capture.
-    ISOBENCH_CUDA_CHECK(cublasSetWorkspace(handle_, workspace_.get(), kGemmWorkspaceBytes));
+    ISOBENCH_CUDA_CHECK(blas.SetWorkspace(handle_, workspace_.get(), kGemmWorkspaceBytes));
 
     trans_a_.assign(groups_, CUBLAS_OP_T);
     trans_b_.assign(groups_, CUBLAS_OP_N);
@@ -99,7 +102,7 @@ class GroupedGemmBenchmark final : public Benchmark {
       return;
     }
     const void* const* pointers = pointer_arrays_[last_].as<const void*>();
-    ISOBENCH_CUDA_CHECK(cublasGemmGroupedBatchedEx(
+    ISOBENCH_CUDA_CHECK(cublas().GemmGroupedBatchedEx(
         handle_, trans_a_.data(), trans_b_.data(), rows_.data(), cols_.data(), depth_.data(),
         alpha_.data(), pointers, CUDA_R_16BF, ld_ab_.data(), pointers + groups_, CUDA_R_16BF,
         ld_ab_.data(), beta_.data(), const_cast<void* const*>(pointers + 2 * groups_), CUDA_R_16BF,
