@@ -24,10 +24,26 @@ struct WorkerInstance {
   int rotate_buffers = 1;
   bool blocking_kernel = false;
   double slowdown_pct = 0;
+  // One untimed CUPTI pass after warm-up records the CUDA kernels the instance runs
+  // (--record-kernels); the samples are timed without it.
+  bool record_kernels = false;
+  // Before each measured sample, outside the timed region: the worker sleeps idle_gap_ms (host
+  // idle, device idle), and with realloc destroys the instance and sets it up and warms it up
+  // again (same seed, same inputs, fresh buffers).
+  double idle_gap_ms = 0;
+  bool realloc = false;
   std::string plugin;                // the kernel's plugin library; empty: a built-in kernel
   std::vector<std::string> command;  // backend "command": the program and its arguments
   std::string command_dir;           // backend "command": its working directory
 };
+
+// One instance as a JSON object. The segment's instance table and plan.json both hold instances
+// in this form (plan.json adds its own fields beside these), so a new field is written and read
+// in these two functions only.
+nlohmann::json to_json(const WorkerInstance& instance);
+// Reads and validates one instance. Throws std::runtime_error "CONTEXT: problem" on malformed
+// input; `context` names the instance for the reader ("instance table entry 3").
+WorkerInstance worker_instance_from_json(const nlohmann::json& j, std::string_view context);
 
 std::string encode_instances(const std::vector<WorkerInstance>& instances);
 // Throws std::runtime_error naming the instance and field on malformed input.

@@ -15,9 +15,13 @@
 namespace isobench::ipc {
 
 inline constexpr std::uint64_t kMagic = 0x48434E45424F5349ULL;  // "ISOBENCH" little-endian
-inline constexpr std::uint32_t kProtocolVersion = 1;
+inline constexpr std::uint32_t kProtocolVersion = 2;
 inline constexpr std::uint32_t kErrorBytes = 512;
 inline constexpr std::uint32_t kReportBytes = 2048;
+// One side's kernel record of an instance: JSON text (see worker/kernel_record.hpp). Kernel names
+// of templated libraries are long; a record that does not fit drops its smallest kernels.
+inline constexpr std::uint32_t kKernelRecordBytes = 8192;
+inline constexpr std::uint32_t kMaxSides = 2;  // baseline and candidate of an A/B run
 
 struct Header {
   std::uint64_t magic;
@@ -51,9 +55,22 @@ struct InstanceEntry {
   std::uint32_t report_ready;   // 1 once `report` holds a complete JSON object (atomic)
   std::uint32_t reserved;
   char report[kReportBytes];    // {"setup_note":..., "describe":{...}} from the worker
+  // What the worker must replay (written by the orchestrator before it spawns measuring workers):
+  // an earlier describe() of this instance, e.g. the cuBLASLt algorithm to run, so every worker
+  // and both sides of an A/B run measure the same algorithm. Empty text: nothing pinned.
+  char pin[kReportBytes];
+  // The CUDA kernels one untimed pass of the instance ran (--record-kernels), per side: both sides
+  // of an A/B run share this table, and their builds may run different kernels. The first worker
+  // of a side to record claims the buffer (kernel_records_state empty -> writing), writes it and
+  // publishes it (-> ready); see ipc/kernel_record_buffer.hpp.
+  std::uint32_t kernel_records_state[kMaxSides];  // KernelRecordState (atomic)
+  char kernel_records[kMaxSides][kKernelRecordBytes];
 };
 
-enum class TaskKind : std::uint32_t { measure = 0, calibrate = 1 };
+enum class KernelRecordState : std::uint32_t { empty = 0, writing = 1, ready = 2 };
+
+// describe: set up and warm up the instance and report it (the run's pinning phase), nothing else.
+enum class TaskKind : std::uint32_t { measure = 0, calibrate = 1, describe = 2 };
 
 struct Task {
   std::uint32_t kind;      // TaskKind
@@ -82,8 +99,15 @@ struct Lane {
   std::uint32_t tasks_done;     // (atomic)
   std::uint32_t hold_for_release;  // 1: wait in `waiting` until release becomes 1
   std::uint32_t release;        // (atomic)
+  std::uint32_t side;           // which build runs the lane's tasks (0 baseline, 1 candidate)
+  std::uint32_t reserved;
   std::uint64_t measure_begin_ns;  // CLOCK_MONOTONIC, around the measuring phase
   std::uint64_t measure_end_ns;
+  // CLOCK_MONOTONIC milestones of a worker's start-up, for the journal: where a fresh process's
+  // cost goes (spawn and loading, CUDA context, waiting for release).
+  std::uint64_t spawned_ns;        // the orchestrator, just before it starts the process
+  std::uint64_t attached_ns;       // the worker validated the segment (main() has run)
+  std::uint64_t device_ready_ns;   // the worker's device context exists (CUDA) or none is needed
   char error[kErrorBytes];      // NUL-terminated, set with state failed
 };
 
@@ -104,6 +128,9 @@ struct SampleSlot {
   std::uint32_t inner;
   std::uint64_t begin_ns;     // CLOCK_MONOTONIC around the timed region
   std::uint64_t end_ns;
+  double host_enqueue_s;      // host time spent queueing the launches, per launch (0: unknown)
+  double kernel_gpu_s;        // GPU time of the kernels per launch, from this worker's record
+                              // pass (--record-kernels); 0 when not recorded
   std::uint64_t seal;         // seal_of() the fields above, keyed by the writer's token
 };
 
@@ -119,13 +146,16 @@ inline std::uint64_t seal_of(const SampleSlot& s, std::uint32_t slot_index) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   };
-  std::uint64_t value_bits = 0, clock_bits = 0;
-  static_assert(sizeof(double) == sizeof(std::uint64_t));
-  __builtin_memcpy(&value_bits, &s.value_s, sizeof value_bits);
-  __builtin_memcpy(&clock_bits, &s.sm_clock_mhz, sizeof clock_bits);
+  auto bits = [](double d) {
+    std::uint64_t b = 0;
+    static_assert(sizeof(double) == sizeof(std::uint64_t));
+    __builtin_memcpy(&b, &d, sizeof b);
+    return b;
+  };
   std::uint64_t h = mix(s.token, slot_index);
-  for (std::uint64_t v : {std::uint64_t{s.instance}, value_bits, clock_bits, std::uint64_t{s.flags},
-                          std::uint64_t{s.inner}, s.begin_ns, s.end_ns})
+  for (std::uint64_t v : {std::uint64_t{s.instance}, bits(s.value_s), bits(s.sm_clock_mhz), std::uint64_t{s.flags},
+                          std::uint64_t{s.inner}, s.begin_ns, s.end_ns, bits(s.host_enqueue_s),
+                          bits(s.kernel_gpu_s)})
     h = mix(h, v);
   return h;
 }

@@ -43,6 +43,9 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
     p.worker.rotate_buffers = in.measure.rotate_buffers;
     p.worker.blocking_kernel = in.measure.blocking_kernel;
     p.worker.slowdown_pct = in.measure.slowdown_pct;
+    p.worker.record_kernels = in.measure.record_kernels;
+    p.worker.idle_gap_ms = in.measure.idle_gap_ms;
+    p.worker.realloc = in.measure.realloc;
     p.worker.plugin = in.plugin;
     p.worker.command = in.command;
     p.worker.command_dir = in.command_dir;
@@ -87,27 +90,17 @@ nlohmann::json Plan::to_json() const {
   nlohmann::json inst = nlohmann::json::array();
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const auto& p = instances[i];
-    inst.push_back({{"index", i},
-                    {"id", p.worker.id},
-                    {"kernel", p.worker.kernel},
-                    {"family", p.family},
-                    {"backend", p.worker.backend},
-                    {"params", p.worker.params},
-                    {"seed", p.worker.seed},
-                    {"statistic", p.worker.statistic},
-                    {"timer", p.worker.timer},
-                    {"cold_cache", p.worker.cold_cache},
-                    {"rotate_buffers", p.worker.rotate_buffers},
-                    {"blocking_kernel", p.worker.blocking_kernel},
-                    {"slowdown_pct", p.worker.slowdown_pct},
-                    {"plugin", p.worker.plugin},
-                    {"command", p.worker.command},
-                    {"command_dir", p.worker.command_dir},
-                    {"warmup", p.warmup},
-                    {"inner_setting", p.fixed_inner ? nlohmann::json(*p.fixed_inner) : nlohmann::json("auto")},
-                    {"min_sample_time_s", p.min_sample_time_s},
-                    {"inner", p.inner},
-                    {"device_bytes", p.device_bytes}});
+    // The worker's fields as the instance table holds them, and the plan's own beside them.
+    nlohmann::json o = ipc::to_json(p.worker);
+    o["index"] = i;
+    o["family"] = p.family;
+    o["warmup"] = p.warmup;
+    o["inner_setting"] = p.fixed_inner ? nlohmann::json(*p.fixed_inner) : nlohmann::json("auto");
+    o["min_sample_time_s"] = p.min_sample_time_s;
+    o["inner"] = p.inner;
+    o["device_bytes"] = p.device_bytes;
+    if (!p.replay.is_null()) o["replay"] = p.replay;
+    inst.push_back(std::move(o));
   }
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& r : schedule.runs) {
@@ -145,20 +138,7 @@ Plan Plan::from_json(const nlohmann::json& j) {
     plan.worker_args = j.value("worker_args", std::vector<std::vector<std::string>>{});
     for (const auto& o : j.at("instances")) {
       PlannedInstance p;
-      p.worker.id = o.at("id").get<std::string>();
-      p.worker.kernel = o.at("kernel").get<std::string>();
-      p.worker.backend = o.at("backend").get<std::string>();
-      p.worker.params = o.at("params");
-      p.worker.seed = ipc::json_integer<std::uint64_t>(o.at("seed"));
-      p.worker.statistic = o.at("statistic").get<std::string>();
-      p.worker.timer = o.at("timer").get<std::string>();
-      p.worker.cold_cache = o.at("cold_cache").get<bool>();
-      p.worker.rotate_buffers = ipc::json_integer<int>(o.at("rotate_buffers"));
-      p.worker.blocking_kernel = o.at("blocking_kernel").get<bool>();
-      p.worker.slowdown_pct = o.at("slowdown_pct").get<double>();
-      p.worker.plugin = o.value("plugin", "");
-      p.worker.command = o.value("command", std::vector<std::string>{});
-      p.worker.command_dir = o.value("command_dir", "");
+      p.worker = ipc::worker_instance_from_json(o, "instance " + std::to_string(plan.instances.size()));
       p.family = o.at("family").get<std::string>();
       p.warmup = ipc::json_integer<std::uint32_t>(o.at("warmup"));
       const auto& setting = o.at("inner_setting");
@@ -166,6 +146,10 @@ Plan Plan::from_json(const nlohmann::json& j) {
       p.min_sample_time_s = o.at("min_sample_time_s").get<double>();
       p.inner = ipc::json_integer<std::uint32_t>(o.at("inner"));
       p.device_bytes = ipc::json_integer<std::uint64_t>(o.at("device_bytes"));
+      if (o.contains("replay")) {
+        if (!o.at("replay").is_object()) throw std::runtime_error(p.worker.id + ": replay is not an object");
+        p.replay = o.at("replay");
+      }
       plan.instances.push_back(std::move(p));
     }
     const auto& s = j.at("schedule");

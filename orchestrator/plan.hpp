@@ -24,6 +24,10 @@ struct PlannedInstance {
   double min_sample_time_s = 0.01;
   std::uint32_t inner = 0;      // pinned for every sample; 0 until calibrated
   std::uint64_t device_bytes = 0;
+  // The choice every worker of this instance replays (a describe() of an earlier worker: for a
+  // GEMM, the cuBLASLt algorithm), pinned by the run's first worker or taken from an earlier
+  // run with --replay-from; null until pinned, and for kernels with nothing to choose.
+  nlohmann::json replay;
 };
 
 struct Plan {

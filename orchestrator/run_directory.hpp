@@ -8,6 +8,7 @@
 //   samples.jsonl    the journal, appended as samples arrive
 //   summary.json     per-instance statistics, written at the end
 //   log.txt          one marked line per event that matters; workers.log: the workers' output
+//   artifacts/       files benchmarks kept, per side and instance; artifacts.json: their hashes
 
 #include <cstdio>
 #include <string>

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "interrupt.hpp"
+#include "ipc/kernel_record_buffer.hpp"
 #include "ipc/segment.hpp"
 #include "progress.hpp"
 #include "sample_journal.hpp"
@@ -119,6 +120,7 @@ struct Runner::Impl {
     lane.token = w->token;
     lane.n_tasks = static_cast<std::uint32_t>(w->job.tasks.size());
     lane.hold_for_release = hold ? 1 : 0;
+    lane.side = w->job.side;  // which side's kernel record buffer the worker writes
     std::memcpy(seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
     for (const auto& t : w->job.tasks)
       if (t.kind == kMeasure) std::memset(&seg.slot(t.slot), 0, sizeof(ipc::SampleSlot));
@@ -127,8 +129,11 @@ struct Runner::Impl {
     const WorkerCommand& command = options.workers.at(w->job.side);
     std::vector<std::string> args = {"--segment", seg.name(),  "--lane",   std::to_string(w->lane),
                                      "--token",   std::to_string(w->token), "--device", std::to_string(options.device)};
+    if (!options.artifact_root.empty())
+      args.insert(args.end(), {"--artifact-root", options.artifact_root + "/side-" + std::to_string(w->job.side)});
     args.insert(args.end(), command.extra_args.begin(), command.extra_args.end());
     w->started = Clock::now();
+    lane.spawned_ns = ipc::monotonic_ns();
     try {
       w->proc = std::make_unique<WorkerProcess>(command.executable, args, worker_output.get());
     } catch (...) {
@@ -159,12 +164,19 @@ struct Runner::Impl {
     return true;
   }
 
+  // A calibrate task is done once the inner count is written, a describe task once the report is.
+  bool setup_task_done(const ipc::Task& t) const {
+    const auto& entry = seg.instance(t.instance);
+    if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::describe)) return load_acquire(entry.report_ready) != 0;
+    return load_acquire(entry.calibrated) != 0;
+  }
+
   // Journals the samples the worker has written, in plan order; stops at the first missing one.
   void drain(Worker& w) {
     while (w.next_task < w.job.tasks.size()) {
       const auto& t = w.job.tasks[w.next_task];
       if (t.kind != kMeasure) {
-        if (load_acquire(seg.instance(t.instance).calibrated) == 0) break;
+        if (!setup_task_done(t)) break;
         ++w.next_task;
         continue;
       }
@@ -192,6 +204,8 @@ struct Runner::Impl {
     if (slot.instance != t.instance) return "instance index does not match the task";
     if (!std::isfinite(slot.value_s) || slot.value_s <= 0) return "value is not a finite positive time";
     if (slot.inner != plan.instances.at(t.instance).inner) return "inner count differs from the pinned one";
+    if (!std::isfinite(slot.host_enqueue_s) || slot.host_enqueue_s < 0) return "host enqueue time is not a finite time";
+    if (!std::isfinite(slot.kernel_gpu_s) || slot.kernel_gpu_s < 0) return "kernel GPU time is not a finite time";
     return {};
   }
 
@@ -211,6 +225,8 @@ struct Runner::Impl {
     r.begin_ns = slot.begin_ns;
     r.end_ns = slot.end_ns;
     r.sm_clock_mhz = slot.sm_clock_mhz;
+    r.host_enqueue_s = slot.host_enqueue_s;
+    r.kernel_gpu_s = slot.kernel_gpu_s;
     if (slot.flags & ipc::flag_low_sm_clock) r.flags.push_back("low_sm_clock");
     if (slot.flags & ipc::flag_graph_fallback) r.flags.push_back("graph_fallback");
     journal.append(r);
@@ -252,6 +268,9 @@ struct Runner::Impl {
                           {"what", w->job.what},
                           {"tasks", w->job.tasks.size()},
                           {"released_ns", w->released_ns},
+                          {"spawned_ns", lane.spawned_ns},
+                          {"attached_ns", lane.attached_ns},
+                          {"device_ready_ns", lane.device_ready_ns},
                           {"measure_begin_ns", lane.measure_begin_ns},
                           {"measure_end_ns", lane.measure_end_ns},
                           {"ok", reason.empty()}});
@@ -287,8 +306,7 @@ struct Runner::Impl {
     next.attempt = w.job.attempt + 1;
     for (std::size_t i = 0; i < w.job.tasks.size(); ++i) {
       const auto& t = w.job.tasks[i];
-      const bool done = t.kind == kMeasure ? done_slots.count(t.slot) > 0
-                                           : load_acquire(seg.instance(t.instance).calibrated) != 0;
+      const bool done = t.kind == kMeasure ? done_slots.count(t.slot) > 0 : setup_task_done(t);
       if (done) continue;
       next.tasks.push_back(t);
       if (t.kind == kMeasure) next.planned.push_back(w.job.planned[i]);
@@ -405,18 +423,94 @@ struct Runner::Impl {
     nlohmann::json reports = dir.exists("instance_reports.json") ? dir.read_json("instance_reports.json")
                                                                 : nlohmann::json{{"schema_version", kRunSchemaVersion},
                                                                                  {"instances", nlohmann::json::object()}};
+    for (std::uint32_t i = 0; i < plan.instances.size(); ++i)
+      if (auto report = instance_report(i)) reports["instances"][plan.instances[i].worker.id] = std::move(*report);
+    dir.write_json("instance_reports.json", reports);
+  }
+
+  // The report a worker published for instance i, once it is a JSON object.
+  std::optional<nlohmann::json> instance_report(std::uint32_t i) {
+    const auto& entry = seg.instance(i);
+    if (load_acquire(entry.report_ready) == 0) return std::nullopt;
+    const std::string text = printable_text(entry.report, sizeof entry.report);
+    auto report = nlohmann::json::parse(text, nullptr, false);
+    if (report.is_discarded() || !report.is_object()) {
+      log.write("report-rejected", plan.instances[i].worker.id + ": the worker's report is not a JSON object");
+      return std::nullopt;
+    }
+    return report;
+  }
+
+  // Pins each CUDA instance's choice (its describe(): for a GEMM, the cuBLASLt algorithm) as the
+  // first worker to set it up made it, with the baseline build, so that every later worker and
+  // both sides of an A/B run replay the same algorithm: a heuristic that picked differently in
+  // one process, or in the candidate build, would otherwise be measured as a regression. Pins
+  // already in the plan (a resumed run, --replay-from) are kept.
+  void pin_choices() {
+    Job job;
+    job.what = "describe";
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
-      const auto& entry = seg.instance(i);
-      if (load_acquire(entry.report_ready) == 0) continue;
-      const std::string text = printable_text(entry.report, sizeof entry.report);
-      auto report = nlohmann::json::parse(text, nullptr, false);
-      if (report.is_discarded() || !report.is_object()) {
-        log.write("report-rejected", plan.instances[i].worker.id + ": the worker's report is not a JSON object");
+      const auto& p = plan.instances[i];
+      if (p.replay.is_null() && p.worker.backend == "cuda" && load_acquire(seg.instance(i).report_ready) == 0)
+        job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::describe), i, 0, 0});
+    }
+    if (!job.tasks.empty()) run_jobs({job});
+    if (interrupt_requested()) return;
+    bool pinned_now = false;
+    for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
+      auto& p = plan.instances[i];
+      if (!p.replay.is_null() || p.worker.backend != "cuda") continue;
+      const auto report = instance_report(i);
+      if (!report || !report->contains("describe") || !(*report)["describe"].is_object() ||
+          (*report)["describe"].empty())
+        continue;
+      p.replay = (*report)["describe"];
+      pinned_now = true;
+    }
+    for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
+      const auto& p = plan.instances[i];
+      if (p.replay.is_null()) continue;
+      const std::string text = p.replay.dump();
+      if (text.size() >= ipc::kReportBytes) {
+        log.write("pin-skipped", p.worker.id + ": the recorded choice is too long to pin (" +
+                                     std::to_string(text.size()) + " bytes)");
         continue;
       }
-      reports["instances"][plan.instances[i].worker.id] = report;
+      ipc::copy_text(seg.instance(i).pin, sizeof seg.instance(i).pin, text);
     }
-    dir.write_json("instance_reports.json", reports);
+    if (pinned_now) dir.write_json("plan.json", plan.to_json());
+  }
+
+  // kernels.json (--record-kernels): per instance that asked, per side, the record the first
+  // worker of that side published, or why there is none. A resumed run keeps the records an
+  // earlier start wrote and fills in what it lacked.
+  void write_kernel_records() {
+    bool asked = false;
+    for (const auto& p : plan.instances) asked |= p.worker.record_kernels;
+    if (!asked) return;
+    nlohmann::json records = dir.exists("kernels.json") ? dir.read_json("kernels.json") : nlohmann::json();
+    if (!records.is_object() || !records.contains("instances") || !records["instances"].is_object())
+      records = {{"schema_version", kRunSchemaVersion}, {"instances", nlohmann::json::object()}};
+    for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
+      const auto& p = plan.instances[i];
+      if (!p.worker.record_kernels) continue;
+      auto& sides = records["instances"][p.worker.id];
+      if (!sides.is_array()) sides = nlohmann::json::array();
+      for (std::uint32_t side = 0; side < plan.schedule.sides; ++side) {
+        if (sides.size() <= side) sides.push_back({{"reason", "no worker of this side reached its record pass"}});
+        if (sides[side].is_object() && !sides[side].contains("reason")) continue;  // recorded earlier
+        const auto text = ipc::read_kernel_record(seg.instance(i), side);
+        if (!text) continue;
+        auto record = nlohmann::json::parse(*text, nullptr, false);
+        if (record.is_discarded() || !record.is_object()) {
+          log.write("kernel-record-rejected", p.worker.id + " side " + std::to_string(side) +
+                                                  ": the worker's kernel record is not a JSON object");
+          continue;
+        }
+        sides[side] = std::move(record);
+      }
+    }
+    dir.write_json("kernels.json", records);
   }
 
   // ----- the two phases ------------------------------------------------------------------------
@@ -472,6 +566,11 @@ struct Runner::Impl {
       }
       dir.write_json("plan.json", plan.to_json());
     }
+    pin_choices();
+    if (interrupt_requested()) {
+      outcome.interrupted = true;
+      return;
+    }
     std::deque<Job> jobs;
     for (const auto& run : plan.schedule.runs) {
       Job job;
@@ -486,6 +585,7 @@ struct Runner::Impl {
     }
     run_jobs(std::move(jobs));
     write_instance_reports();
+    write_kernel_records();
     // Wait for the last workers' teardown, so the run ends with no child left behind.
     const auto deadline = Clock::now() + std::chrono::duration<double>(options.worker_timeout_s);
     while (!exiting.empty() && Clock::now() < deadline) {

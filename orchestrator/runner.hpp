@@ -32,6 +32,9 @@ struct RunnerOptions {
   // and then wait on the segment's barrier; exactly one worker is released into measuring at a
   // time, in plan order.
   int prestart = 0;
+  // Absolute folder of the run's artifact folders (<run>/artifacts): every worker gets
+  // --artifact-root <it>/side-<its side>. Empty: workers get no artifact folder.
+  std::string artifact_root;
 };
 
 struct RunOutcome {

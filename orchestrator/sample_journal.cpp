@@ -14,12 +14,15 @@
 namespace isobench::orchestrator {
 
 nlohmann::json SampleRecord::to_json() const {
-  return {{"type", "sample"},       {"instance", instance}, {"instance_index", instance_index},
-          {"sample", sample},       {"round", round},       {"slot", slot},
-          {"side", side},           {"value", value},       {"unit", "s"},
-          {"inner", inner},         {"worker_pid", worker_pid}, {"worker_serial", worker_serial},
-          {"time", unix_time},      {"begin_ns", begin_ns}, {"end_ns", end_ns},
-          {"sm_clock_mhz", sm_clock_mhz}, {"flags", flags}};
+  nlohmann::json j = {{"type", "sample"},       {"instance", instance}, {"instance_index", instance_index},
+                      {"sample", sample},       {"round", round},       {"slot", slot},
+                      {"side", side},           {"value", value},       {"unit", "s"},
+                      {"inner", inner},         {"worker_pid", worker_pid}, {"worker_serial", worker_serial},
+                      {"time", unix_time},      {"begin_ns", begin_ns}, {"end_ns", end_ns},
+                      {"sm_clock_mhz", sm_clock_mhz}, {"flags", flags}};
+  j["host_enqueue_s"] = host_enqueue_s;
+  if (kernel_gpu_s > 0) j["kernel_gpu_s"] = kernel_gpu_s;  // only samples of a worker that recorded
+  return j;
 }
 
 SampleRecord SampleRecord::from_json(const nlohmann::json& j) {
@@ -39,6 +42,8 @@ SampleRecord SampleRecord::from_json(const nlohmann::json& j) {
   r.end_ns = j.contains("end_ns") ? ipc::json_integer<std::uint64_t>(j["end_ns"]) : 0;
   r.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
   r.flags = j.value("flags", std::vector<std::string>{});
+  r.host_enqueue_s = j.value("host_enqueue_s", 0.0);  // absent in journals written before it
+  r.kernel_gpu_s = j.value("kernel_gpu_s", 0.0);
   return r;
 }
 

@@ -28,6 +28,8 @@ struct SampleRecord {
   std::uint64_t end_ns = 0;
   double sm_clock_mhz = 0;
   std::vector<std::string> flags;
+  double host_enqueue_s = 0;  // host time queueing the launches, per launch (0: unknown)
+  double kernel_gpu_s = 0;    // kernel GPU time per launch from the worker's record pass (0: none)
 
   nlohmann::json to_json() const;
   static SampleRecord from_json(const nlohmann::json& j);  // throws on missing fields

@@ -34,7 +34,10 @@ nlohmann::json MeasureSettings::to_json() const {
           {"cold_cache", cold_cache},
           {"rotate_buffers", rotate_buffers},
           {"blocking_kernel", blocking_kernel},
-          {"slowdown_pct", slowdown_pct}};
+          {"slowdown_pct", slowdown_pct},
+          {"record_kernels", record_kernels},
+          {"idle_gap_ms", idle_gap_ms},
+          {"realloc", realloc}};
 }
 
 nlohmann::json RunSettings::to_json() const {
@@ -301,6 +304,19 @@ const std::vector<SettingRule>& setting_rules() {
        [](const json& v, RunSettings&, MeasureSettings& m) {
          return check_number(v, 0, true, m.slowdown_pct);
        }},
+      {"record_kernels", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) { return check_bool(v, m.record_kernels); }},
+      {"idle_gap_ms", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) {
+         double x = 0;
+         auto problem = check_number(v, 0, true, x);
+         // A pause is seconds at most; a bound keeps a typo from parking every worker for hours.
+         if (problem.empty() && x > 60000) problem = "must be at most 60000 (one minute), got " + v.dump();
+         if (problem.empty()) m.idle_gap_ms = x;
+         return problem;
+       }},
+      {"realloc", Scope::measure,
+       [](const json& v, RunSettings&, MeasureSettings& m) { return check_bool(v, m.realloc); }},
   };
   return rules;
 }
@@ -346,6 +362,9 @@ std::vector<std::pair<std::string, json>> override_values(const SettingsOverride
   add("rotate_buffers", o.rotate_buffers);
   add("blocking_kernel", o.blocking_kernel);
   add("slowdown_pct", o.slowdown_pct);
+  add("record_kernels", o.record_kernels);
+  add("idle_gap_ms", o.idle_gap_ms);
+  add("realloc", o.realloc);
   return values;
 }
 
@@ -716,6 +735,24 @@ class SweepParser {
     for (const auto& [name, value] : overrides_)
       if (find_rule(name)->scope == Scope::measure) find_rule(name)->apply(value, unused_run, measure);
     finalize(measure);
+    if (command_node && measure.realloc) {
+      // A command sample is a fresh program run already; there is no instance to set up again.
+      // Point at this benchmark's own realloc when it has one, else at the command.
+      std::optional<YAML::Node> own;
+      if (settings_node && settings_node->IsMap())
+        for (const auto& [key, value] : entries(*settings_node, path + ".settings"))
+          if (key.Scalar() == "realloc") own = key;
+      const bool from_command_line = std::any_of(overrides_.begin(), overrides_.end(),
+                                                 [](const auto& o) { return o.first == "realloc"; });
+      // No hint when the command line set it: --realloc was typed there, and a calibrate variant
+      // names itself in front of this message.
+      fail(own ? own->Mark() : command_node->Mark(), own ? path + ".settings.realloc" : path + ".command",
+           std::string("realloc does not apply to a command benchmark (each sample is a fresh run of the "
+                       "program)") +
+               (from_command_line ? ""
+                : own             ? "; remove it here"
+                                  : "; set realloc: false in this benchmark's settings"));
+    }
 
     // Axes: each a list of values, in file order; the first varies slowest.
     std::vector<std::size_t> axis_order;             // spec axis index per axes entry

@@ -18,6 +18,9 @@
 //     rotate_buffers: 1         # >= 1 copies of every input
 //     blocking_kernel: false
 //     slowdown_pct: 0           # >= 0, a real extra cost per launch (power experiments)
+//     idle_gap_ms: 0            # >= 0: the worker idles this long before each sample
+//     realloc: false            # a freshly set-up instance for every sample (not for commands)
+//     record_kernels: false     # one untimed CUPTI pass per worker records the CUDA kernels run
 //   benchmarks:
 //     - kernel: cpu_copy        # a kernel of the catalog
 //       axes:                   # axis: scalar or list; the cartesian product, in file order,
@@ -65,6 +68,9 @@ struct MeasureSettings {
   int rotate_buffers = 1;
   bool blocking_kernel = false;
   double slowdown_pct = 0;
+  bool record_kernels = false;
+  double idle_gap_ms = 0;  // host sleep before each sample, outside the timed region
+  bool realloc = false;    // destroy and set up the instance again before each sample
 
   nlohmann::json to_json() const;
 };
@@ -119,6 +125,9 @@ struct SettingsOverrides {
   std::optional<int> rotate_buffers;
   std::optional<bool> blocking_kernel;
   std::optional<double> slowdown_pct;
+  std::optional<bool> record_kernels;
+  std::optional<double> idle_gap_ms;
+  std::optional<bool> realloc;
 };
 
 // Reads and validates a sweep file against the built-in catalog. Throws SweepError.

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
 
 #include "command_process.hpp"
+#include "ipc/artifact_folder.hpp"
 
 extern char** environ;
 
@@ -70,7 +72,9 @@ class CommandBenchmark final : public kernels::Benchmark {
   }
 
   // The program's environment: the worker's own, minus any ISOBENCH_ variables, plus the
-  // protocol version and the instance's parameters.
+  // protocol version, the instance's parameters and its artifact folder (the worker set
+  // ISOBENCH_ARTIFACT_DIR for this instance just before this setup; it is passed on by name
+  // because every other ISOBENCH_ variable of the worker is dropped).
   void setup(const kernels::Params& params, const kernels::SetupContext& ctx) override {
     env_.clear();
     for (char** e = environ; *e; ++e)
@@ -79,6 +83,8 @@ class CommandBenchmark final : public kernels::Benchmark {
     env_.push_back("ISOBENCH_PARAMS=" + params.dump());
     env_.push_back("ISOBENCH_INSTANCE=" + id_);
     env_.push_back("ISOBENCH_SEED=" + std::to_string(ctx.seed));
+    if (const char* artifacts = std::getenv(ipc::kArtifactDirVariable))
+      env_.push_back(std::string(ipc::kArtifactDirVariable) + "=" + artifacts);
     for (const auto& [axis, value] : params.items())
       env_.push_back("ISOBENCH_PARAM_" + upper(axis) + "=" +
                      (value.is_string() ? value.get<std::string>() : value.dump()));
@@ -139,6 +145,7 @@ class CommandTimer final : public Timer {
     Measurement m;
     m.seconds = options_.statistic == SampleStatistic::min ? *std::min_element(v.begin(), v.end())
                                                            : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+    // host_enqueue_s stays 0 (unknown): the program times itself, its launches are not seen here.
     return m;
   }
 

@@ -17,11 +17,28 @@ int main(int argc, char** argv) {
   app.add_option("--token", options.token, "this worker's identity token");
   app.add_option("--device", options.device, "CUDA device index")->capture_default_str();
   app.add_flag("--list-kernels", list, "print the kernels this build implements and exit");
+  app.add_option("--artifact-root", options.artifact_root,
+                 "folder of this side's artifact folders: each instance gets one, named in ISOBENCH_ARTIFACT_DIR "
+                 "while it is set up");
   std::vector<std::string> overrides;
   app.add_option("--plugin-override", overrides,
                  "OLD=NEW: load plugin library NEW where the plan names OLD (A/B runs of two plugin builds); "
                  "repeatable");
+  std::vector<std::string> sets;
+  app.add_option("--set", sets,
+                 "NAME=VALUE: run every instance that has parameter NAME with VALUE (JSON, else a string) instead "
+                 "of the plan's; one side of an A/B run forced onto another choice, e.g. algo=1; repeatable");
   CLI11_PARSE(app, argc, argv);
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "isobench-worker: --set " << s << ": expected NAME=VALUE\n";
+      return 2;
+    }
+    const std::string text = s.substr(eq + 1);
+    auto value = nlohmann::json::parse(text, nullptr, false);
+    options.param_overrides[s.substr(0, eq)] = value.is_discarded() ? nlohmann::json(text) : value;
+  }
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == o.size()) {

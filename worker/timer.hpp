@@ -26,6 +26,10 @@ struct Measurement {
   double seconds = 0;                   // per launch: the mean or min over the inner launches
   std::vector<std::string> flags;       // e.g. "low_sm_clock", "graph_fallback"
   double sm_clock_mhz = 0;              // lowest SM clock read around the sample (CUDA; 0 = unknown)
+  // Host time (steady clock) spent queueing the inner launches, per launch. CUDA: the launch
+  // calls (or the graph launch) only, so beside the GPU time it shows a host-bound kernel; CPU:
+  // the launches themselves, the same as their wall time; commands: 0 (unknown).
+  double host_enqueue_s = 0;
   std::string note;                     // why a flag was raised, for the log
 };
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -12,14 +13,18 @@
 #include <vector>
 
 #include "ipc/instance_table.hpp"
+#include "ipc/kernel_record_buffer.hpp"
 #include "ipc/segment.hpp"
 #include "kernels/benchmark.hpp"
 #include "kernels/plugin_loader.hpp"
+#include "artifact_dir.hpp"
 #include "command_timer.hpp"
+#include "kernel_record.hpp"
 #include "timer.hpp"
 #ifdef ISOBENCH_WITH_CUDA
 #include "worker/cuda/cuda_device.hpp"
 #include "worker/cuda/cuda_timer.hpp"
+#include "worker/cuda/kernel_recorder.hpp"
 #endif
 
 namespace isobench::worker {
@@ -34,6 +39,7 @@ struct PreparedInstance {
   std::unique_ptr<kernels::Benchmark> bench;
   std::unique_ptr<Timer> timer;  // made with the pinned inner count on first use
   std::uint32_t timer_inner = 0;
+  double kernel_gpu_s = 0;  // per launch, from this worker's kernel record pass; 0: not recorded
 };
 
 class Session {
@@ -43,7 +49,10 @@ class Session {
 
   void run() {
     if (lane_.token != options_.token) throw std::runtime_error("lane token mismatch: not this worker's lane");
+    side_ = lane_.side;  // read once: the lane is shared memory
+    if (side_ >= ipc::kMaxSides) throw std::runtime_error("lane names side " + std::to_string(side_) + ", out of range");
     lane_.pid = static_cast<std::int32_t>(getpid());
+    lane_.attached_ns = ipc::monotonic_ns();
     set_state(ipc::LaneState::attached);
     instances_ = ipc::decode_instances(seg_.instances_json());
     const auto& h = seg_.layout();
@@ -58,6 +67,7 @@ class Session {
     }
 
     open_device();
+    lane_.device_ready_ns = ipc::monotonic_ns();
     // A pre-started worker waits here, with its process loaded and its CUDA context made, until
     // the orchestrator releases it. Everything that puts work on the device (filling inputs,
     // warm-up) comes after the release, so nothing runs beside another worker's measurement.
@@ -76,8 +86,9 @@ class Session {
       beat();
       if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::calibrate))
         calibrate(t);
-      else
+      else if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::measure))
         measure(t);
+      // describe: setting up and reporting was the whole task
       std::atomic_ref<std::uint32_t>(lane_.tasks_done).fetch_add(1, std::memory_order_release);
     }
     lane_.measure_end_ns = ipc::monotonic_ns();
@@ -144,34 +155,144 @@ class Session {
     for (const auto& t : tasks_) {
       if (prepared_.count(t.instance)) continue;
       beat();
-      const auto& spec = instances_[t.instance];
       PreparedInstance p;
-      p.spec = &spec;
-      p.bench = make_benchmark(spec);
-      if (!p.bench) throw std::runtime_error("kernel '" + spec.kernel + "' is not in this worker build");
-      kernels::SetupContext ctx;
-      ctx.seed = spec.seed;
-      ctx.rotate_buffers = spec.rotate_buffers;
-#ifdef ISOBENCH_WITH_CUDA
-      if (device_) ctx.cuda_stream = device_->stream();
-#endif
-      try {
-        p.bench->setup(spec.params, ctx);
-      } catch (const std::exception& e) {
-        throw std::runtime_error("setup of " + spec.id + " failed: " + e.what());
-      }
+      p.spec = &instances_[t.instance];
+      set_up(p);
       prepared_.emplace(t.instance, std::move(p));
       order.push_back(t.instance);
     }
     for (auto index : order) {
       beat();
       auto& p = prepared_.at(index);
-      const std::uint32_t warmup = seg_.instance(index).warmup;
-      // Warm-up goes through a timer so CUDA work is synchronised and module loading is done
-      // before the first timed sample.
-      auto warm = make_timer(p, std::max<std::uint32_t>(1, warmup));
-      if (warmup > 0) warm->measure();
+      auto warm = warm_up(index, p);
       report_instance(index, p, *warm);
+      record_kernels(index, p);
+    }
+#ifdef ISOBENCH_WITH_CUDA
+    recorder_.reset();  // CUPTI detaches before the first timed sample
+#endif
+  }
+
+  // Whether this worker takes samples of the instance (not only calibrates or describes it).
+  bool measures(std::uint32_t index) {
+    if (measured_.empty()) {
+      measured_.assign(instances_.size(), false);
+      for (const auto& t : tasks_)
+        if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::measure)) measured_[t.instance] = true;
+    }
+    return measured_[index];
+  }
+
+  // --record-kernels: one extra, untimed pass of the pinned inner launches with CUPTI on, after
+  // the warm-up, so no sample is timed with it. The kernels go to the segment (the first worker
+  // of each side writes them; kernels.json), their GPU time per launch beside every sample this
+  // worker takes. Calibration-only workers record nothing. Without CUPTI the record is a reason.
+  void record_kernels(std::uint32_t index, PreparedInstance& p) {
+    if (!p.spec->record_kernels || !measures(index)) return;
+    auto& entry = seg_.instance(index);
+    std::string text;
+    if (p.spec->backend != "cuda") {
+      text = encode_no_kernel_record("CUPTI records CUDA kernels only", ipc::kKernelRecordBytes);
+    } else {
+#ifdef ISOBENCH_WITH_CUDA
+      beat();
+      if (!recorder_) recorder_ = std::make_unique<KernelRecorder>();
+      const std::uint32_t inner = entry.inner > 0 ? entry.inner : std::max<std::uint32_t>(1, entry.warmup);
+      const KernelCapture capture = recorder_->record([&] {
+        for (std::uint32_t i = 0; i < inner; ++i) p.bench->launch();
+        device_->synchronize();
+      });
+      beat();
+      if (!capture.failure.empty()) {
+        text = encode_no_kernel_record(capture.failure, ipc::kKernelRecordBytes);
+      } else {
+        KernelRecord record = aggregate_kernels(capture.activities, inner, capture.dropped_records);
+        record.recorder = capture.recorder;
+        p.kernel_gpu_s = record.kernel_gpu_s_per_launch();
+        text = encode_kernel_record(std::move(record), ipc::kKernelRecordBytes);
+      }
+#else
+      text = encode_no_kernel_record("this worker was built without CUDA", ipc::kKernelRecordBytes);
+#endif
+    }
+    ipc::publish_kernel_record(entry, side_, text);
+  }
+
+  // Makes the instance's benchmark and sets it up: once per worker, and again before every sample
+  // with realloc, so a re-setup gets exactly the context the first one got.
+  void set_up(PreparedInstance& p) {
+    const auto& spec = *p.spec;
+    p.bench = make_benchmark(spec);
+    if (!p.bench) throw std::runtime_error("kernel '" + spec.kernel + "' is not in this worker build");
+    kernels::SetupContext ctx;
+    ctx.seed = spec.seed;
+    ctx.rotate_buffers = spec.rotate_buffers;
+    ctx.replay = pinned_choice(spec);
+#ifdef ISOBENCH_WITH_CUDA
+    if (device_) ctx.cuda_stream = device_->stream();
+#endif
+    try {
+      enter_artifact_folder(options_.artifact_root, spec.id);  // ISOBENCH_ARTIFACT_DIR for setup()
+      p.bench->setup(params_of(spec), ctx);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("setup of " + spec.id + " failed: " + e.what());
+    }
+  }
+
+  // The choice the orchestrator pinned for this instance (an earlier worker's describe()), or null.
+  nlohmann::json pinned_choice(const ipc::WorkerInstance& spec) const {
+    const auto index = static_cast<std::uint32_t>(&spec - instances_.data());
+    const auto& pin = seg_.instance(index).pin;
+    const std::string text(pin, strnlen(pin, sizeof pin));
+    if (text.empty()) return nullptr;
+    auto choice = nlohmann::json::parse(text, nullptr, false);
+    if (choice.is_discarded() || !choice.is_object())
+      throw std::runtime_error("the pinned choice of " + spec.id + " is not a JSON object");
+    return choice;
+  }
+
+  // The instance's parameters with this worker's --set overrides applied (one side of an A/B run
+  // forced onto another choice, e.g. algo=1). Only parameters the kernel has are overridden.
+  nlohmann::json params_of(const ipc::WorkerInstance& spec) const {
+    nlohmann::json params = spec.params;
+    for (const auto& [name, value] : options_.param_overrides)
+      if (params.contains(name)) params[name] = value;
+    return params;
+  }
+
+  // The instance's warm-up launches; returns the timer that ran them (its setup note is reported).
+  std::unique_ptr<Timer> warm_up(std::uint32_t index, PreparedInstance& p) {
+    const std::uint32_t warmup = seg_.instance(index).warmup;
+    // Warm-up goes through a timer so CUDA work is synchronised and module loading is done
+    // before the first timed sample.
+    auto warm = make_timer(p, std::max<std::uint32_t>(1, warmup));
+    if (warmup > 0) warm->measure();
+    return warm;
+  }
+
+  // realloc: every sample measures a fresh instance, destroyed and set up again (same seed, so
+  // the same inputs in re-allocated buffers) and warmed up as after the worker's first setup, so
+  // each sample sees the state the first sample of a fresh worker sees. None of it is timed.
+  void renew_for_sample(std::uint32_t index, PreparedInstance& p) {
+    if (!p.spec->realloc) return;
+    beat();
+    p.timer.reset();  // a timer holds a reference to the benchmark it times
+    p.bench.reset();  // the old buffers go before the new ones are made: peak memory stays one instance
+    set_up(p);
+    warm_up(index, p);
+  }
+
+  // idle_gap_ms: host asleep and no work queued on the device, right before the timed region.
+  // Sleeps in short steps with a heartbeat, so a long gap is not taken for a hung worker.
+  void idle_gap(const ipc::WorkerInstance& spec) {
+    if (spec.idle_gap_ms <= 0) return;
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double, std::milli>(spec.idle_gap_ms));
+    for (auto now = std::chrono::steady_clock::now(); now < until; now = std::chrono::steady_clock::now()) {
+      beat();
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(100)));
     }
   }
 
@@ -212,11 +333,13 @@ class Session {
     auto& p = prepared_.at(t.instance);
     const std::uint32_t inner = seg_.instance(t.instance).inner;
     if (inner == 0) throw std::runtime_error("instance " + p.spec->id + " has no pinned inner count");
+    renew_for_sample(t.instance, p);
     if (!p.timer || p.timer_inner != inner) {
       p.timer = make_timer(p, inner);
       p.timer_inner = inner;
     }
     auto& slot = seg_.slot(t.slot);
+    idle_gap(*p.spec);
     const std::uint64_t begin = ipc::monotonic_ns();
     const Measurement m = p.timer->measure();
     const std::uint64_t end = ipc::monotonic_ns();
@@ -232,6 +355,8 @@ class Session {
     slot.inner = inner;
     slot.begin_ns = begin;
     slot.end_ns = end;
+    slot.host_enqueue_s = m.host_enqueue_s;
+    slot.kernel_gpu_s = p.kernel_gpu_s;
     slot.seal = ipc::seal_of(slot, t.slot);
     store_release(slot.state, static_cast<std::uint32_t>(ipc::SlotState::written));
   }
@@ -242,8 +367,11 @@ class Session {
   std::vector<ipc::WorkerInstance> instances_;
   std::vector<ipc::Task> tasks_;
   std::map<std::uint32_t, PreparedInstance> prepared_;
+  std::uint32_t side_ = 0;  // which build this worker is (the lane's side)
+  std::vector<bool> measured_;  // by instance index: measure tasks in this worker (measures())
 #ifdef ISOBENCH_WITH_CUDA
   std::unique_ptr<CudaDevice> device_;
+  std::unique_ptr<KernelRecorder> recorder_;  // after device_: destroyed (CUPTI detached) first
 #endif
 };
 

@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace isobench::worker {
 
 struct WorkerOptions {
@@ -15,6 +17,8 @@ struct WorkerOptions {
   std::uint64_t token = 0;
   int device = 0;  // CUDA device index
   std::map<std::string, std::string> plugin_overrides;  // plugin path in the plan -> library to load
+  std::map<std::string, nlohmann::json> param_overrides;  // --set NAME=VALUE: forced on every instance
+  std::string artifact_root;  // this side's artifacts/side-<s> folder of the run; empty: none
 };
 
 // Returns the process exit code: 0 when every task finished, 3 when the worker failed (the

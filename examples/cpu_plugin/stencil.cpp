@@ -4,6 +4,11 @@
 // EXAMPLE_SLOWDOWN_PCT (a build-time knob) compiles in a real regression: that many percent
 // more sweeps per launch. The A/B tests compare libisobench_example_cpu.so with the
 // libisobench_example_cpu_slow10.so build of this same file.
+//
+// When isobench gives it an artifact folder (ISOBENCH_ARTIFACT_DIR), setup() writes the
+// configuration it chose there (stencil.config.txt), the way a real plugin would keep its IR or
+// autotuning decisions: the run archives it, and `orchestrate compare` lists it when the two
+// builds of an A/B chose differently (the slow10 build runs more sweeps per launch).
 
 #include <isobench/plugin.h>
 
@@ -45,6 +50,26 @@ struct Stencil {
   long long steps = 0;  // sweeps per launch, the compiled-in slowdown included
 };
 
+// The configuration this build chose, kept with the run. Returns 0, or 1 with `error` filled.
+int write_config_artifact(const Stencil& s, long long steps, char* error, size_t error_len) {
+  const char* folder = std::getenv("ISOBENCH_ARTIFACT_DIR");
+  if (!folder) return 0;  // not run by isobench, or by a build without artifact folders
+  char path[4096];
+  std::snprintf(path, sizeof path, "%s/stencil.config.txt", folder);
+  std::FILE* f = std::fopen(path, "w");
+  if (!f) {
+    std::snprintf(error, error_len, "cannot write %s", path);
+    return 1;
+  }
+  std::fprintf(f, "n %zu\nsteps %lld\nsweeps_per_launch %lld\nslowdown_pct %d\n", s.n, steps, s.steps,
+               EXAMPLE_SLOWDOWN_PCT);
+  if (std::fclose(f) != 0) {
+    std::snprintf(error, error_len, "cannot write %s", path);
+    return 1;
+  }
+  return 0;
+}
+
 void* create() { return new (std::nothrow) Stencil(); }
 void destroy(void* self) { delete static_cast<Stencil*>(self); }
 
@@ -68,7 +93,7 @@ int setup(void* self, const char* params_json, void* /*cuda_stream*/, std::uint6
   }
   std::copy(s.a, s.a + s.n, s.b);
   s.steps = steps + steps * EXAMPLE_SLOWDOWN_PCT / 100;
-  return 0;
+  return write_config_artifact(s, steps, error, error_len);
 }
 
 int launch(void* self) {

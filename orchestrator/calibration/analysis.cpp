@@ -129,6 +129,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
   for (const auto& mode : input.modes) {
     ModeResult m;
     m.mode = mode.mode;
+    m.variant = mode.variant;
     m.within_run = mode.within_run;
     m.runs = mode.baseline.size();
     const auto comparisons = aa_comparisons(mode, n_instances, &m.skipped_comparisons);
@@ -249,6 +250,7 @@ nlohmann::json to_json(const CalibrationResult& result) {
   auto modes = nlohmann::json::array();
   for (const auto& m : result.modes) {
     nlohmann::json mj = {{"mode", m.mode},
+                         {"variant", m.variant},
                          {"comparison", m.within_run ? "side 0 against side 1 within each run"
                                                      : "every pair of runs, per instance"},
                          {"runs", m.runs},

@@ -39,6 +39,7 @@ struct SlowdownRuns {
   std::vector<RunData> runs;
 };
 
+// The runs of one (mode, variant) pair: one row of the calibration.
 struct ModeRuns {
   std::string mode;  // sequential | interleave | process | process-sample | ab
   // ab: both sides of one run are the same build, compared with each other inside the run;
@@ -46,6 +47,7 @@ struct ModeRuns {
   bool within_run = false;
   std::vector<RunData> baseline;       // the K A/A runs
   std::vector<SlowdownRuns> slowdowns; // K runs per --real-slowdown (none for ab)
+  std::string variant = "baseline";    // the isolation measure over the sweep (calibrate --variants)
 };
 
 struct CalibrationInput {
@@ -101,6 +103,7 @@ struct ModeCost {
 
 struct ModeResult {
   std::string mode;
+  std::string variant = "baseline";
   bool within_run = false;
   std::size_t runs = 0;
   std::size_t skipped_comparisons = 0;  // an instance with fewer than 2 values on a side

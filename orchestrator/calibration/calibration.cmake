@@ -6,6 +6,7 @@ add_library(isobench_calibration STATIC
   ${CMAKE_CURRENT_LIST_DIR}/svg_chart.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/experiment.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/variant.cpp
   ${CMAKE_CURRENT_LIST_DIR}/../commands/calibrate_command.cpp)
 target_include_directories(isobench_calibration PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(isobench_calibration

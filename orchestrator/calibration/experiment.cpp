@@ -47,6 +47,9 @@ nlohmann::json overrides_json(const SettingsOverrides& o) {
   put(j, "rotate_buffers", o.rotate_buffers);
   put(j, "blocking_kernel", o.blocking_kernel);
   put(j, "slowdown_pct", o.slowdown_pct);
+  put(j, "idle_gap_ms", o.idle_gap_ms);
+  put(j, "realloc", o.realloc);
+  put(j, "record_kernels", o.record_kernels);
   return j;
 }
 
@@ -65,6 +68,9 @@ SettingsOverrides overrides_from_json(const nlohmann::json& j) {
   get(j, "rotate_buffers", o.rotate_buffers);
   get(j, "blocking_kernel", o.blocking_kernel);
   get(j, "slowdown_pct", o.slowdown_pct);
+  get(j, "idle_gap_ms", o.idle_gap_ms);
+  get(j, "realloc", o.realloc);
+  get(j, "record_kernels", o.record_kernels);
   return o;
 }
 
@@ -96,7 +102,7 @@ RunCommandOptions run_options(const ExperimentSpec& spec, const PlannedRun& run)
   o.prestart = spec.prestart;
   o.format = "none";
   o.quiet = true;
-  o.overrides = spec.overrides;
+  o.overrides = with_variant(spec.overrides, run.variant);
   o.overrides.slowdown_pct = run.slowdown_pct;  // A/A runs: none, even if the sweep sets one
   o.command_line = {"orchestrate", "calibrate", "(in-process run of " + run.label() + ")"};
   if (run.mode == "sequential" || run.mode == "interleave") {
@@ -125,10 +131,13 @@ nlohmann::json ExperimentSpec::measurement_json() const {
 
 nlohmann::json ExperimentSpec::to_json() const {
   const auto& a = analysis;
+  std::vector<std::string> variant_names;
+  for (const auto& v : variants) variant_names.push_back(v.name);
   return {{"schema_version", kExperimentSchemaVersion},
           {"sweep_path", sweep_path},
           {"sweep_name", sweep_name},
           {"modes", modes},
+          {"variants", variant_names},
           {"runs", runs},
           {"real_slowdowns", real_slowdowns},
           {"measurement", measurement_json()},
@@ -150,6 +159,15 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     s.sweep_path = j.at("sweep_path").get<std::string>();
     s.sweep_name = j.at("sweep_name").get<std::string>();
     s.modes = j.at("modes").get<std::vector<std::string>>();
+    // Written before --variants existed: the baseline alone.
+    s.variants.clear();
+    for (const auto& name : j.value("variants", std::vector<std::string>{"baseline"})) {
+      try {
+        s.variants.push_back(parse_variant(name));
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(std::string("experiment.json: variants: ") + e.what());
+      }
+    }
     s.runs = j.at("runs").get<int>();
     s.real_slowdowns = j.at("real_slowdowns").get<std::vector<double>>();
     const auto& m = j.at("measurement");
@@ -173,16 +191,21 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
 }
 
 std::string PlannedRun::label() const {
-  return mode + (slowdown_pct > 0 ? "/slowdown-" + pct_text(slowdown_pct) : "") + "/run-" + std::to_string(k);
+  return mode + (variant.is_baseline() ? "" : "/" + variant.name) +
+         (slowdown_pct > 0 ? "/slowdown-" + pct_text(slowdown_pct) : "") + "/run-" + std::to_string(k);
 }
 
 std::vector<PlannedRun> planned_runs(const ExperimentSpec& spec) {
   std::vector<PlannedRun> runs;
+  // Within a mode the variants take turns run by run, so drift over the experiment's hours
+  // reaches every variant alike instead of favouring the first one measured.
   for (const auto& mode : spec.modes) {
-    for (int k = 0; k < spec.runs; ++k) runs.push_back({mode, 0, k, ""});
+    for (int k = 0; k < spec.runs; ++k)
+      for (const auto& v : spec.variants) runs.push_back({mode, v, 0, k, ""});
     if (mode == "ab") continue;  // one build on both sides: no side can be slowed alone
     for (double pct : spec.real_slowdowns)
-      for (int k = 0; k < spec.runs; ++k) runs.push_back({mode, pct, k, ""});
+      for (int k = 0; k < spec.runs; ++k)
+        for (const auto& v : spec.variants) runs.push_back({mode, v, pct, k, ""});
   }
   for (auto& r : runs) r.dir = (fs::path(spec.dir) / r.label()).string();
   return runs;
@@ -270,11 +293,12 @@ nlohmann::json read_calibration_json(const std::string& dir, const std::string& 
 CalibrationInput load_input(const ExperimentSpec& spec) {
   CalibrationInput input;
   std::map<std::string, std::size_t> index;  // instance id -> position in input.instances
-  std::map<std::string, std::size_t> mode_index;
-  for (const auto& mode : spec.modes) {
-    mode_index[mode] = input.modes.size();
-    input.modes.push_back({mode, mode == "ab", {}, {}});
-  }
+  std::map<std::pair<std::string, std::string>, std::size_t> mode_index;  // (mode, variant) -> row
+  for (const auto& mode : spec.modes)
+    for (const auto& v : spec.variants) {
+      mode_index[{mode, v.name}] = input.modes.size();
+      input.modes.push_back({mode, mode == "ab", {}, {}, v.name});
+    }
   for (const auto& run : planned_runs(spec)) {
     std::error_code ec;
     if (!fs::exists(fs::path(run.dir) / "plan.json", ec) || !fs::exists(fs::path(run.dir) / "run.json", ec)) continue;
@@ -296,7 +320,7 @@ CalibrationInput load_input(const ExperimentSpec& spec) {
     data.wall_seconds = info.value("wall_seconds", 0.0);
     data.samples_recorded = info.value("samples_recorded", std::size_t{0});
     data.workers_started = info.value("workers_started", std::size_t{0});
-    auto& mode = input.modes[mode_index.at(run.mode)];
+    auto& mode = input.modes[mode_index.at({run.mode, run.variant.name})];
     if (run.slowdown_pct == 0) {
       mode.baseline.push_back(std::move(data));
     } else {

@@ -1,8 +1,10 @@
 #pragma once
 // The runs of a calibration and where they live: K identical runs per isolation mode in
 // DIR/<mode>/run-<k>/, and K runs per injected slowdown in DIR/<mode>/slowdown-<pct>/run-<k>/,
-// each an ordinary run directory made by run_command in-process. DIR/experiment.json keeps the
-// settings, so a second invocation (or --resume DIR) skips complete runs and resumes the rest.
+// each an ordinary run directory made by run_command in-process. A variant other than baseline
+// (--variants) adds its name under the mode: DIR/<mode>/<variant>/run-<k>/. DIR/experiment.json
+// keeps the settings, so a second invocation (or --resume DIR) skips complete runs and resumes
+// the rest.
 
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/calibration/analysis.hpp"
+#include "orchestrator/calibration/variant.hpp"
 #include "orchestrator/sweep.hpp"
 
 namespace isobench::orchestrator::calibration {
@@ -24,6 +27,7 @@ struct ExperimentSpec {
   std::string sweep_name;
   std::string dir;
   std::vector<std::string> modes;
+  std::vector<Variant> variants = {Variant{}};  // each mode runs once per variant; default: baseline only
   int runs = 5;
   std::vector<double> real_slowdowns;  // percent
   std::string device = "auto";
@@ -43,10 +47,12 @@ struct ExperimentSpec {
 
 struct PlannedRun {
   std::string mode;
+  Variant variant;
   double slowdown_pct = 0;  // 0: an A/A run
   int k = 0;
   std::string dir;
-  std::string label() const;  // "interleave/run-2", "process/slowdown-5/run-0"
+  // "interleave/run-2", "process/slowdown-5/run-0", "process/idle_gap_ms=50/run-1"
+  std::string label() const;
 };
 
 std::vector<PlannedRun> planned_runs(const ExperimentSpec& spec);

@@ -61,6 +61,70 @@ double smallest_detected_delta(const ModeResult& m, double alpha, double target)
   return -1;
 }
 
+// Rows are (mode, variant) pairs. Without --variants every variant is the baseline and rows are
+// named by their mode alone, as before variants existed.
+bool has_variants(const CalibrationResult& r) {
+  return std::any_of(r.modes.begin(), r.modes.end(), [](const ModeResult& m) { return m.variant != "baseline"; });
+}
+
+// The row's name where one name is needed (charts, the reading): "process", "process/realloc".
+std::string row_label(const CalibrationResult& r, const ModeResult& m) {
+  return has_variants(r) ? m.mode + "/" + m.variant : m.mode;
+}
+
+// The table cells that name a row, and their header and rule: "| mode |" or "| mode | variant |".
+std::string row_head(const CalibrationResult& r) { return has_variants(r) ? "| mode | variant |" : "| mode |"; }
+std::string row_rule(const CalibrationResult& r) { return has_variants(r) ? "| --- | --- |" : "| --- |"; }
+std::string row_cells(const CalibrationResult& r, const ModeResult& m) {
+  return "| " + m.mode + (has_variants(r) ? " | " + m.variant : "") + " |";
+}
+
+// Per mode, each variant's false-positive rate at the target alpha set against the baseline's:
+// a variant helps measurably only when its interval lies wholly below the baseline's.
+std::string variants_reading(const CalibrationResult& r) {
+  if (!has_variants(r)) return {};
+  const double a0 = r.options.target_alpha;
+  std::ostringstream s;
+  std::vector<std::string> done;
+  for (const auto& first : r.modes) {
+    if (std::find(done.begin(), done.end(), first.mode) != done.end()) continue;
+    done.push_back(first.mode);
+    const ModeResult* base = nullptr;
+    std::vector<const ModeResult*> rows;
+    for (const auto& m : r.modes) {
+      const auto* c = at_alpha(m.fpr, a0);
+      if (m.mode != first.mode || !c || c->trials == 0) continue;
+      if (m.variant == "baseline")
+        base = &m;
+      else
+        rows.push_back(&m);
+    }
+    if (rows.empty()) continue;
+    s << "- Variants of `" << first.mode << "` at alpha " << alpha_text(a0);
+    if (!base) {
+      s << " (no baseline in --variants to set them against):";
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        s << (i ? "; `" : " `") << rows[i]->variant << "` " << rate_cell(*at_alpha(rows[i]->fpr, a0), false);
+      s << ".\n";
+      continue;
+    }
+    const auto& b = *at_alpha(base->fpr, a0);
+    s << ", against the baseline's " << rate_cell(b, false) << " ("
+      << fmt("%.2f ms", base->cost.seconds_per_sample * 1e3) << " per sample):";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const ModeResult* m = rows[i];
+      const auto& c = *at_alpha(m->fpr, a0);
+      s << (i ? "; `" : " `") << m->variant << "` " << rate_cell(c, false) << ", "
+        << (c.interval.upper < b.interval.lower   ? "lower (the intervals do not overlap: it helps here)"
+            : c.interval.lower > b.interval.upper ? "higher (the intervals do not overlap: it hurts here)"
+                                                  : "not distinguishable (the intervals overlap)")
+        << ", " << fmt("%.2f ms", m->cost.seconds_per_sample * 1e3) << " per sample";
+    }
+    s << ".\n";
+  }
+  return s.str();
+}
+
 }  // namespace
 
 double smallest_p_value(std::size_t n) {
@@ -72,13 +136,13 @@ double smallest_p_value(std::size_t n) {
 
 std::string fpr_table_markdown(const CalibrationResult& r) {
   std::ostringstream s;
-  s << "| mode | comparisons |";
+  s << row_head(r) << " comparisons |";
   for (double a : r.options.alphas) s << " FPR at alpha " << alpha_text(a) << " [95% CI] (hits vs expected) |";
-  s << "\n| --- | --- |";
+  s << "\n" << row_rule(r) << " --- |";
   for (std::size_t i = 0; i < r.options.alphas.size(); ++i) s << " --- |";
   s << "\n";
   for (const auto& m : r.modes) {
-    s << "| " << m.mode << " | " << (m.fpr.empty() ? 0 : m.fpr.front().trials) << " |";
+    s << row_cells(r, m) << " " << (m.fpr.empty() ? 0 : m.fpr.front().trials) << " |";
     for (const auto& c : m.fpr) s << " " << rate_cell(c, true) << " |";
     s << "\n";
   }
@@ -90,36 +154,42 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
   std::ostringstream s;
   s << "# Calibration of `" << ctx.sweep_name << "`\n\n";
   s << "Device: " << ctx.device << ". " << r.instances << " benchmark instances, " << ctx.runs_per_mode
-    << " identical (A/A) runs per mode. Ordinary modes compare every pair of runs per instance (C(K,2) x "
+    << " identical (A/A) runs per mode" << (has_variants(r) ? " and variant" : "")
+    << ". Ordinary modes compare every pair of runs per instance (C(K,2) x "
        "instances comparisons); `ab` compares side 0 with side 1 of the same build inside each run (K x "
        "instances). Test: two-sided Brunner-Munzel. Intervals are Wilson 95%.\n\n";
+  if (has_variants(r))
+    s << "Every mode ran once per variant (`--variants`): the isolation measure in the variant column set over "
+         "the sweep's settings, `baseline` the sweep as it is (docs/measurement.md says what each measure does). "
+         "The variants of a mode took turns run by run, so drift reached them alike. A variant helps on this "
+         "machine when its false-positive rate lies below the baseline's with intervals apart.\n\n";
 
   s << "## False-positive rate (A/A)\n\n"
     << "Share of A/A comparisons flagged as different. A mode that holds its level flags about alpha of them; "
        "\"hits vs expected\" sets the count against alpha x comparisons.\n\n";
   s << fpr_table_markdown(r) << "\n";
 
-  s << "### Per kernel family\n\n| mode | family |";
+  s << "### Per kernel family\n\n" << row_head(r) << " family |";
   for (double a : o.alphas) s << " alpha " << alpha_text(a) << " |";
-  s << "\n| --- | --- |";
+  s << "\n" << row_rule(r) << " --- |";
   for (std::size_t i = 0; i < o.alphas.size(); ++i) s << " --- |";
   s << "\n";
   for (const auto& m : r.modes)
     for (const auto& f : m.fpr_by_family) {
-      s << "| " << m.mode << " | " << f.family << " |";
+      s << row_cells(r, m) << " " << f.family << " |";
       for (const auto& c : f.by_alpha) s << " " << rate_cell(c, true) << " |";
       s << "\n";
     }
 
   s << "\n## Power\n\n### Samples scaled by 1+delta (alpha " << alpha_text(o.target_alpha) << ")\n\n"
     << "Each A/A comparison once with either side multiplied by 1+delta; detected = p < alpha and the slowed "
-       "side larger. Other alphas are in calibration.json.\n\n| mode |";
+       "side larger. Other alphas are in calibration.json.\n\n" << row_head(r);
   for (double d : o.deltas) s << " delta " << fmt("%g", d * 100) << "% |";
-  s << "\n| --- |";
+  s << "\n" << row_rule(r);
   for (std::size_t i = 0; i < o.deltas.size(); ++i) s << " --- |";
   s << "\n";
   for (const auto& m : r.modes) {
-    s << "| " << m.mode << " |";
+    s << row_cells(r, m);
     for (const auto& row : m.scaled_power)
       if (const auto* c = at_alpha(row.by_alpha, o.target_alpha)) s << " " << rate_cell(*c, false) << " |";
     s << "\n";
@@ -130,21 +200,21 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     s << "None measured (add `--real-slowdown PCT`).\n";
   } else {
     s << "K runs per mode with `--slowdown-pct`, each compared with every A/A run of the mode, per instance.\n\n"
-      << "| mode | slowdown |";
+      << row_head(r) << " slowdown |";
     for (double a : o.alphas) s << " detected at alpha " << alpha_text(a) << " |";
-    s << "\n| --- | --- |";
+    s << "\n" << row_rule(r) << " --- |";
     for (std::size_t i = 0; i < o.alphas.size(); ++i) s << " --- |";
     s << "\n";
     for (const auto& m : r.modes) {
       if (m.within_run) {
-        s << "| " << m.mode << " | - | not measured: an A/A `ab` run has one build on both sides, so no side can "
-                               "be made slower alone |";
+        s << row_cells(r, m) << " - | not measured: an A/A `ab` run has one build on both sides, so no side can "
+                                "be made slower alone |";
         for (std::size_t i = 1; i < o.alphas.size(); ++i) s << " |";
         s << "\n";
         continue;
       }
       for (const auto& row : m.real_power) {
-        s << "| " << m.mode << " | " << fmt("%g", row.delta * 100) << "% |";
+        s << row_cells(r, m) << " " << fmt("%g", row.delta * 100) << "% |";
         for (const auto& c : row.by_alpha) s << " " << rate_cell(c, false) << " |";
         s << "\n";
       }
@@ -155,7 +225,8 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     << "% slowdown in " << fmt("%g", o.target_power * 100) << "% of simulated comparisons at alpha "
     << alpha_text(o.target_alpha) << " (" << o.power_repetitions
     << " repetitions per n), drawing from each instance's samples pooled over the mode's A/A runs. The "
-       "recommended n is the largest over instances.\n\n| mode | recommended n | per instance |\n| --- | --- | --- |\n";
+       "recommended n is the largest over instances.\n\n"
+    << row_head(r) << " recommended n | per instance |\n" << row_rule(r) << " --- | --- |\n";
   for (const auto& m : r.modes) {
     std::size_t lo = 0, hi = 0, missing = 0;
     for (const auto& x : m.sample_sizes) {
@@ -166,7 +237,7 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
       lo = lo == 0 ? x.n : std::min(lo, x.n);
       hi = std::max(hi, x.n);
     }
-    s << "| " << m.mode << " | "
+    s << row_cells(r, m) << " "
       << (m.recommended_n ? std::to_string(m.recommended_n) : "> " + std::to_string(o.max_n)) << " | ";
     if (hi) s << lo << ".." << hi;
     if (missing) s << (hi ? "; " : "") << missing << " instance(s) not reached by n = " << o.max_n;
@@ -174,9 +245,10 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
   }
 
   s << "\n## Cost\n\nOver the K A/A runs of each mode (run.json).\n\n"
-    << "| mode | runs | wall time | samples | workers started | time per sample |\n| --- | --- | --- | --- | --- | --- |\n";
+    << row_head(r) << " runs | wall time | samples | workers started | time per sample |\n"
+    << row_rule(r) << " --- | --- | --- | --- | --- |\n";
   for (const auto& m : r.modes)
-    s << "| " << m.mode << " | " << m.cost.runs << " | " << fmt("%.1f s", m.cost.wall_seconds) << " | "
+    s << row_cells(r, m) << " " << m.cost.runs << " | " << fmt("%.1f s", m.cost.wall_seconds) << " | "
       << m.cost.samples << " | " << m.cost.workers << " | " << fmt("%.2f ms", m.cost.seconds_per_sample * 1e3)
       << " |\n";
 
@@ -185,10 +257,10 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
   for (const auto& m : r.modes) {
     const auto* c = at_alpha(m.fpr, a0);
     if (!c || c->trials == 0) {
-      s << "- `" << m.mode << "`: no comparison could be made (too few samples).\n";
+      s << "- `" << row_label(r, m) << "`: no comparison could be made (too few samples).\n";
       continue;
     }
-    s << "- `" << m.mode << "`: " << c->hits << " of " << c->trials << " A/A comparisons flagged at alpha "
+    s << "- `" << row_label(r, m) << "`: " << c->hits << " of " << c->trials << " A/A comparisons flagged at alpha "
       << alpha_text(a0) << " (" << percent(c->interval.estimate) << ", " << fmt("%.2g", c->expected)
       << " expected). ";
     if (c->interval.lower > a0)
@@ -222,11 +294,12 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
         << ": only quirks of the small-sample t approximation can flag anything, so the false-positive rate "
            "and power at this alpha say little. Take more samples (--samples).\n";
   }
+  s << variants_reading(r);
   const ModeResult* ab = nullptr;
   const ModeResult* best_apart = nullptr;
   for (const auto& m : r.modes) {
     const auto* c = at_alpha(m.fpr, a0);
-    if (!c || c->trials == 0) continue;
+    if (!c || c->trials == 0 || m.variant != "baseline") continue;  // modes compared as the sweep has them
     if (m.within_run)
       ab = &m;
     else if (!best_apart || c->interval.estimate < at_alpha(best_apart->fpr, a0)->interval.estimate)
@@ -237,7 +310,7 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     const double apart = at_alpha(best_apart->fpr, a0)->interval.estimate;
     s << "- Interleaving both sides in one run (`ab`) gives " << percent(in_run) << " false positives at alpha "
       << alpha_text(a0) << " against " << percent(apart) << " for the best mode compared across runs (`"
-      << best_apart->mode << "`)";
+      << row_label(r, *best_apart) << "`)";
     if (in_run < apart)
       s << ": this is what taking A and B in one window buys. For regression checks use `orchestrate ab`.\n";
     else
@@ -254,7 +327,7 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
 std::string fpr_chart_svg(const CalibrationResult& r) {
   BarChart chart;
   chart.title = "False-positive rate of A/A comparisons per isolation mode";
-  chart.x_label = "isolation mode";
+  chart.x_label = has_variants(r) ? "isolation mode / variant" : "isolation mode";
   chart.y_label = "false-positive rate (% of A/A comparisons)";
   chart.legend_bar = "observed rate";
   chart.legend_error = "Wilson 95% interval";
@@ -266,7 +339,7 @@ std::string fpr_chart_svg(const CalibrationResult& r) {
     double top = alpha * 100 * 1.5;
     for (const auto& m : r.modes) {
       const auto* c = at_alpha(m.fpr, alpha);
-      panel.categories.push_back(m.mode);
+      panel.categories.push_back(row_label(r, m));
       panel.values.push_back(c ? c->interval.estimate * 100 : 0);
       panel.lower.push_back(c ? c->interval.lower * 100 : 0);
       panel.upper.push_back(c ? c->interval.upper * 100 : 0);
@@ -299,7 +372,7 @@ std::string power_delta_chart_svg(const CalibrationResult& r) {
   for (double d : o.deltas) chart.x.ticks.emplace_back(d * 100, fmt("%g", d * 100));
   chart.y = {"slowdowns detected (% of comparisons)", 0, 100, false, percent_ticks_0_100()};
   for (const auto& m : r.modes) {
-    LineSeries series{m.mode + " (scaled)", {}, false};
+    LineSeries series{row_label(r, m) + " (scaled)", {}, false};
     for (const auto& row : m.scaled_power)
       if (const auto* c = at_alpha(row.by_alpha, o.target_alpha)) series.points.emplace_back(row.delta * 100, c->interval.estimate * 100);
     chart.series.push_back(series);
@@ -308,7 +381,7 @@ std::string power_delta_chart_svg(const CalibrationResult& r) {
   for (std::size_t i = 0; i < r.modes.size(); ++i) {
     const auto& m = r.modes[i];
     if (m.real_power.empty()) continue;
-    LineSeries series{m.mode + " (real)", {}, true, static_cast<int>(i)};
+    LineSeries series{row_label(r, m) + " (real)", {}, true, static_cast<int>(i)};
     for (const auto& row : m.real_power)
       if (const auto* c = at_alpha(row.by_alpha, o.target_alpha)) series.points.emplace_back(row.delta * 100, c->interval.estimate * 100);
     chart.series.push_back(series);
@@ -327,7 +400,7 @@ std::string power_n_chart_svg(const CalibrationResult& r) {
   for (double n = 2; n <= max_n; n *= 2) chart.x.ticks.emplace_back(n, fmt("%g", n));
   chart.y = {"slowdowns detected (% of simulated comparisons)", 0, 100, false, percent_ticks_0_100()};
   for (const auto& m : r.modes) {
-    LineSeries series{m.mode, {}, false};
+    LineSeries series{row_label(r, m), {}, false};
     for (const auto& p : m.power_curve) series.points.emplace_back(static_cast<double>(p.n), p.power * 100);
     chart.series.push_back(series);
   }

@@ -101,8 +101,11 @@ std::string series_colour(std::size_t i) {
 }
 
 std::string render_svg(const LineChart& c) {
-  const double width = 840, height = 470;
-  const double right = kRight + 60;  // series names such as "process-sample (scaled)"
+  // The legend column fits the longest series name (about 7 px a character at 12 px); names such
+  // as "process-sample (scaled)" fit the default.
+  double right = kRight + 60;
+  for (const auto& series : c.series) right = std::max(right, 60 + 7.0 * static_cast<double>(series.name.size()));
+  const double width = 590 + right, height = 470;
   const Frame f{kLeft, kTop, width - kLeft - right, height - kTop - kBottom};
   std::ostringstream s;
   open_svg(s, width, height, c.title);
@@ -147,16 +150,23 @@ std::string render_svg(const LineChart& c) {
 }
 
 std::string render_svg(const BarChart& c) {
-  const double panel_width = 250, gap = 40;
+  // Rotated category labels (about 6 px a character at 11 px, at 35 degrees): panels widen for
+  // many bars, and long names (a mode and its variant) get more room under the plot.
+  std::size_t most = 0, longest = 0;
+  for (const auto& panel : c.panels) {
+    most = std::max(most, panel.categories.size());
+    for (const auto& name : panel.categories) longest = std::max(longest, name.size());
+  }
+  const double panel_width = std::max(250.0, 34.0 * static_cast<double>(most)), gap = 40;
   const double width = kLeft + c.panels.size() * panel_width + (c.panels.size() - 1) * gap + kRight;
-  const double height = 480;
+  const double plot_height = 480 - kTop - 18 - kBottom - 30;
+  const double height = 480 + std::max(0.0, 3.5 * static_cast<double>(longest) - 60);
   std::ostringstream s;
   open_svg(s, width, height, c.title);
-  y_label(s, 22, kTop + (height - kTop - kBottom - 30) / 2, c.y_label);
+  y_label(s, 22, kTop + (480 - kTop - kBottom - 30) / 2, c.y_label);
   for (std::size_t p = 0; p < c.panels.size(); ++p) {
     const auto& panel = c.panels[p];
-    // Rotated category labels need room under the plot.
-    const Frame f{kLeft + p * (panel_width + gap), kTop + 18, panel_width, height - kTop - 18 - kBottom - 30};
+    const Frame f{kLeft + p * (panel_width + gap), kTop + 18, panel_width, plot_height};
     Axis y{"", 0, panel.y_max, false, panel.y_ticks};
     y_axis(s, f, y);
     text(s, f.x0 + f.width / 2, f.y0 - 8, panel.title, "middle", 13, " font-weight=\"bold\"");

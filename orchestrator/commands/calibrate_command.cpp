@@ -31,6 +31,7 @@ struct BadInput : std::runtime_error {
 struct CalibrateArgs {
   std::string sweep, resume, out;
   std::string modes = "sequential,interleave,process,ab";
+  std::string variants = "baseline";
   int runs = 5;
   std::vector<double> real_slowdowns;
   double target_power_pct = 90, target_delta_pct = 5, target_alpha = 0.001;
@@ -75,6 +76,11 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   ExperimentSpec s;
   s.sweep_path = a.sweep;
   s.modes = split_modes(a.modes);
+  try {
+    s.variants = parse_variants(a.variants);
+  } catch (const std::invalid_argument& e) {
+    throw BadInput(std::string("calibrate: --variants: ") + e.what());
+  }
   s.runs = a.runs;
   s.real_slowdowns = a.real_slowdowns;
   std::sort(s.real_slowdowns.begin(), s.real_slowdowns.end());
@@ -122,6 +128,14 @@ bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
   if (args.sweep.empty()) throw BadInput("calibrate: give a sweep file (or --resume DIR); see --help");
   spec = spec_from_args(args);
   const Sweep sweep = load_sweep(args.sweep, spec.overrides);  // every problem before anything runs
+  for (const auto& v : spec.variants) {
+    if (v.is_baseline()) continue;
+    try {
+      load_sweep(args.sweep, with_variant(spec.overrides, v));  // e.g. realloc with a command benchmark
+    } catch (const SweepError& e) {
+      throw BadInput("calibrate: --variants " + v.name + ": " + e.what());
+    }
+  }
   spec.sweep_name = sweep.name;
   spec.dir = args.out.empty() ? "runs/calibrate-" + sweep.name + "-" + compact_utc_timestamp() : args.out;
   std::error_code ec;
@@ -148,7 +162,9 @@ void write_outputs(const ExperimentSpec& spec, const CalibrationInput& input, co
   auto j = to_json(result);
   j["sweep"] = spec.sweep_name;
   j["device"] = input.device;
-  j["runs_per_mode"] = spec.runs;
+  j["runs_per_mode"] = spec.runs;  // per mode and variant
+  j["variants"] = nlohmann::json::array();
+  for (const auto& v : spec.variants) j["variants"].push_back(v.name);
   j["real_slowdowns_pct"] = spec.real_slowdowns;
   j["created"] = utc_timestamp();
   write_calibration_file(spec.dir, "calibration.json", j.dump(2) + "\n");
@@ -204,6 +220,11 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
                   "comma-separated: sequential, interleave, process (fresh worker per batch), process-sample "
                   "(fresh worker per sample), ab (one build on both sides of an A/B run)")
       ->capture_default_str();
+  cmd->add_option("--variants", a.variants,
+                  "comma-separated isolation measures, each calibrated on its own over every mode (a row per mode "
+                  "and variant; '+' joins measures): " +
+                      variant_syntax() + ". E.g. baseline,cold_cache,idle_gap_ms=50,realloc")
+      ->capture_default_str();
   cmd->add_option("--real-slowdown", a.real_slowdowns,
                   "PCT: K more runs per mode (not ab) with a real injected slowdown of PCT percent; repeatable")
       ->expected(1)
@@ -229,7 +250,7 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
   cmd->add_option("--prestart", a.prestart,
-                  "workers started ahead of the measuring one in every run (default: 4 on GPU, 0 on CPU)")
+                  "workers started ahead of the measuring one in every run (default 0, as for runs)")
       ->check(CLI::Range(0, 8));
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
   // Measurement settings of every run; isolation comes from --modes, slowdowns from --real-slowdown.

@@ -19,7 +19,9 @@
 #include "stats/mann_whitney.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/verdict.hpp"
+#include "orchestrator/commands/artifact_diff.hpp"
 #include "orchestrator/commands/compare_inputs.hpp"
+#include "orchestrator/commands/kernel_diff.hpp"
 
 namespace isobench::orchestrator {
 namespace {
@@ -28,7 +30,8 @@ using nlohmann::json;
 
 // The plan fields that define what a sample measures: instances differing in any of them
 // measure different things and are never compared.
-constexpr const char* measurement_fields[] = {"kernel", "params", "inner", "timer", "statistic", "cold_cache"};
+constexpr const char* measurement_fields[] = {"kernel",     "params",      "inner",       "timer",
+                                              "statistic",  "cold_cache",  "idle_gap_ms", "realloc"};
 
 // ---------------------------------------------------------------------------------------------
 // The comparison data model: every printer renders these.
@@ -54,6 +57,8 @@ struct Report {
   std::vector<Comparison> compared;
   std::vector<Excluded> excluded;
   double geometric_mean_ratio = 1;
+  ArtifactComparison artifacts;  // run directories: the archived artifacts that differ
+  KernelComparison kernels;      // run directories with kernels.json: which ran other kernels
 };
 
 Comparison compare_samples(const std::string& id, const std::vector<double>& a, const std::vector<double>& b,
@@ -85,9 +90,12 @@ void finish(Report& report, const CompareOptions& options) {
 }
 
 std::string measurement_difference(const json& a, const json& b) {
+  // Settings added after the first run format: a plan written before them ran with their
+  // default, so an absent field is that default, and old runs stay comparable with new ones.
+  const json defaults = {{"idle_gap_ms", 0.0}, {"realloc", false}};
   std::string differing;
   for (const char* field : measurement_fields) {
-    const json none;
+    const json none = defaults.contains(field) ? defaults[field] : json();
     const json& va = a.contains(field) ? a[field] : none;
     const json& vb = b.contains(field) ? b[field] : none;
     if (va != vb) differing += (differing.empty() ? "" : ", ") + std::string(field);
@@ -140,6 +148,13 @@ Report compare_runs(const CompareOptions& options, std::ostream& err) {
   }
   for (const auto& id : b.order)
     if (!a.plan.count(id)) report.excluded.push_back({id, "only in " + b.dir});
+  std::vector<std::string> shared_ids;
+  for (const auto& id : a.order)
+    if (b.plan.count(id)) shared_ids.push_back(id);
+  report.artifacts = compare_run_artifacts(options.runs, shared_ids);
+  std::vector<std::string> compared_ids;
+  for (const auto& c : report.compared) compared_ids.push_back(c.id);
+  report.kernels = compare_run_kernels(options.runs, compared_ids, err);
   finish(report, options);
   return report;
 }
@@ -187,6 +202,20 @@ std::vector<std::string> table_row(const Comparison& c) {
           std::string(stats::to_string(c.verdict))};
 }
 
+// The terminal and markdown table: with kernel records, a "kernels" column (differ / same) beside
+// the verdict, so a verdict on code that ran other kernels is read as such.
+std::vector<std::string> header_of(const Report& report) {
+  auto header = table_header;
+  if (report.kernels.shown()) header.push_back("kernels");
+  return header;
+}
+
+std::vector<std::string> row_of(const Report& report, const Comparison& c) {
+  auto row = table_row(c);
+  if (report.kernels.shown()) row.push_back(kernels_cell(report.kernels, c.id));
+  return row;
+}
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string quoted = "\"";
@@ -220,13 +249,24 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
       json j = {{"a", report.a}, {"b", report.b}, {"alpha", options.alpha}, {"threshold", options.threshold},
                 {"confidence", options.confidence}, {"instances", json::array()}, {"not_compared", json::array()},
                 {"geometric_mean_hl_ratio", report.geometric_mean_ratio}};
-      for (const auto& c : report.compared) j["instances"].push_back(comparison_json(c));
+      for (const auto& c : report.compared) {
+        j["instances"].push_back(comparison_json(c));
+        if (report.kernels.shown()) {
+          const auto differ = report.kernels.differ(c.id);
+          j["instances"].back()["kernels_differ"] = differ ? json(*differ) : json(nullptr);
+        }
+      }
       for (const auto& e : report.excluded) j["not_compared"].push_back({{"instance", e.id}, {"reason", e.reason}});
+      if (report.artifacts.shown()) j["artifacts"] = artifact_changes_json(report.artifacts);
+      if (report.kernels.shown()) j["kernels"] = kernel_changes_json(report.kernels);
       out << j.dump(2) << "\n";
       return;
     }
     case CompareFormat::csv: {
       for (std::size_t i = 0; i < table_header.size(); ++i) out << (i ? "," : "") << csv_field(table_header[i]);
+      // One more column, not a second table, so the CSV stays one table for any reader.
+      if (report.artifacts.shown()) out << ",artifacts differ";
+      if (report.kernels.shown()) out << ",kernels_differ,kernel_change";
       out << "\n";
       for (const auto& c : report.compared) {
         // Raw numbers, not the rounded terminal text.
@@ -234,30 +274,40 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
             << format("%.9g", c.median_b) << "," << format("%.9g", c.median_ratio()) << ","
             << format("%.9g", c.hl.ratio) << ",\"[" << format("%.9g", c.hl.lo) << ", " << format("%.9g", c.hl.hi)
             << "]\"," << format("%.6g", c.bm.p_value) << "," << format("%.6g", c.p_adjusted) << ","
-            << stats::to_string(c.verdict) << "\n";
+            << stats::to_string(c.verdict);
+        if (report.artifacts.shown()) out << "," << csv_field(artifact_changes_cell(report.artifacts, c.id));
+        if (report.kernels.shown()) {
+          const auto differ = report.kernels.differ(c.id);
+          const KernelChange* change = report.kernels.change(c.id);
+          out << "," << (differ ? (*differ ? "true" : "false") : "") << ","
+              << csv_field(change ? kernel_change_text(report.kernels, *change) : "");
+        }
+        out << "\n";
       }
       return;
     }
     case CompareFormat::markdown: {
       out << "|";
-      for (const auto& h : table_header) out << " " << h << " |";
+      for (const auto& h : header_of(report)) out << " " << h << " |";
       out << "\n|";
-      for (std::size_t i = 0; i < table_header.size(); ++i) out << (i == 0 ? " --- |" : " ---: |");
+      for (std::size_t i = 0; i < header_of(report).size(); ++i) out << (i == 0 ? " --- |" : " ---: |");
       out << "\n";
       for (const auto& c : report.compared) {
         out << "|";
-        for (const auto& cell : table_row(c)) out << " " << cell << " |";
+        for (const auto& cell : row_of(report, c)) out << " " << cell << " |";
         out << "\n";
       }
       out << "\n" << summary << "\n";
       for (const auto& e : report.excluded) out << "\nnot compared: " << e.id << ": " << e.reason;
       if (!report.excluded.empty()) out << "\n";
+      if (report.artifacts.shown()) print_artifact_changes(report.artifacts, /*markdown=*/true, out);
+      if (report.kernels.shown()) print_kernel_changes(report.kernels, /*markdown=*/true, out);
       return;
     }
     case CompareFormat::terminal: {
-      std::vector<std::vector<std::string>> rows{table_header};
-      for (const auto& c : report.compared) rows.push_back(table_row(c));
-      std::vector<std::size_t> width(table_header.size(), 0);
+      std::vector<std::vector<std::string>> rows{header_of(report)};
+      for (const auto& c : report.compared) rows.push_back(row_of(report, c));
+      std::vector<std::size_t> width(rows.front().size(), 0);
       for (const auto& row : rows)
         for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
       out << "A: " << report.a << "\nB: " << report.b << "\n";
@@ -272,6 +322,8 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
           << format("%.3g", options.threshold * 100) << "%, " << format("%.3g", options.confidence * 100)
           << "% intervals)\n";
       for (const auto& e : report.excluded) out << "not compared: " << e.id << ": " << e.reason << "\n";
+      if (report.artifacts.shown()) print_artifact_changes(report.artifacts, /*markdown=*/false, out);
+      if (report.kernels.shown()) print_kernel_changes(report.kernels, /*markdown=*/false, out);
       return;
     }
   }

@@ -171,6 +171,41 @@ Run read_run(const std::string& dir, std::ostream& err) {
   return run;
 }
 
+KernelRecords read_kernel_records(const std::string& dir, std::ostream& err) {
+  const std::string path = (fs::path(dir) / "kernels.json").string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return {};
+  try {
+    return parse_kernel_records(path, read_file(path), err);
+  } catch (const InputError& e) {
+    err << "compare: warning: " << e.what() << "; kernel records ignored\n";
+    return {};
+  }
+}
+
+KernelRecords parse_kernel_records(const std::string& path, const std::string& text, std::ostream& err) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto ignored = [&](const std::string& problem) {
+    err << "compare: warning: " << path << ": " << problem << "; kernel records ignored\n";
+    return KernelRecords{};
+  };
+  if (!j.is_object() || !j.contains("instances") || !j["instances"].is_object())
+    return ignored("not a JSON object with \"instances\"");
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
+    return ignored("no integer schema_version");
+  if (j["schema_version"].get<long long>() > plan_schema_version)  // one schema version per run directory
+    return ignored("schema_version " + j["schema_version"].dump() + " is newer than this orchestrate reads (" +
+                   std::to_string(plan_schema_version) + ")");
+  KernelRecords records;
+  records.present = true;
+  for (const auto& [id, sides] : j["instances"].items()) {
+    if (!sides.is_array()) return ignored("instance \"" + id + "\": not an array of sides");
+    auto& into = records.sides[id];
+    for (const auto& side : sides) into.push_back(side.is_object() ? side : json::object());
+  }
+  return records;
+}
+
 Run parse_run(const std::string& dir, const std::string& plan_text, const std::string& samples_text,
               std::ostream& err) {
   Run run = parse_run_plan(dir, (fs::path(dir) / "plan.json").string(), plan_text);

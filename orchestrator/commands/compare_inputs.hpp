@@ -34,6 +34,19 @@ struct Run {
   std::map<std::string, std::vector<double>> candidate_samples;
 };
 
+// kernels.json of a run made with --record-kernels: per instance id, each side's record (an
+// object with "kernels") or why it has none ({"reason": ...}).
+struct KernelRecords {
+  bool present = false;  // the run has a kernels.json
+  std::map<std::string, std::vector<nlohmann::json>> sides;  // id -> [side 0, side 1]
+};
+
+// Reads DIR/kernels.json. A run without one (older runs, runs without --record-kernels) has no
+// records; a damaged one is a warning on `err` and counts as none: kernel records are shown
+// beside the verdicts and never decide them.
+KernelRecords read_kernel_records(const std::string& dir, std::ostream& err);
+KernelRecords parse_kernel_records(const std::string& path, const std::string& text, std::ostream& err);
+
 // Reads DIR/plan.json and DIR/samples.jsonl; a torn last line of the journal is dropped with a
 // warning on `err`.
 Run read_run(const std::string& dir, std::ostream& err);

@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <numeric>
 
 #include "kernels/plugin_loader.hpp"
+#include "orchestrator/artifacts.hpp"
 #include "orchestrator/commands/compare_command.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/gpu_environment.hpp"
@@ -72,6 +75,25 @@ void check_gpu_idle(int gpu) {
   }
 }
 
+// Hashes what the workers left in <run>/artifacts into artifacts.json (after a resumed run too:
+// its workers may have written more). A problem here is reported and never fails the run: the
+// samples are what the run is for.
+void archive_run_artifacts(const RunDirectory& dir, const Plan& plan, RunLog& log) {
+  std::vector<std::string> ids;
+  for (const auto& p : plan.instances) ids.push_back(p.worker.id);
+  try {
+    const auto archive = archive_artifacts(dir.file("artifacts"), ids, plan.schedule.sides);
+    for (const auto& note : archive.notes) {
+      log.write("artifact", note);
+      std::cerr << "warning: artifact " << note << "\n";
+    }
+    dir.write_json("artifacts.json", archive.document);
+  } catch (const std::exception& e) {
+    log.write("artifact", std::string("not archived: ") + e.what());
+    std::cerr << "warning: artifacts not archived: " << e.what() << "\n";
+  }
+}
+
 std::string default_out_dir(const std::string& sweep_name) {
   std::string base = "runs/" + sweep_name + "-" + compact_utc_timestamp();
   std::string dir = base;
@@ -89,6 +111,59 @@ void print_summary(const RunCommandOptions& options, const std::vector<InstanceS
     print_markdown(std::cout, rows);
   else
     print_table(std::cout, rows);
+}
+
+// ab --baseline-set / --candidate-set: each side's workers get --set NAME=VALUE.
+void add_side_overrides(Plan& plan, const RunCommandOptions& options) {
+  plan.worker_args.resize(2);
+  const std::vector<std::string>* sets[2] = {&options.baseline_sets, &options.candidate_sets};
+  const char* flags[2] = {"--baseline-set", "--candidate-set"};
+  for (std::size_t side = 0; side < 2; ++side)
+    for (const auto& set : *sets[side]) {
+      const auto eq = set.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == set.size())
+        throw BadInput(std::string("ab: ") + flags[side] + " " + set + ": expected NAME=VALUE");
+      const std::string name = set.substr(0, eq);
+      const bool used = std::any_of(plan.instances.begin(), plan.instances.end(),
+                                    [&](const PlannedInstance& p) { return p.worker.params.contains(name); });
+      if (!used)
+        throw BadInput(std::string("ab: ") + flags[side] + " " + set + ": no instance of the sweep has a parameter '" +
+                       name + "'");
+      plan.worker_args[side].insert(plan.worker_args[side].end(), {"--set", set});
+    }
+}
+
+// --replay-from RUN_DIR: every instance that RUN_DIR recorded a choice for replays it.
+void replay_choices(Plan& plan, const std::string& run_dir, bool quiet) {
+  const fs::path file = fs::path(run_dir) / "instance_reports.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw BadInput("--replay-from: " + file.string() + ": no such file (is " + run_dir + " a run directory?)");
+  nlohmann::json reports;
+  try {
+    std::ifstream in(file);
+    reports = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw BadInput("--replay-from: " + file.string() + ": not JSON: " + e.what());
+  }
+  if (!reports.is_object() || !reports.contains("instances") || !reports["instances"].is_object())
+    throw BadInput("--replay-from: " + file.string() + ": instances: missing or not an object");
+  std::size_t replayed = 0, without = 0;
+  for (auto& p : plan.instances) {
+    const auto& recorded = reports["instances"];
+    const auto it = recorded.find(p.worker.id);
+    if (it == recorded.end() || !it->is_object() || !it->contains("describe") || !(*it)["describe"].is_object() ||
+        (*it)["describe"].empty()) {
+      without += p.worker.backend == "cuda" ? 1 : 0;
+      continue;
+    }
+    p.replay = (*it)["describe"];
+    ++replayed;
+  }
+  if (!quiet)
+    std::cerr << "note: --replay-from " << run_dir << ": " << replayed << " instances replay its recorded choices"
+              << (without ? ", " + std::to_string(without) + " CUDA instances have none there and choose afresh" : "")
+              << "\n";
 }
 
 int execute(const RunCommandOptions& options) {
@@ -161,6 +236,8 @@ int execute(const RunCommandOptions& options) {
         plan.workers = {fs::absolute(options.baseline).string(), fs::absolute(options.candidate).string()};
       }
     }
+    if (options.ab) add_side_overrides(plan, options);
+    if (!options.replay_from.empty()) replay_choices(plan, options.replay_from, options.quiet);
     if (plan.instances.empty())
       throw BadInput(sweep.path + ": no instance runs on " + kernels::to_string(device) + " (" +
                      std::to_string(plan.skipped.size()) + " need another device)");
@@ -202,15 +279,19 @@ int execute(const RunCommandOptions& options) {
     ropts.workers = {{options.worker.empty() ? default_worker_path() : options.worker, {}}};
   ropts.worker_timeout_s = options.worker_timeout_s;
   ropts.retries = options.retries;
-  // On a GPU a worker's start-up (process, context, handles) overlaps the measuring worker
-  // without moving its numbers (DESIGN.md, point 5). On the H200, 4 gave the most samples per
-  // minute (1 gave 255, 4 gave 298 per sample; docs/results/2026-11-29-h200) with A/A false
-  // positives at alpha 0.001 of 0/252 as without. On the CPU a starting process would compete
-  // for the cores being measured.
-  ropts.prestart = options.prestart >= 0 ? options.prestart : (plan.device == "cuda" ? 4 : 0);
+  // Pre-start is off unless asked for, on the GPU too. On the H200 another process creating its
+  // CUDA context beside a measurement moved that measurement: the share of samples more than 4%
+  // above their instance's median grew with the depth (per batch 6-13% at 0, 10-22% at 1, 20-30%
+  // at 4), and an A/B run of a real 5% regression found 6 of 9 instances SLOWER without
+  // pre-start and 1 of 9 with 4 (docs/results/2026-11-29-h200-c). Medians held (A/A at alpha
+  // 0.001: 0/252 with 4), but power is what a regression check lives on. The driver creates
+  // contexts one at a time (about 220 ms each; 860 ms each with 4 starting together), so
+  // pre-start gains 1.4-1.6x samples per minute and no more; --prestart N buys that speed.
+  ropts.prestart = std::max(0, options.prestart);
   run_info["prestart"] = ropts.prestart;
   ropts.device = options.gpu;
   ropts.quiet = options.quiet;
+  ropts.artifact_root = fs::absolute(dir->file("artifacts")).lexically_normal().string();
   Runner runner(*dir, plan, ropts, log);
   RunOutcome outcome;
   try {
@@ -224,6 +305,7 @@ int execute(const RunCommandOptions& options) {
     std::cerr << "orchestrate: " << e.what() << "\n";
     return 1;
   }
+  archive_run_artifacts(*dir, plan, log);
 
   const auto journal = read_journal(dir->file("samples.jsonl"));
   const auto rows = summarize(plan, journal.samples);
@@ -292,7 +374,8 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--prestart", o.prestart,
-                 "workers started ahead of the measuring one, released one at a time (default: 4 on GPU, 0 on CPU)")
+                 "workers started ahead of the measuring one, released one at a time (default 0: on the H200 a "
+                 "context created beside a measurement moved it; docs/measurement.md)")
       ->check(CLI::Range(0, 8));
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
@@ -314,6 +397,8 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   add_override(app, "--per", ov.per, "process mode: a fresh worker per sample or per batch (round)");
   add_measurement_options(app, ov);
   add_override(app, "--slowdown-pct", ov.slowdown_pct, "inject a real extra cost per launch, in percent");
+  app.add_option("--replay-from", o.replay_from,
+                 "run directory whose recorded choices (cuBLASLt algorithms, instance_reports.json) this run replays");
 }
 
 void add_measurement_options(CLI::App& app, SettingsOverrides& ov) {
@@ -327,6 +412,14 @@ void add_measurement_options(CLI::App& app, SettingsOverrides& ov) {
   add_override(app, "--cold-cache", ov.cold_cache, "flush L2 before each sample (true/false; forces inner 1)");
   add_override(app, "--rotate-buffers", ov.rotate_buffers, "copies of every input, cycled through");
   add_override(app, "--blocking-kernel", ov.blocking_kernel, "queue launches behind a blocking kernel (true/false)");
+  add_override(app, "--idle-gap-ms", ov.idle_gap_ms,
+               "milliseconds the worker idles (host and device) before each sample, untimed");
+  add_override(app, "--realloc", ov.realloc,
+               "set every instance up again (fresh buffers, same inputs) before each sample, untimed (true/false)");
+  app.add_flag_callback(
+      "--record-kernels", [&ov] { ov.record_kernels = true; },
+      "record the CUDA kernels each instance runs (CUPTI, one untimed pass per worker after warm-up) into "
+      "kernels.json; compare and ab then say when the two sides ran different kernels");
 }
 
 void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_code) {
@@ -340,6 +433,11 @@ void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_co
   ab->add_option("--candidate", options.candidate,
                  "worker executable of the candidate build, or a build of the sweep's plugin (.so)")
       ->required();
+  ab->add_option("--baseline-set", options.baseline_sets,
+                 "NAME=VALUE: the baseline's workers run every instance with parameter NAME at VALUE; repeatable");
+  ab->add_option("--candidate-set", options.candidate_sets,
+                 "NAME=VALUE: the candidate's workers run every instance with parameter NAME at VALUE (e.g. algo=1 "
+                 "forces another cuBLASLt algorithm); repeatable");
   ab->callback([&options, &exit_code] {
     options.ab = true;
     exit_code = run_command(options);

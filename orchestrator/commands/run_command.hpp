@@ -20,8 +20,8 @@ struct RunCommandOptions {
   std::string worker;           // default: isobench-worker beside orchestrate
   double worker_timeout_s = 120;
   int retries = 2;
-  int prestart = -1;
-  std::uint64_t memory_budget_mib = 0;  // 0: a safe fraction of the device's free memory            // workers started ahead of the measuring one; -1: 4 on GPU, 0 on CPU
+  int prestart = -1;            // workers started ahead of the measuring one; -1 (not given): 0
+  std::uint64_t memory_budget_mib = 0;  // 0: a safe fraction of the device's free memory
   std::string format = "table"; // table | json | csv | markdown | none
   bool quiet = false;
   bool require_idle_gpu = false;  // refuse to run while another process uses the GPU
@@ -29,6 +29,11 @@ struct RunCommandOptions {
   // orchestrate ab: two worker builds measured in one interleaved run.
   bool ab = false;
   std::string baseline, candidate;
+  // NAME=VALUE parameter overrides for one side's workers (e.g. the candidate forced onto
+  // another cuBLASLt algorithm with algo=1); the plan itself stays the same for both sides.
+  std::vector<std::string> baseline_sets, candidate_sets;
+  // An earlier run directory whose recorded choices (cuBLASLt algorithms) this run replays.
+  std::string replay_from;
   std::vector<std::string> command_line;
 };
 

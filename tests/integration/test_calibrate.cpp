@@ -228,3 +228,68 @@ TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") 
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("other measurement settings") != std::string::npos);
 }
+
+TEST_CASE("calibrate --variants: a row per mode and variant, run directories per variant, resumable") {
+  Scratch s("calibrate-variants");
+  const std::string args = "--runs 2 --modes sequential --variants baseline,idle_gap_ms=5 --out " + s.path("cal");
+  auto r = calibrate(s, args);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("4 runs, 0 already complete, 4 to run") != std::string::npos);
+  // The variants take turns run by run.
+  CHECK(r.err.find("[1/4] sequential/run-0") != std::string::npos);
+  CHECK(r.err.find("[2/4] sequential/idle_gap_ms=5/run-0") != std::string::npos);
+
+  const auto j = read_json(s.path("cal/calibration.json"));
+  CHECK(j["variants"] == nlohmann::json({"baseline", "idle_gap_ms=5"}));
+  REQUIRE(j["modes"].size() == 2);
+  CHECK(j["modes"][0]["mode"] == "sequential");
+  CHECK(j["modes"][0]["variant"] == "baseline");
+  CHECK(j["modes"][1]["mode"] == "sequential");
+  CHECK(j["modes"][1]["variant"] == "idle_gap_ms=5");
+  for (const auto& row : j["modes"]) {
+    CHECK(row["fpr"][0]["trials"] == 2);  // C(2,2) pairs x 2 instances
+    CHECK(row["cost"]["runs"] == 2);
+  }
+  // The baseline keeps the layout of a calibration without variants; a variant adds its folder.
+  for (int k = 0; k < 2; ++k) {
+    const auto base = read_json(s.path("cal/sequential/run-" + std::to_string(k) + "/plan.json"));
+    const auto gap = read_json(s.path("cal/sequential/idle_gap_ms=5/run-" + std::to_string(k) + "/plan.json"));
+    CHECK(base["instances"][0]["idle_gap_ms"] == 0.0);
+    CHECK(gap["instances"][0]["idle_gap_ms"] == 5.0);
+  }
+  // The pause comes before every sample: 2 runs x 2 instances x 4 samples x 5 ms at least.
+  CHECK(j["modes"][1]["cost"]["wall_seconds"].get<double>() >= 2 * 2 * 4 * 0.005);
+
+  const auto report = slurp(s.path("cal/report.md"));
+  CHECK(report.find("| mode | variant | comparisons |") != std::string::npos);
+  CHECK(report.find("| sequential | baseline | 2 |") != std::string::npos);
+  CHECK(report.find("| sequential | idle_gap_ms=5 | 2 |") != std::string::npos);
+  CHECK(report.find("Variants of `sequential`") != std::string::npos);
+  CHECK(r.out.find("| sequential | idle_gap_ms=5 | 2 |") != std::string::npos);
+  const auto svg = slurp(s.path("cal/fpr.svg"));
+  CHECK(well_formed(svg));
+  CHECK(svg.find("sequential/idle_gap_ms=5") != std::string::npos);
+
+  // --resume reads the variants back: nothing left to run.
+  r = run(bin("orchestrate") + " calibrate --resume " + s.path("cal"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("4 runs, 4 already complete, 0 to run") != std::string::npos);
+  CHECK(read_json(s.path("cal/calibration.json"))["modes"].size() == 2);
+
+  // Bad variant text: one line, exit 2, nothing created.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--variants baseline,idle_gap", "--variants: idle_gap: unknown measure 'idle_gap'"},
+      {"--variants rotate_buffers=0", "rotate_buffers must be an integer >= 1"},
+      {"--variants idle_gap_ms=-5", "idle_gap_ms must be a number from 0 to 60000"},
+      {"--variants idle_gap_ms", "idle_gap_ms needs a value"},
+      {"--variants realloc,realloc=true", "given twice"},
+  };
+  for (const auto& [variant_args, message] : bad) {
+    CAPTURE(variant_args);
+    r = calibrate(s, variant_args + " --runs 2 --modes sequential --out " + s.path("bad"));
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.err.find(message) != std::string::npos, r.err);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(!fs::exists(s.path("bad")));
+  }
+}

@@ -144,9 +144,10 @@ bool scribble_until_exit(pid_t pid, const Scratch& s, bool error_text, int& wait
         ++done.slots;
         break;
       }
-      case 1: {  // only the value of a slot, maybe one a worker wrote and the orchestrator has not read yet
+      case 1: {  // only one time of a slot, maybe one a worker wrote and the orchestrator has not read yet
         auto* slot = reinterpret_cast<ipc::SampleSlot*>(m.base + h.slots_offset) + rng() % h.n_slots;
-        std::memcpy(&slot->value_s, &kForgedValue, sizeof kForgedValue);
+        double* field[] = {&slot->value_s, &slot->host_enqueue_s, &slot->kernel_gpu_s};
+        std::memcpy(field[rng() % 3], &kForgedValue, sizeof kForgedValue);
         ++done.values;
         break;
       }
@@ -241,6 +242,10 @@ void tamper_run(bool error_text) {
     const double value = x["value"].get<double>();
     CHECK(value >= spin_s);
     CHECK(value < spin_s + 0.05);
+    // The sealed host and kernel times are the worker's too: a CPU kernel's host time is its wall
+    // time, and nothing was recorded on a GPU.
+    CHECK(x["host_enqueue_s"].get<double>() == value);
+    CHECK_FALSE(x.contains("kernel_gpu_s"));
     // The timed region the worker reported covers its launches.
     const auto begin = x["begin_ns"].get<std::uint64_t>(), end = x["end_ns"].get<std::uint64_t>();
     CHECK(end > begin);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "ipc/instance_table.hpp"
+#include "ipc/kernel_record_buffer.hpp"
 #include "ipc/segment.hpp"
 
 using namespace isobench::ipc;
@@ -136,6 +137,7 @@ TEST_CASE("the instance table round-trips and names the broken entry") {
   in.statistic = "min";
   in.cold_cache = true;
   in.slowdown_pct = 5;
+  in.record_kernels = true;
   const auto back = decode_instances(encode_instances({in}));
   REQUIRE(back.size() == 1);
   CHECK(back[0].id == "x[n=1]");
@@ -143,6 +145,11 @@ TEST_CASE("the instance table round-trips and names the broken entry") {
   CHECK(back[0].statistic == "min");
   CHECK(back[0].cold_cache);
   CHECK(back[0].slowdown_pct == 5);
+  CHECK(back[0].record_kernels);
+  // Written before record_kernels existed: absent means off.
+  auto older = nlohmann::json::parse(encode_instances({in}));
+  older[0].erase("record_kernels");
+  CHECK_FALSE(decode_instances(older.dump())[0].record_kernels);
   CHECK_THROWS_WITH(decode_instances("[{\"id\": 1}]"), doctest::Contains("entry 0"));
   CHECK_THROWS(decode_instances("not json"));
 }
@@ -169,6 +176,71 @@ TEST_CASE("a sealed slot: any change to what the worker wrote breaks the seal") 
   changed.end_ns += 1;
   CHECK(seal_of(changed, 7) != s.seal);
   changed = s;
+  changed.host_enqueue_s = 1e-6;
+  CHECK(seal_of(changed, 7) != s.seal);
+  changed = s;
+  changed.kernel_gpu_s = 1e-6;
+  CHECK(seal_of(changed, 7) != s.seal);
+  changed = s;
   changed.state = 1;  // the state is not sealed: it is what publishes the slot
   CHECK(seal_of(changed, 7) == s.seal);
+}
+
+TEST_CASE("a slot's host and kernel times travel through the segment under the seal") {
+  auto seg = Segment::create(small_shape());
+  auto worker = Segment::attach(seg.name());
+  SampleSlot& written = worker.slot(3);
+  written.instance = 1;
+  written.token = 99;
+  written.value_s = 2e-5;
+  written.inner = 10;
+  written.host_enqueue_s = 4.5e-6;
+  written.kernel_gpu_s = 1.9e-5;
+  written.seal = seal_of(written, 3);
+  SampleSlot copy;
+  std::memcpy(&copy, &seg.slot(3), sizeof copy);
+  CHECK(copy.host_enqueue_s == 4.5e-6);
+  CHECK(copy.kernel_gpu_s == 1.9e-5);
+  CHECK(copy.seal == seal_of(copy, 3));
+  seg.slot(3).kernel_gpu_s = 0;  // another process rewrites one after the worker sealed it
+  std::memcpy(&copy, &seg.slot(3), sizeof copy);
+  CHECK(copy.seal != seal_of(copy, 3));
+}
+
+TEST_CASE("kernel records: one buffer per side, the first writer of a side wins, readers see whole text") {
+  auto seg = Segment::create(small_shape());
+  auto worker = Segment::attach(seg.name());
+  const std::string baseline = R"({"kernels":[{"name":"sm90_xmma_gemm_a"}]})";
+  const std::string candidate = R"({"kernels":[{"name":"sm90_xmma_gemm_b"}]})";
+  CHECK_FALSE(read_kernel_record(seg.instance(2), 0));
+  CHECK(publish_kernel_record(worker.instance(2), 1, candidate));
+  CHECK_FALSE(read_kernel_record(seg.instance(2), 0));  // side 1's record is not side 0's
+  CHECK(read_kernel_record(seg.instance(2), 1) == candidate);
+  CHECK(publish_kernel_record(worker.instance(2), 0, baseline));
+  CHECK(read_kernel_record(seg.instance(2), 0) == baseline);
+  // A later worker of the same side does not overwrite the first record.
+  CHECK_FALSE(publish_kernel_record(worker.instance(2), 0, R"({"reason":"late"})"));
+  CHECK(read_kernel_record(seg.instance(2), 0) == baseline);
+  CHECK_FALSE(read_kernel_record(seg.instance(1), 0));  // other instances are untouched
+  // Out of range sides and text that does not fit are refused, never published cut.
+  CHECK_FALSE(publish_kernel_record(worker.instance(1), kMaxSides, baseline));
+  CHECK_FALSE(publish_kernel_record(worker.instance(1), 0, std::string(kKernelRecordBytes, 'x')));
+  CHECK_FALSE(read_kernel_record(seg.instance(1), 0));
+  CHECK(publish_kernel_record(worker.instance(1), 0, std::string(kKernelRecordBytes - 1, 'x')));
+  CHECK(read_kernel_record(seg.instance(1), 0)->size() == kKernelRecordBytes - 1);
+  // A record claimed but not finished (a worker died while writing) is not read.
+  seg.instance(0).kernel_records_state[0] = static_cast<std::uint32_t>(KernelRecordState::writing);
+  std::memcpy(seg.instance(0).kernel_records[0], "{\"kern", 7);
+  CHECK_FALSE(read_kernel_record(seg.instance(0), 0));
+  // Bytes another process scribbled into a published record come out printable.
+  seg.instance(2).kernel_records[1][2] = '\x01';
+  CHECK(read_kernel_record(seg.instance(2), 1)->at(2) == '?');
+}
+
+TEST_CASE("the lane says which side's build a worker is") {
+  auto seg = Segment::create(small_shape());
+  seg.lane(1).side = 1;
+  auto worker = Segment::attach(seg.name());
+  CHECK(worker.lane(1).side == 1);
+  CHECK(worker.lane(0).side == 0);
 }

@@ -255,6 +255,27 @@ TEST_SUITE("compare RUN_A RUN_B") {
     CHECK(compare(options).code == 0);
   }
 
+  TEST_CASE("a run planned before idle_gap_ms and realloc existed compares with one at their defaults") {
+    TempDir dir;
+    auto with_defaults = instance("x");
+    with_defaults["idle_gap_ms"] = 0;
+    with_defaults["realloc"] = false;
+    auto with_gap = instance("x");
+    with_gap["idle_gap_ms"] = 50.0;
+    write_run(dir, "old", {instance("x")}, samples_jsonl({{"x", timings(31, 1.0)}}));
+    write_run(dir, "new", {with_defaults}, samples_jsonl({{"x", timings(32, 1.0)}}));
+    write_run(dir, "gap", {with_gap}, samples_jsonl({{"x", timings(33, 1.0)}}));
+    CompareOptions options;
+    options.runs = {dir / "old", dir / "new"};
+    options.format = CompareFormat::json;
+    const auto parsed = nlohmann::json::parse(compare(options).out);
+    CHECK(parsed["instances"].size() == 1);
+    CHECK(parsed["not_compared"].empty());
+    options.runs = {dir / "old", dir / "gap"};
+    check_bad_input(compare(options), "compare: nothing to compare: every shared instance was measured differently "
+                                      "(x: plans differ in idle_gap_ms)");
+  }
+
   TEST_CASE("bad run directories") {
     TempDir dir;
     write_run(dir, "A", {instance("x")}, samples_jsonl({{"x", timings(1, 1.0)}}));
@@ -283,5 +304,167 @@ TEST_SUITE("compare RUN_A RUN_B") {
     options.runs = {dir / "inner20", dir / "inner40"};
     check_bad_input(compare(options),
                     "compare: nothing to compare: every shared instance was measured differently (x: plans differ in inner)");
+  }
+}
+
+namespace {
+
+// A side's kernel record as the worker writes it (worker/kernel_record.hpp), reduced to what
+// compare reads.
+nlohmann::json kernel_record(const std::vector<std::string>& names, int truncated = 0) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& n : names) kernels.push_back({{"name", n}, {"launches_per_sample", 20}, {"share", 1.0 / names.size()}});
+  return {{"pass", "untimed"}, {"inner", 20}, {"kernels", kernels}, {"truncated_kernels", truncated}};
+}
+
+void write_kernels(const TempDir& dir, const std::string& run, const nlohmann::json& instances) {
+  dir.write(run + "/kernels.json", nlohmann::json{{"schema_version", 1}, {"instances", instances}}.dump());
+}
+
+const std::string kGemmA = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1";
+const std::string kGemmB = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_warpgroupsize2x1x1";
+
+}  // namespace
+
+TEST_SUITE("compare: kernel records") {
+  TEST_CASE("two runs whose instance ran other kernels are flagged in every format; the verdict stays") {
+    TempDir dir;
+    const auto a_samples = samples_jsonl({{"gemm", timings(31, 1.0)}, {"cast", timings(32, 1.0)}});
+    const auto b_samples = samples_jsonl({{"gemm", timings(33, 1.1)}, {"cast", timings(34, 1.0)}});
+    write_run(dir, "A", {instance("gemm"), instance("cast")}, a_samples);
+    write_run(dir, "B", {instance("gemm"), instance("cast")}, b_samples);
+    CompareOptions options;
+    options.runs = {dir / "A", dir / "B"};
+    options.format = CompareFormat::json;
+    const auto without = nlohmann::json::parse(compare(options).out);
+
+    write_kernels(dir, "A", {{"gemm", {kernel_record({kGemmA, "splitk_reduce"})}},
+                             {"cast", {kernel_record({"cast_kernel(float const*, __nv_bfloat16*, unsigned long)"})}}});
+    write_kernels(dir, "B", {{"gemm", {kernel_record({kGemmB, "splitk_reduce"})}},
+                             {"cast", {kernel_record({"cast_kernel(float const*, __nv_bfloat16*, unsigned long)"})}}});
+
+    const Outcome j = compare(options);
+    CHECK(j.code == 1);  // gemm is SLOWER: the exit code is the verdict's, kernels or not
+    CHECK(j.err.empty());
+    const auto parsed = nlohmann::json::parse(j.out);
+    REQUIRE(parsed["instances"].size() == 2);
+    CHECK(parsed["instances"][0]["instance"] == "gemm");
+    CHECK(parsed["instances"][0]["kernels_differ"] == true);
+    CHECK(parsed["instances"][1]["kernels_differ"] == false);
+    // The verdicts are those of the same comparison without kernel records.
+    CHECK(parsed["instances"][0]["verdict"] == "SLOWER");
+    CHECK(parsed["instances"][0]["verdict"] == without["instances"][0]["verdict"]);
+    CHECK(parsed["instances"][1]["verdict"] == without["instances"][1]["verdict"]);
+    CHECK(parsed["instances"][0]["p_holm"] == without["instances"][0]["p_holm"]);
+    CHECK_FALSE(without["instances"][0].contains("kernels_differ"));
+    CHECK_FALSE(without.contains("kernels"));
+    REQUIRE(parsed["kernels"]["changes"].size() == 1);
+    const auto& change = parsed["kernels"]["changes"][0];
+    CHECK(change["instance"] == "gemm");
+    CHECK(change["only_a"] == nlohmann::json::array({kGemmA}));
+    CHECK(change["only_b"] == nlohmann::json::array({kGemmB}));
+    CHECK(parsed["kernels"]["instances_recorded"] == 2);
+
+    options.format = CompareFormat::terminal;
+    const std::string table = compare(options).out;
+    CHECK(table.find("gemm: kernels differ: only B ran " + kGemmB + "; only A ran " + kGemmA) != std::string::npos);
+    CHECK(table.find("cast: kernels differ") == std::string::npos);
+    // The kernels column beside the verdict.
+    CHECK(table.find("verdict  kernels\n") != std::string::npos);
+    CHECK(table.find("SLOWER   differ\n") != std::string::npos);
+    CHECK(table.find("same\n") != std::string::npos);
+
+    options.format = CompareFormat::markdown;
+    const std::string md = compare(options).out;
+    CHECK(md.find("| verdict | kernels |") != std::string::npos);
+    CHECK(md.find("| SLOWER | differ |") != std::string::npos);
+    CHECK(md.find("- `gemm`: kernels differ: only B ran " + kGemmB) != std::string::npos);
+
+    options.format = CompareFormat::csv;
+    const std::string csv = compare(options).out;
+    CHECK(csv.rfind("instance,n A,n B,median A,median B,B/A medians,HL ratio B/A,interval,p,p Holm,verdict,"
+                    "kernels_differ,kernel_change\n",
+                    0) == 0);
+    CHECK(csv.find(",SLOWER,true,kernels differ: only B ran " + kGemmB + "; only A ran " + kGemmA + "\n") !=
+          std::string::npos);
+    CHECK(csv.find("\ncast,") != std::string::npos);
+    CHECK(csv.find(",false,\n") != std::string::npos);
+  }
+
+  TEST_CASE("the same kernels on both sides: no flag; records on one side only: nothing to say") {
+    TempDir dir;
+    write_run(dir, "A", {instance("gemm")}, samples_jsonl({{"gemm", timings(41, 1.0)}}));
+    write_run(dir, "B", {instance("gemm")}, samples_jsonl({{"gemm", timings(42, 1.0)}}));
+    write_kernels(dir, "A", {{"gemm", {kernel_record({kGemmA, "splitk_reduce"})}}});
+    write_kernels(dir, "B", {{"gemm", {kernel_record({"splitk_reduce", kGemmA})}}});  // order does not matter
+    CompareOptions options;
+    options.runs = {dir / "A", dir / "B"};
+    options.format = CompareFormat::json;
+    auto parsed = nlohmann::json::parse(compare(options).out);
+    CHECK(parsed["instances"][0]["kernels_differ"] == false);
+    CHECK(parsed["kernels"]["changes"].empty());
+    options.format = CompareFormat::terminal;
+    const std::string table = compare(options).out;
+    CHECK(table.find("kernels differ") == std::string::npos);
+    CHECK(table.find("kernels: the same kernel names on both sides for all 1 instances with records") != std::string::npos);
+    options.format = CompareFormat::csv;
+    CHECK(compare(options).out.find(",false,\n") != std::string::npos);
+
+    // B ran without --record-kernels (or CUPTI was missing there: a reason instead of kernels).
+    write_kernels(dir, "B", {{"gemm", {{{"reason", "cannot load libcupti"}}}}});
+    options.format = CompareFormat::json;
+    parsed = nlohmann::json::parse(compare(options).out);
+    CHECK_FALSE(parsed["instances"][0].contains("kernels_differ"));
+    CHECK_FALSE(parsed.contains("kernels"));
+    options.format = CompareFormat::csv;
+    CHECK(compare(options).out.find("kernels_differ") == std::string::npos);
+  }
+
+  TEST_CASE("one A/B run: the candidate's kernels against the baseline's") {
+    TempDir dir;
+    std::ostringstream samples;
+    samples.precision(17);
+    const auto base = timings(51, 1.0), cand = timings(52, 1.0);
+    for (std::size_t k = 0; k < base.size(); ++k) {
+      samples << nlohmann::json{{"instance", "gemm"}, {"value", base[k]}, {"side", 0}}.dump() << "\n";
+      samples << nlohmann::json{{"instance", "gemm"}, {"value", cand[k]}, {"side", 1}}.dump() << "\n";
+    }
+    dir.write("ab/plan.json", nlohmann::json{{"schema_version", 1},
+                                             {"instances", {instance("gemm")}},
+                                             {"schedule", {{"sides", 2}}}}
+                                  .dump());
+    dir.write("ab/samples.jsonl", samples.str());
+    write_kernels(dir, "ab", {{"gemm", {kernel_record({kGemmA}), kernel_record({kGemmB}, 3)}}});
+    CompareOptions options;
+    options.runs = {dir / "ab"};
+    const Outcome o = compare(options);
+    CHECK(o.code == 0);
+    CHECK(o.out.find("gemm: kernels differ: only candidate ran " + kGemmB + "; only baseline ran " + kGemmA +
+                     " (a record left its smallest kernels out to fit: some may be missing)") != std::string::npos);
+    options.format = CompareFormat::json;
+    const auto parsed = nlohmann::json::parse(compare(options).out);
+    CHECK(parsed["kernels"]["a"] == "baseline");
+    CHECK(parsed["kernels"]["b"] == "candidate");
+    CHECK(parsed["kernels"]["changes"][0]["truncated"] == true);
+  }
+
+  TEST_CASE("a damaged or newer kernels.json is a warning, never a failed comparison") {
+    TempDir dir;
+    write_run(dir, "A", {instance("gemm")}, samples_jsonl({{"gemm", timings(61, 1.0)}}));
+    write_run(dir, "B", {instance("gemm")}, samples_jsonl({{"gemm", timings(62, 1.0)}}));
+    dir.write("A/kernels.json", "{\"schema_version\": 1, \"instances\": ");  // cut short
+    write_kernels(dir, "B", {{"gemm", {kernel_record({kGemmA})}}});
+    CompareOptions options;
+    options.runs = {dir / "A", dir / "B"};
+    Outcome o = compare(options);
+    CHECK(o.code == 0);
+    CHECK(o.err == "compare: warning: " + (dir / "A") +
+                       "/kernels.json: not a JSON object with \"instances\"; kernel records ignored\n");
+    CHECK(o.out.find("kernels") == std::string::npos);
+    dir.write("A/kernels.json", nlohmann::json{{"schema_version", 2}, {"instances", nlohmann::json::object()}}.dump());
+    o = compare(options);
+    CHECK(o.code == 0);
+    CHECK(o.err.find("schema_version 2 is newer than this orchestrate reads (1); kernel records ignored") !=
+          std::string::npos);
   }
 }

@@ -134,7 +134,11 @@ TEST_CASE("defaults fill missing axes and settings") {
                                     {"cold_cache", false},
                                     {"rotate_buffers", 1},
                                     {"blocking_kernel", false},
-                                    {"slowdown_pct", 0.0}});
+                                    {"slowdown_pct", 0.0},
+                                    {"record_kernels", false},
+                                    {"record_kernels", false},
+                                    {"idle_gap_ms", 0.0},
+                                    {"realloc", false}});
   CHECK(sweep.instances[0].measure.to_json() == s.measure.to_json());
 }
 
@@ -515,4 +519,91 @@ TEST_CASE("the examples of docs/sweep-format.md parse") {
     }
   }
   CHECK(blocks >= 3);
+}
+
+TEST_CASE("idle_gap_ms and realloc: settings per run and benchmark, overrides, bad values") {
+  const std::string text = R"(
+settings: {idle_gap_ms: 20, realloc: true}
+benchmarks:
+  - kernel: cpu_copy
+    axes: {bytes: 4096}
+  - kernel: cpu_spin
+    settings: {idle_gap_ms: 0.5, realloc: false}
+)";
+  const Sweep sweep = parse(text);
+  CHECK(sweep.settings.measure.idle_gap_ms == 20);
+  CHECK(sweep.settings.measure.realloc);
+  CHECK(sweep.instances[0].measure.idle_gap_ms == 20);
+  CHECK(sweep.instances[0].measure.realloc);
+  CHECK(sweep.instances[1].measure.idle_gap_ms == 0.5);
+  CHECK_FALSE(sweep.instances[1].measure.realloc);
+  CHECK(sweep.instances[0].measure.to_json()["idle_gap_ms"] == 20.0);
+  CHECK(sweep.instances[0].measure.to_json()["realloc"] == true);
+  // Defaults: no pause, no re-setup.
+  const Sweep plain = parse("benchmarks: [{kernel: cpu_copy}]\n");
+  CHECK(plain.instances[0].measure.idle_gap_ms == 0);
+  CHECK_FALSE(plain.instances[0].measure.realloc);
+
+  SettingsOverrides cli;
+  cli.idle_gap_ms = 7;
+  cli.realloc = false;
+  for (const auto& instance : parse(text, cli).instances) {
+    CHECK(instance.measure.idle_gap_ms == 7);
+    CHECK_FALSE(instance.measure.realloc);
+  }
+
+  CHECK(error_of("settings:\n  idle_gap_ms: -1\nbenchmarks: [{kernel: cpu_copy}]\n") ==
+        "configs/t.yaml:2:16: settings.idle_gap_ms: must be at least 0, got -1");
+  CHECK(error_of("settings:\n  idle_gap_ms: soon\nbenchmarks: [{kernel: cpu_copy}]\n") ==
+        "configs/t.yaml:2:16: settings.idle_gap_ms: expected a number, got \"soon\"");
+  CHECK(error_of("settings:\n  idle_gap_ms: 60001\nbenchmarks: [{kernel: cpu_copy}]\n") ==
+        "configs/t.yaml:2:16: settings.idle_gap_ms: must be at most 60000 (one minute), got 60001");
+  CHECK(error_of("benchmarks:\n  - kernel: cpu_copy\n    settings: {realloc: 1}\n") ==
+        "configs/t.yaml:3:25: benchmarks[0].settings.realloc: expected true or false, got 1");
+  SettingsOverrides negative;
+  negative.idle_gap_ms = -2;
+  CHECK(error_of("benchmarks: [{kernel: cpu_copy}]\n", negative) ==
+        "command line: --idle-gap-ms: must be at least 0, got -2.0");
+}
+
+TEST_CASE("realloc is refused for a command benchmark, pointing at where it was set") {
+  // A command is a fresh program run per sample: there is no instance to set up again.
+  const std::string command = "  - command: [true]\n    name: noop\n";
+  const std::string problem =
+      "realloc does not apply to a command benchmark (each sample is a fresh run of the program)";
+  CHECK(error_of("benchmarks:\n" + command + "    settings: {realloc: true}\n") ==
+        "configs/t.yaml:4:16: benchmarks[0].settings.realloc: " + problem + "; remove it here");
+  CHECK(error_of("settings: {realloc: true}\nbenchmarks:\n  - kernel: cpu_copy\n" + command) ==
+        "configs/t.yaml:4:14: benchmarks[1].command: " + problem +
+            "; set realloc: false in this benchmark's settings");
+  SettingsOverrides cli;
+  cli.realloc = true;
+  CHECK(error_of("benchmarks:\n" + command, cli) == "configs/t.yaml:2:14: benchmarks[0].command: " + problem);
+  // Switched off for the command alone, the rest keeps it.
+  const Sweep mixed = parse("settings: {realloc: true}\nbenchmarks:\n  - kernel: cpu_copy\n" + command +
+                            "    settings: {realloc: false}\n");
+  CHECK(mixed.instances[0].measure.realloc);
+  CHECK_FALSE(mixed.instances[1].measure.realloc);
+  // idle_gap_ms applies to commands as to kernels.
+  CHECK(parse("benchmarks:\n" + command + "    settings: {idle_gap_ms: 5}\n").instances[0].measure.idle_gap_ms == 5);
+}
+
+TEST_CASE("record_kernels: off by default, per benchmark or run-wide, and --record-kernels turns it on everywhere") {
+  const std::string text = R"(
+settings: {record_kernels: false}
+benchmarks:
+  - kernel: cpu_copy
+    axes: {bytes: 4096}
+    settings: {record_kernels: true}
+  - kernel: cpu_spin
+)";
+  const Sweep sweep = parse(text);
+  CHECK(sweep.instances[0].measure.record_kernels);
+  CHECK_FALSE(sweep.instances[1].measure.record_kernels);
+  CHECK(sweep.instances[0].measure.to_json()["record_kernels"] == true);
+  SettingsOverrides cli;
+  cli.record_kernels = true;
+  for (const auto& instance : parse(text, cli).instances) CHECK(instance.measure.record_kernels);
+  CHECK_THROWS_WITH_AS(parse("settings: {record_kernels: 1}\nbenchmarks:\n  - kernel: cpu_spin\n"),
+                       doctest::Contains("settings.record_kernels: expected true or false, got 1"), SweepError);
 }

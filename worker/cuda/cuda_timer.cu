@@ -18,11 +18,13 @@
 //                 sample, so the launches run back to back instead of at the host's launch rate;
 //                 it gives up after kBlockingTimeoutNs (flag "blocking_timeout") so a full launch
 //                 queue (the host blocks before it can release the flag) cannot hang the worker.
-// slowdown_pct:   see calibrate_slowdown().
+// slowdown_pct:   a spin kernel on the same stream, inside the timed region; see
+//                 calibrate_slowdown().
 
 #include "cuda_timer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -50,6 +52,14 @@ __device__ inline unsigned long long global_timer_ns() {
 __global__ void spin_cycles_kernel(long long cycles) {
   const long long start = clock64();
   while (clock64() - start < cycles) {
+  }
+}
+
+// Spins for `ns` nanoseconds of the GPU's global timer: a fixed length of time whatever the SM
+// clock does (a long GEMM lowers it by a third on an H200, which would stretch a cycle count).
+__global__ void spin_ns_kernel(unsigned long long ns) {
+  const unsigned long long start = global_timer_ns();
+  while (global_timer_ns() - start < ns) {
   }
 }
 
@@ -122,6 +132,8 @@ class GraphExec {
 };
 
 class CudaTimer final : public Timer {
+  enum class Slowdown { none, per_launch, per_sample };
+
  public:
   CudaTimer(kernels::Benchmark& bench, const TimerOptions& options, CudaDevice& device)
       : bench_(bench),
@@ -149,6 +161,7 @@ class CudaTimer final : public Timer {
     const unsigned clock_before = clock_.current_mhz();
     bool blocking_timed_out = false;
     m.seconds = time_sample(blocking_timed_out);
+    m.host_enqueue_s = enqueue_s_ / options_.inner;
     const unsigned clock_after = clock_.current_mhz();
 
     std::ostringstream note;
@@ -187,6 +200,8 @@ class CudaTimer final : public Timer {
       blocking_kernel<<<1, 1, 0, stream_>>>(flags_->device(), flags_->device() + 1, kBlockingTimeoutNs);
       ISOBENCH_CUDA_CHECK(cudaGetLastError());
     }
+    // Host time queueing the sample's launches and events (steady clock; nothing on the GPU).
+    const auto enqueue_begin = std::chrono::steady_clock::now();
     if (graph_.get()) {
       ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.front().get(), stream_));
       ISOBENCH_CUDA_CHECK(cudaGraphLaunch(graph_.get(), stream_));
@@ -196,6 +211,7 @@ class CudaTimer final : public Timer {
     } else {
       enqueue_launches(false);
     }
+    enqueue_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - enqueue_begin).count();
     if (flags_) flags_->host()[0] = 1;  // everything is queued: let the stream run
     ISOBENCH_CUDA_CHECK(cudaEventSynchronize(events_.back().get()));
     blocking_timed_out = flags_ && flags_->host()[1] != 0;
@@ -219,8 +235,8 @@ class CudaTimer final : public Timer {
 
   void launch_once() {
     bench_.launch();
-    if (spin_after_launch_) {
-      spin_cycles_kernel<<<1, 1, 0, stream_>>>(slowdown_cycles_);
+    if (slowdown_ == Slowdown::per_launch) {
+      spin_cycles_kernel<<<1, 1, 0, stream_>>>(slowdown_amount_);
       ISOBENCH_CUDA_CHECK(cudaGetLastError());
     }
   }
@@ -240,6 +256,10 @@ class CudaTimer final : public Timer {
     for (int i = 0; i < options_.inner; ++i) {
       launch_once();
       if (per_launch) record(events_[i + 1]);
+    }
+    if (slowdown_ == Slowdown::per_sample) {
+      spin_ns_kernel<<<1, 1, 0, stream_>>>(static_cast<unsigned long long>(slowdown_amount_));
+      ISOBENCH_CUDA_CHECK(cudaGetLastError());
     }
     if (!capturing && !per_launch) record(events_.back());
   }
@@ -287,56 +307,64 @@ class CudaTimer final : public Timer {
     return seconds_between(start, stop) / launches;
   }
 
-  // The injected slowdown is a real extra cost on the GPU: after every launch of the kernel a
-  // one-thread kernel spins for a fixed number of SM cycles (clock64) on the same stream (inside
-  // the graph, for timer: graph), so each launch costs the spin's duration plus the gap it adds.
-  //   1. The spin's rate f (cycles per second): 5 spins of 2^20 cycles against 5 empty spins.
-  //   2. The kernel's own time t_k: the median of 3 samples taken exactly as measure() takes them
-  //      (same timer, graph, blocking kernel, statistic and inner), without spins.
-  //   3. The extra cost is not linear in the cycles near zero and depends on the timer (measured
-  //      on an H200 after a 27 us kernel: a 2.6 us spin added 4.4 us with events, a graph hides
-  //      most of the launch gap), so the cycles are found by correction in the sampling path
-  //      itself: start from pct/100 * t_k * f, take samples, move the cycles by
-  //      (target - measured extra) * f (the graph is recaptured), up to 5 times, until the
-  //      measured extra is within 5% of the target.
-  //   4. The achieved slowdown is written to setup_note(). When even an empty spin costs more
+  // The injected slowdown is a real extra cost on the GPU, on the same stream and inside the
+  // timed region (inside the graph, for timer: graph):
+  //   statistic mean: one spin of S nanoseconds (global timer) after a sample's inner launches.
+  //     A spin per launch cost more than 5% by itself next to a 5 us kernel (its launch gap
+  //     alone: +80% measured on the H200), and a cycle count stretched with the clock a long
+  //     GEMM lowers (+15-20% asked 5%); one timed spin per sample has neither problem.
+  //   statistic min: the minimum is taken between consecutive launches, so the spin (SM
+  //     cycles, clock64) follows every launch; its floor is an empty kernel's launch gap.
+  // Calibration, in the sampling path itself:
+  //   1. The kernel's own time t_k: the median of 3 samples taken exactly as measure() takes
+  //      them (same timer, graph, blocking kernel, statistic and inner), without a spin.
+  //   2. Start from the target pct/100 * t_k (per launch), take samples, move the spin by the
+  //      difference between the target and the measured extra (the graph is recaptured), up to
+  //      5 times, until the measured extra is within 2% of the target.
+  //   3. The achieved slowdown is written to setup_note(). When even an empty spin costs more
   //      than the target, the note says so: the slowdown is then larger than asked.
-  // The spin counts SM cycles, so it scales with the SM clock as a compute-bound kernel would.
   void calibrate_slowdown() {
-    const long long probe_cycles = 1 << 20;
-    const double empty_s = time_launches(5, [&] { spin_cycles_kernel<<<1, 1, 0, stream_>>>(0); });
-    const double long_s = time_launches(5, [&] { spin_cycles_kernel<<<1, 1, 0, stream_>>>(probe_cycles); });
-    ISOBENCH_CUDA_CHECK(cudaGetLastError());
-    const double cycles_per_s = probe_cycles / std::max(long_s - empty_s, 1e-9);
+    const bool per_sample = options_.statistic == SampleStatistic::mean;
     const double kernel_s = median_sample(3);
     const double target_s = options_.slowdown_pct / 100.0 * kernel_s;
+    // Spin units per second of extra time per launch: nanoseconds spread over the inner
+    // launches, or SM cycles (measured: 5 spins of 2^20 cycles against 5 empty ones).
+    double units_per_s = options_.inner * 1e9;
+    if (!per_sample) {
+      const long long probe_cycles = 1 << 20;
+      const double empty_s = time_launches(5, [&] { spin_cycles_kernel<<<1, 1, 0, stream_>>>(0); });
+      const double long_s = time_launches(5, [&] { spin_cycles_kernel<<<1, 1, 0, stream_>>>(probe_cycles); });
+      ISOBENCH_CUDA_CHECK(cudaGetLastError());
+      units_per_s = probe_cycles / std::max(long_s - empty_s, 1e-9);
+    }
 
     double extra_s = 0;
-    long long cycles = std::llround(target_s * cycles_per_s);
+    long long amount = std::llround(target_s * units_per_s);
     for (int step = 0; step < 6; ++step) {
-      set_slowdown_cycles(cycles);
+      set_slowdown(per_sample ? Slowdown::per_sample : Slowdown::per_launch, amount);
       extra_s = median_sample(3) - kernel_s;
-      if (std::fabs(extra_s - target_s) <= 0.05 * target_s || step == 5) break;
-      if (cycles == 0 && extra_s > target_s) break;  // the floor: an empty spin
-      const long long next = std::max(0LL, cycles + std::llround((target_s - extra_s) * cycles_per_s));
-      if (next == cycles) break;
-      cycles = next;
+      if (std::fabs(extra_s - target_s) <= 0.02 * target_s || step == 5) break;
+      if (amount == 0 && extra_s > target_s) break;  // the floor: an empty spin
+      const long long next = std::max(0LL, amount + std::llround((target_s - extra_s) * units_per_s));
+      if (next == amount) break;
+      amount = next;
     }
 
     std::ostringstream note;
-    note << "slowdown " << options_.slowdown_pct << "%: kernel " << kernel_s * 1e6 << " us, spin "
-         << slowdown_cycles_ << " cycles at " << cycles_per_s * 1e-9 << " Gcycles/s; measured +"
-         << extra_s * 1e6 << " us = " << extra_s / kernel_s * 100 << "% slower";
-    if (slowdown_cycles_ == 0 && extra_s > 1.05 * target_s)
+    note << "slowdown " << options_.slowdown_pct << "%: kernel " << kernel_s * 1e6 << " us per launch, spin "
+         << (per_sample ? "once per sample for " : "after every launch for ") << slowdown_amount_
+         << (per_sample ? " ns" : " cycles") << "; measured +" << extra_s * 1e6 << " us per launch = "
+         << extra_s / kernel_s * 100 << "% slower";
+    if (slowdown_amount_ == 0 && extra_s > 1.05 * target_s)
       note << " (an empty spin already costs more than the target)";
     append_note(note.str());
   }
 
   // Turns the spin on with this length; a graph holds it as a kernel argument, so the graph is
   // captured again.
-  void set_slowdown_cycles(long long cycles) {
-    spin_after_launch_ = true;
-    slowdown_cycles_ = cycles;
+  void set_slowdown(Slowdown mode, long long amount) {
+    slowdown_ = mode;
+    slowdown_amount_ = amount;
     if (graph_.get()) capture_graph();
   }
 
@@ -350,11 +378,12 @@ class CudaTimer final : public Timer {
   kernels::cuda::DeviceBuffer flush_;
   std::unique_ptr<MappedFlags> flags_;
   GraphExec graph_;
-  bool spin_after_launch_ = false;
-  long long slowdown_cycles_ = 0;
+  Slowdown slowdown_ = Slowdown::none;
+  long long slowdown_amount_ = 0;  // SM cycles per launch, or nanoseconds per sample
   std::uint64_t samples_ = 0;
   std::string fallback_reason_;
   std::string setup_note_;
+  double enqueue_s_ = 0;  // host time queueing the last sample's launches, in total
 };
 
 }  // namespace

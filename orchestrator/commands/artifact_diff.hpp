@@ -1,0 +1,47 @@
+#pragma once
+// `compare` on run directories: which archived artifacts (artifacts.json) differ between the
+// baseline (A) and the candidate (B). A listing beside the verdicts, which it never changes: a
+// different IR or autotuning decision explains a verdict, it is not one.
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/artifacts.hpp"
+
+namespace isobench::orchestrator {
+
+struct ArtifactChange {
+  enum class Kind { content, only_a, only_b };
+  std::string instance;
+  std::string path;
+  Kind kind = Kind::content;
+  ArtifactFile a, b;  // the side that lacks the file leaves its entry empty
+};
+
+struct ArtifactComparison {
+  bool available = false;                  // both sides have an artifacts.json
+  std::size_t files_a = 0, files_b = 0;    // archived files of the instances compared
+  std::vector<ArtifactChange> changes;     // in the order of the ids given, then by path
+  // Printed only when there is something to say, so runs without artifacts compare as before.
+  bool shown() const { return available && files_a + files_b > 0; }
+};
+
+// The files of `ids` on side A against side B.
+ArtifactComparison compare_artifacts(const ArtifactSide& a, const ArtifactSide& b, const std::vector<std::string>& ids);
+
+// The artifacts of the runs `compare` was given: one A/B run (side 0 against side 1) or two runs
+// (side 0 of each). Not available when either has no artifacts.json (a run from before
+// artifacts existed); a malformed one is an InputError naming the file.
+ArtifactComparison compare_run_artifacts(const std::vector<std::string>& runs, const std::vector<std::string>& ids);
+
+// The printers' pieces: the JSON value of "artifacts", the text section of the terminal and
+// markdown outputs, and the CSV cell of one instance (its changed paths, "; "-separated).
+nlohmann::json artifact_changes_json(const ArtifactComparison& comparison);
+void print_artifact_changes(const ArtifactComparison& comparison, bool markdown, std::ostream& out);
+std::string artifact_changes_cell(const ArtifactComparison& comparison, const std::string& instance);
+
+}  // namespace isobench::orchestrator
