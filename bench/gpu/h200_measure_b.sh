@@ -9,14 +9,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 bin=build-device/bin
 log="$out/commands-$part.log"
-step() {  # step NAME COMMAND...: run, keep stdout/stderr, record the command, exit code and times
-  local name=$1; shift
-  local t0=$(date +%s%N)
-  echo "\$ $*" >>"$log"
-  "$@" >"$out/$name.out" 2>"$out/$name.err"
-  local rc=$?
-  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%TZ)" >>"$log"
-}
+source "$(dirname "$0")/step.sh"
 if [ "$part" = runs ]; then
   nvidia-smi >"$out/nvidia-smi.txt" 2>&1
   step modes-process "$bin/orchestrate" --quiet --isolation process --per batch --prestart 1 --out "$out/modes-process" configs/calibration.yaml

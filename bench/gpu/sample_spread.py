@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""How disturbed a run's samples are: per run directory, the share of samples more than 4% above
+their instance's (and side's) median, and the median over instances of the median absolute
+deviation relative to the median. Used to compare pre-start depths and isolation measures on the
+H200 (docs/results/2026-11-29-h200-c). Usage: sample_spread.py RUN_DIR..."""
+import json
+import statistics
+import sys
+
+print("| run | samples | share > 4% above median | median relative MAD |")
+print("| --- | --- | --- | --- |")
+for run in sys.argv[1:]:
+    groups = {}
+    for line in open(f"{run}/samples.jsonl"):
+        s = json.loads(line)
+        if s.get("type") == "sample":
+            groups.setdefault((s["instance"], s["side"]), []).append(s["value"])
+    above = total = 0
+    mads = []
+    for values in groups.values():
+        m = statistics.median(values)
+        above += sum(1 for x in values if x > 1.04 * m)
+        total += len(values)
+        mads.append(statistics.median(abs(x - m) for x in values) / m)
+    print(f"| {run.rstrip('/')} | {total} | {above / total * 100:.1f}% | {statistics.median(mads) * 100:.2f}% |")
