@@ -20,6 +20,7 @@
 #include "stats/multiple_testing.hpp"
 #include "stats/verdict.hpp"
 #include "orchestrator/commands/artifact_diff.hpp"
+#include "ipc/instance_table.hpp"
 #include "orchestrator/commands/compare_inputs.hpp"
 #include "orchestrator/commands/kernel_diff.hpp"
 
@@ -90,9 +91,9 @@ void finish(Report& report, const CompareOptions& options) {
 }
 
 std::string measurement_difference(const json& a, const json& b) {
-  // Settings added after the first run format: a plan written before them ran with their
-  // default, so an absent field is that default, and old runs stay comparable with new ones.
-  const json defaults = {{"idle_gap_ms", 0.0}, {"realloc", false}};
+  // A plan written before a setting existed ran with its default, so an absent field is the
+  // instance table's own default (ipc::WorkerInstance), and old runs stay comparable with new ones.
+  static const json defaults = ipc::to_json(ipc::WorkerInstance{});
   std::string differing;
   for (const char* field : measurement_fields) {
     const json none = defaults.contains(field) ? defaults[field] : json();
