@@ -15,7 +15,7 @@
 namespace isobench::ipc {
 
 inline constexpr std::uint64_t kMagic = 0x48434E45424F5349ULL;  // "ISOBENCH" little-endian
-inline constexpr std::uint32_t kProtocolVersion = 2;
+inline constexpr std::uint32_t kProtocolVersion = 3;
 inline constexpr std::uint32_t kErrorBytes = 512;
 inline constexpr std::uint32_t kReportBytes = 2048;
 // One side's kernel record of an instance: JSON text (see worker/kernel_record.hpp). Kernel names
@@ -82,7 +82,7 @@ struct Task {
 enum class LaneState : std::uint32_t {
   empty = 0,        // no worker assigned
   assigned = 1,     // tasks written, worker spawned by the orchestrator
-  attached = 2,     // worker validated the segment
+  attached = 2,     // worker validated the segment; waits here for a context permit if held
   setting_up = 3,   // released: allocating, filling inputs, warming up
   waiting = 4,      // process and device context ready; waiting for release (pre-start barrier)
   measuring = 5,
@@ -100,6 +100,10 @@ struct Lane {
   std::uint32_t hold_for_release;  // 1: wait in `waiting` until release becomes 1
   std::uint32_t release;        // (atomic)
   std::uint32_t side;           // which build runs the lane's tasks (0 baseline, 1 candidate)
+  // The context gate: with hold_for_context, the worker creates its device context only once the
+  // orchestrator sets context_permit, which it does only while no worker measures.
+  std::uint32_t hold_for_context;
+  std::uint32_t context_permit;  // (atomic)
   std::uint32_t reserved;
   std::uint64_t measure_begin_ns;  // CLOCK_MONOTONIC, around the measuring phase
   std::uint64_t measure_end_ns;
@@ -107,6 +111,7 @@ struct Lane {
   // cost goes (spawn and loading, CUDA context, waiting for release).
   std::uint64_t spawned_ns;        // the orchestrator, just before it starts the process
   std::uint64_t attached_ns;       // the worker validated the segment (main() has run)
+  std::uint64_t context_begin_ns;  // the worker began creating its device context (permit seen)
   std::uint64_t device_ready_ns;   // the worker's device context exists (CUDA) or none is needed
   char error[kErrorBytes];      // NUL-terminated, set with state failed
 };

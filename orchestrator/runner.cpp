@@ -70,9 +70,20 @@ struct Worker {
   std::unique_ptr<WorkerProcess> proc;
   Clock::time_point started;
   std::size_t next_task = 0;  // tasks are journaled in plan order
+  bool permitted = false;     // may create its device context
+  std::uint64_t permit_ns = 0;
   bool released = false;
   std::uint64_t released_ns = 0;
   std::string rejected;  // why a sample of this worker was rejected, if one was
+};
+
+// A worker that reported everything and is tearing down on its own (its CUDA context, its
+// buffers): the orchestrator does not wait for it, but with the context gate it releases no
+// worker into measuring while one is still exiting.
+struct ExitingWorker {
+  std::unique_ptr<WorkerProcess> proc;
+  std::uint64_t serial = 0;
+  Clock::time_point since;
 };
 
 }  // namespace
@@ -89,7 +100,7 @@ struct Runner::Impl {
   std::mt19937_64 token_rng{std::random_device{}()};
   std::uint64_t next_serial = 0;
   std::vector<std::uint32_t> free_lanes;
-  std::vector<std::unique_ptr<WorkerProcess>> exiting;  // done, tearing down off the critical path
+  std::vector<ExitingWorker> exiting;  // done, tearing down off the critical path
   RunOutcome outcome;
   Progress progress;
 
@@ -102,12 +113,17 @@ struct Runner::Impl {
   }
 
   ~Impl() {
-    for (auto& p : exiting) p->kill();
+    for (auto& e : exiting) e.proc->kill();
   }
 
   // ----- starting, releasing and following workers -------------------------------------------
 
-  std::unique_ptr<Worker> start(Job job, bool hold) {
+  // Starts a worker for the job. `ahead`: another worker is in the pipeline (pre-start). A held
+  // worker creates its context only once permitted and measures only once released; with the
+  // context gate every worker is held, so that no context is created or torn down beside a
+  // measurement.
+  std::unique_ptr<Worker> start(Job job, bool ahead) {
+    const bool hold = options.context_gate || ahead;
     if (free_lanes.empty()) throw std::logic_error("no free lane");
     auto w = std::make_unique<Worker>();
     w->lane = free_lanes.back();
@@ -120,6 +136,7 @@ struct Runner::Impl {
     lane.token = w->token;
     lane.n_tasks = static_cast<std::uint32_t>(w->job.tasks.size());
     lane.hold_for_release = hold ? 1 : 0;
+    lane.hold_for_context = options.context_gate ? 1 : 0;
     lane.side = w->job.side;  // which side's kernel record buffer the worker writes
     std::memcpy(seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
     for (const auto& t : w->job.tasks)
@@ -144,7 +161,8 @@ struct Runner::Impl {
     log.write("worker-start", "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) +
                                   " lane " + std::to_string(w->lane) + " side " + std::to_string(w->job.side) + ": " +
                                   std::to_string(w->job.tasks.size()) + " " + w->job.what + " tasks" +
-                                  (hold ? " (pre-started)" : ""));
+                                  (ahead ? " (pre-started)" : ""));
+    w->permitted = !options.context_gate;
     if (!hold) w->released = true;
     return w;
   }
@@ -153,11 +171,20 @@ struct Runner::Impl {
     return static_cast<ipc::LaneState>(load_acquire(seg.lane(w.lane).state));
   }
 
-  // Lets a waiting worker measure; true once released.
-  bool try_release(Worker& w) {
-    if (w.released) return true;
-    const auto state = lane_state(w);
-    if (state != ipc::LaneState::waiting) return false;
+  // Moves the next worker in plan order (the pipeline's head, while nobody measures) towards
+  // measuring: with the context gate it first gets the permit to create its context, then its
+  // release once the context exists and every earlier worker has exited, so no context is
+  // created or destroyed beside a measurement. True when something changed.
+  bool admit(Worker& w) {
+    if (w.released) return false;
+    if (!w.permitted) {
+      w.permit_ns = ipc::monotonic_ns();
+      store_release(seg.lane(w.lane).context_permit, std::uint32_t{1});
+      w.permitted = true;
+      return true;
+    }
+    if (options.context_gate && !exiting.empty()) return false;
+    if (lane_state(w) != ipc::LaneState::waiting) return false;
     w.released_ns = ipc::monotonic_ns();
     store_release(seg.lane(w.lane).release, std::uint32_t{1});
     w.released = true;
@@ -268,8 +295,10 @@ struct Runner::Impl {
                           {"what", w->job.what},
                           {"tasks", w->job.tasks.size()},
                           {"released_ns", w->released_ns},
+                          {"permit_ns", w->permit_ns},
                           {"spawned_ns", lane.spawned_ns},
                           {"attached_ns", lane.attached_ns},
+                          {"context_begin_ns", lane.context_begin_ns},
                           {"device_ready_ns", lane.device_ready_ns},
                           {"measure_begin_ns", lane.measure_begin_ns},
                           {"measure_end_ns", lane.measure_end_ns},
@@ -278,7 +307,7 @@ struct Runner::Impl {
               "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
                   (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
     free_lanes.push_back(w->lane);
-    if (!status) exiting.push_back(std::move(w->proc));
+    if (!status) exiting.push_back({std::move(w->proc), w->serial, Clock::now()});
   }
 
   void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status) {
@@ -320,21 +349,35 @@ struct Runner::Impl {
     return next;
   }
 
+  // Collects workers that finished tearing down; the journal gets when each was seen gone. One
+  // that takes longer than the heartbeat timeout to exit is killed: with the context gate the
+  // next release waits for it.
   void reap_exiting() {
     for (auto it = exiting.begin(); it != exiting.end();) {
-      if (auto status = (*it)->poll()) {
-        if (!status->ok())
-          log.write("worker-teardown", "pid " + std::to_string((*it)->pid()) + " ended with " + status->describe() +
-                                           " after reporting all its samples");
-        it = exiting.erase(it);
-      } else {
-        ++it;
+      auto status = it->proc->poll();
+      if (!status && Clock::now() - it->since > std::chrono::duration<double>(options.worker_timeout_s)) {
+        status = it->proc->kill();
+        log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " still exiting after " +
+                                         std::to_string(options.worker_timeout_s) + " s: " + status->describe());
       }
+      if (!status) {
+        ++it;
+        continue;
+      }
+      if (!status->ok())
+        log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " ended with " + status->describe() +
+                                         " after reporting all its samples");
+      journal.append_event({{"type", "worker_exit"},
+                            {"serial", it->serial},
+                            {"pid", it->proc->pid()},
+                            {"exited_ns", ipc::monotonic_ns()},
+                            {"ok", status->ok()}});
+      it = exiting.erase(it);
     }
   }
 
   // Runs the jobs in order. The head of `active` is the only worker allowed to measure; up to
-  // options.prestart more are started behind it and wait on the barrier.
+  // options.prestart more are started behind it and wait, loaded, for their turn.
   void run_jobs(std::deque<Job> jobs) {
     std::deque<std::unique_ptr<Worker>> active;
     const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, options.prestart));
@@ -352,14 +395,13 @@ struct Runner::Impl {
       }
       bool event = false;
       while (active.size() < depth && !jobs.empty() && !free_lanes.empty()) {
-        // The first worker of an empty pipeline measures as soon as it is ready.
-        const bool hold = options.prestart > 0;
-        active.push_back(start(std::move(jobs.front()), hold));
+        active.push_back(start(std::move(jobs.front()), !active.empty()));
         jobs.pop_front();
         event = true;
       }
+      reap_exiting();
       Worker& head = *active.front();
-      if (!head.released && try_release(head)) event = true;
+      event |= admit(head);
       const std::size_t before = head.next_task;
       drain(head);
       event |= head.next_task != before;
@@ -398,12 +440,11 @@ struct Runner::Impl {
         retire(std::move(gone), reason, &*status);
         if (retry) {
           // The replacement takes the failed worker's place in the order: plan order is kept.
-          auto replacement = start(std::move(*retry), options.prestart > 0 && !is_head);
+          auto replacement = start(std::move(*retry), !is_head);
           active.insert(active.begin() + static_cast<std::ptrdiff_t>(k), std::move(replacement));
         }
         break;  // `active` changed: look again from the top
       }
-      reap_exiting();
       progress.update(outcome.samples_recorded, outcome.workers_started);
       // Back off to 1 ms between looks. Polling every 100 us while a worker measured made CPU
       // kernels bimodal on a 2-core machine (a third of the fresh processes 15-30% slower; see

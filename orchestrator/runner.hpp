@@ -32,6 +32,10 @@ struct RunnerOptions {
   // and then wait on the segment's barrier; exactly one worker is released into measuring at a
   // time, in plan order.
   int prestart = 0;
+  // The context gate: a worker creates its device context only while no worker measures, and is
+  // released into measuring only once every earlier worker has exited (torn its context down).
+  // Off: contexts are created and destroyed whenever workers start and end, as before.
+  bool context_gate = true;
   // Absolute folder of the run's artifact folders (<run>/artifacts): every worker gets
   // --artifact-root <it>/side-<its side>. Empty: workers get no artifact folder.
   std::string artifact_root;

@@ -66,6 +66,17 @@ class Session {
         throw std::runtime_error("task names slot " + std::to_string(t.slot) + ", out of range");
     }
 
+    // The context gate: a held worker waits here, loaded and attached, until the orchestrator
+    // permits it to create its device context, which it does only while no worker measures (on
+    // the H200 a context created beside a measurement disturbed it). The wait polls every
+    // millisecond: context creation takes hundreds, and a waiting worker must stay off the CPU.
+    if (lane_.hold_for_context) {
+      while (load_acquire(lane_.context_permit) == 0) {
+        beat();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    lane_.context_begin_ns = ipc::monotonic_ns();
     open_device();
     lane_.device_ready_ns = ipc::monotonic_ns();
     // A pre-started worker waits here, with its process loaded and its CUDA context made, until

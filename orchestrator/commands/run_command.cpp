@@ -289,6 +289,8 @@ int execute(const RunCommandOptions& options) {
   // pre-start gains 1.4-1.6x samples per minute and no more; --prestart N buys that speed.
   ropts.prestart = std::max(0, options.prestart);
   run_info["prestart"] = ropts.prestart;
+  ropts.context_gate = options.context_gate;
+  run_info["context_gate"] = ropts.context_gate;
   ropts.device = options.gpu;
   ropts.quiet = options.quiet;
   ropts.artifact_root = fs::absolute(dir->file("artifacts")).lexically_normal().string();
@@ -377,6 +379,11 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
                  "workers started ahead of the measuring one, released one at a time (default 0: on the H200 a "
                  "context created beside a measurement moved it; docs/measurement.md)")
       ->check(CLI::Range(0, 8));
+  app.add_option("--context-gate", o.context_gate,
+                 "on: a worker creates its CUDA context only while no worker measures, and measures only once "
+                 "every earlier worker has exited; off: contexts come and go beside measurements (to measure "
+                 "what the gate buys)")
+      ->capture_default_str();
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
                  "GPU's free memory, half the host's)");
