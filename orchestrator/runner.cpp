@@ -70,8 +70,10 @@ struct Worker {
   std::unique_ptr<WorkerProcess> proc;
   Clock::time_point started;
   std::size_t next_task = 0;  // tasks are journaled in plan order
-  bool permitted = false;     // may create its device context
+  bool permitted = false;          // may create its device context
   std::uint64_t permit_ns = 0;
+  bool measure_permitted = false;  // may start its timed phase
+  std::uint64_t measure_permit_ns = 0;
   bool released = false;
   std::uint64_t released_ns = 0;
   std::string rejected;  // why a sample of this worker was rejected, if one was
@@ -119,9 +121,9 @@ struct Runner::Impl {
   // ----- starting, releasing and following workers -------------------------------------------
 
   // Starts a worker for the job. `ahead`: another worker is in the pipeline (pre-start). A held
-  // worker creates its context only once permitted and measures only once released; with the
-  // context gate every worker is held, so that no context is created or torn down beside a
-  // measurement.
+  // worker sets up only once released; with the context gate every worker is held and also
+  // waits for its context permit and its measure permit, so that no context is created or torn
+  // down beside a measurement.
   std::unique_ptr<Worker> start(Job job, bool ahead) {
     const bool hold = options.context_gate || ahead;
     if (free_lanes.empty()) throw std::logic_error("no free lane");
@@ -136,7 +138,7 @@ struct Runner::Impl {
     lane.token = w->token;
     lane.n_tasks = static_cast<std::uint32_t>(w->job.tasks.size());
     lane.hold_for_release = hold ? 1 : 0;
-    lane.hold_for_context = options.context_gate ? 1 : 0;
+    lane.context_gate = options.context_gate ? 1 : 0;
     lane.side = w->job.side;  // which side's kernel record buffer the worker writes
     std::memcpy(seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
     for (const auto& t : w->job.tasks)
@@ -162,7 +164,7 @@ struct Runner::Impl {
                                   " lane " + std::to_string(w->lane) + " side " + std::to_string(w->job.side) + ": " +
                                   std::to_string(w->job.tasks.size()) + " " + w->job.what + " tasks" +
                                   (ahead ? " (pre-started)" : ""));
-    w->permitted = !options.context_gate;
+    w->permitted = w->measure_permitted = !options.context_gate;
     if (!hold) w->released = true;
     return w;
   }
@@ -171,24 +173,41 @@ struct Runner::Impl {
     return static_cast<ipc::LaneState>(load_acquire(seg.lane(w.lane).state));
   }
 
-  // Moves the next worker in plan order (the pipeline's head, while nobody measures) towards
-  // measuring: with the context gate it first gets the permit to create its context, then its
-  // release once the context exists and every earlier worker has exited, so no context is
-  // created or destroyed beside a measurement. True when something changed.
-  bool admit(Worker& w) {
-    if (w.released) return false;
-    if (!w.permitted) {
-      w.permit_ns = ipc::monotonic_ns();
-      store_release(seg.lane(w.lane).context_permit, std::uint32_t{1});
-      w.permitted = true;
-      return true;
+  // The context gate, for the pipeline's head (the next worker in plan order to measure) and the
+  // worker behind it. A context may be created while the head is not yet in its timed phase:
+  // the head's own, and then the next worker's while the head sets up and warms up (untimed
+  // work; setting up costs about as long as a context on the H200, so the two overlap). The head
+  // starts its timed phase only once no other worker is creating a context or exiting. True
+  // when something changed.
+  bool admit(Worker& head, Worker* next) {
+    bool changed = false;
+    if (!head.permitted) changed |= permit_context(head);
+    if (!head.released && head.permitted && lane_state(head) == ipc::LaneState::waiting) {
+      head.released_ns = ipc::monotonic_ns();
+      store_release(seg.lane(head.lane).release, std::uint32_t{1});
+      head.released = changed = true;
     }
-    if (options.context_gate && !exiting.empty()) return false;
-    if (lane_state(w) != ipc::LaneState::waiting) return false;
-    w.released_ns = ipc::monotonic_ns();
-    store_release(seg.lane(w.lane).release, std::uint32_t{1});
-    w.released = true;
+    if (head.measure_permitted) return changed;
+    if (next && head.released && !next->permitted) changed |= permit_context(*next);
+    if (lane_state(head) != ipc::LaneState::prepared || !exiting.empty() || (next && creating_context(*next)))
+      return changed;
+    head.measure_permit_ns = ipc::monotonic_ns();
+    store_release(seg.lane(head.lane).measure_permit, std::uint32_t{1});
+    head.measure_permitted = true;
     return true;
+  }
+
+  bool permit_context(Worker& w) {
+    w.permit_ns = ipc::monotonic_ns();
+    store_release(seg.lane(w.lane).context_permit, std::uint32_t{1});
+    w.permitted = true;
+    return true;
+  }
+
+  // Permitted, and its device context not made yet.
+  bool creating_context(const Worker& w) const {
+    const auto state = lane_state(w);
+    return w.permitted && (state == ipc::LaneState::assigned || state == ipc::LaneState::attached);
   }
 
   // A calibrate task is done once the inner count is written, a describe task once the report is.
@@ -296,10 +315,12 @@ struct Runner::Impl {
                           {"tasks", w->job.tasks.size()},
                           {"released_ns", w->released_ns},
                           {"permit_ns", w->permit_ns},
+                          {"measure_permit_ns", w->measure_permit_ns},
                           {"spawned_ns", lane.spawned_ns},
                           {"attached_ns", lane.attached_ns},
                           {"context_begin_ns", lane.context_begin_ns},
                           {"device_ready_ns", lane.device_ready_ns},
+                          {"prepared_ns", lane.prepared_ns},
                           {"measure_begin_ns", lane.measure_begin_ns},
                           {"measure_end_ns", lane.measure_end_ns},
                           {"ok", reason.empty()}});
@@ -401,7 +422,7 @@ struct Runner::Impl {
       }
       reap_exiting();
       Worker& head = *active.front();
-      event |= admit(head);
+      event |= admit(head, active.size() > 1 ? active[1].get() : nullptr);
       const std::size_t before = head.next_task;
       drain(head);
       event |= head.next_task != before;
