@@ -80,8 +80,8 @@ struct Worker {
 };
 
 // A worker that reported everything and is tearing down on its own (its CUDA context, its
-// buffers): the orchestrator does not wait for it, but with the context gate it releases no
-// worker into measuring while one is still exiting.
+// buffers): the orchestrator does not wait for it, but with the context gate no worker starts
+// its timed phase while one is still exiting.
 struct ExitingWorker {
   std::unique_ptr<WorkerProcess> proc;
   std::uint64_t serial = 0;
@@ -372,7 +372,7 @@ struct Runner::Impl {
 
   // Collects workers that finished tearing down; the journal gets when each was seen gone. One
   // that takes longer than the heartbeat timeout to exit is killed: with the context gate the
-  // next release waits for it.
+  // next timed phase waits for it.
   void reap_exiting() {
     for (auto it = exiting.begin(); it != exiting.end();) {
       auto status = it->proc->poll();
