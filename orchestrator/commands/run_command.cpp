@@ -381,9 +381,9 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
                  "the CPU; docs/measurement.md)")
       ->check(CLI::Range(0, 8));
   app.add_option("--context-gate", o.context_gate,
-                 "on: a worker creates its CUDA context only while no worker measures, and measures only once "
-                 "every earlier worker has exited; off: contexts come and go beside measurements (to measure "
-                 "what the gate buys)")
+                 "on: a worker creates its CUDA context only while no worker measures, and starts measuring only "
+                 "while no other worker creates a context or exits; off: contexts come and go beside "
+                 "measurements (to measure what the gate buys)")
       ->capture_default_str();
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
