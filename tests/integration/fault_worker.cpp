@@ -3,6 +3,7 @@
 //   segv | abort | exit7 | hang      fail before doing anything
 //   segv-after:K                     die by SIGSEGV once K tasks are done (samples already written)
 //   forge                            write a sample with a wrong token into the first slot, then work
+// With ISOBENCH_TEST_FAULT_RANK=R only rank R of a multi-rank group faults (the others run).
 // With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
 // With ISOBENCH_TEST_FAULT_NTH=N and ISOBENCH_TEST_FAULT_COUNTER=FILE it happens only in the N-th
 // worker started (0-based; FILE counts the workers, one byte each).
@@ -32,10 +33,15 @@ int main(int argc, char** argv) {
     if (key == "--lane") options.lane = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
     if (key == "--token") options.token = std::stoull(argv[i + 1]);
     if (key == "--device") options.device = std::stoi(argv[i + 1]);
+    if (key == "--rank") options.rank = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
+    if (key == "--world") options.world = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
+    if (key == "--group") options.group = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
   }
   const char* fault_env = std::getenv("ISOBENCH_TEST_FAULT");
   std::string fault = fault_env ? fault_env : "";
-  if (const char* once = std::getenv("ISOBENCH_TEST_FAULT_ONCE")) {
+  if (const char* rank = std::getenv("ISOBENCH_TEST_FAULT_RANK"); rank && std::stoul(rank) != options.rank)
+    fault.clear();  // before ONCE: the other ranks must not use up the single fault
+  if (const char* once = std::getenv("ISOBENCH_TEST_FAULT_ONCE"); once && !fault.empty()) {
     if (std::filesystem::exists(once))
       fault.clear();
     else
