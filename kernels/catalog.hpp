@@ -20,5 +20,6 @@ std::vector<KernelSpec> cast_kernel_specs();     // kernels/cuda/cast_spec.cpp
 std::vector<KernelSpec> normalization_kernel_specs();  // kernels/cuda/normalization_spec.cpp
 std::vector<KernelSpec> gemm_kernel_specs();     // kernels/cuda/gemm_spec.cpp
 std::vector<KernelSpec> grouped_gemm_kernel_specs();   // kernels/cuda/grouped_gemm_spec.cpp
+std::vector<KernelSpec> allgather_gemm_kernel_specs();  // kernels/cuda/allgather_gemm_spec.cpp
 
 }  // namespace isobench::kernels

@@ -129,7 +129,8 @@ struct Runner::Impl {
     return w;
   }
 
-  // One worker process: rank `rank` of `world` in rank group `group` (rank 0's group is its lane).
+  // One worker process: rank `rank` of `world` in rank group `group` (rank 0's group is its
+  // lane), on GPU --device + rank: one GPU per rank.
   std::unique_ptr<Worker> start_rank(Job job, bool hold, std::uint32_t rank, std::uint32_t world,
                                      std::uint32_t group) {
     if (free_lanes.empty()) throw std::logic_error("no free lane");
@@ -156,7 +157,7 @@ struct Runner::Impl {
 
     const WorkerCommand& command = options.workers.at(w->job.side);
     std::vector<std::string> args = {"--segment", seg.name(),  "--lane",   std::to_string(w->lane),
-                                     "--token",   std::to_string(w->token), "--device", std::to_string(options.device)};
+                                     "--token",   std::to_string(w->token), "--device", std::to_string(options.device + rank)};
     if (!options.artifact_root.empty())
       args.insert(args.end(), {"--artifact-root", options.artifact_root + "/side-" + std::to_string(w->job.side)});
     if (world > 1) {
