@@ -3,6 +3,7 @@
 //   segv | abort | exit7 | hang      fail before doing anything
 //   segv-after:K                     die by SIGSEGV once K tasks are done (samples already written)
 //   forge                            write a sample with a wrong token into the first slot, then work
+//   abort-group                      (a rank) abort its rank group, as a failing rank does, then hang
 // With ISOBENCH_TEST_FAULT_RANK=R only rank R of a multi-rank group faults (the others run).
 // With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
 // With ISOBENCH_TEST_FAULT_NTH=N and ISOBENCH_TEST_FAULT_COUNTER=FILE it happens only in the N-th
@@ -20,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "ipc/rank_group.hpp"
 #include "ipc/segment.hpp"
 #include "worker/worker_session.hpp"
 
@@ -62,6 +64,11 @@ int main(int argc, char** argv) {
   if (fault == "exit7") return 7;
   if (fault == "hang")
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (fault == "abort-group") {
+    auto seg = ipc::Segment::attach(options.segment);
+    ipc::abort_rank_group(ipc::RankTable(seg), options.group, options.rank + 1);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   if (fault == "forge") {
     auto seg = ipc::Segment::attach(options.segment);
     const ipc::Task first = seg.lane_tasks(options.lane)[0];

@@ -163,6 +163,20 @@ TEST_CASE("a rank that never reaches the barrier is killed after --worker-timeou
   check_no_worker_left(s);
 }
 
+TEST_CASE("ranks waiting at the barrier leave by themselves when another rank aborts the group") {
+  Scratch s("ranks-abort");
+  // Rank 1 aborts the group, then stays alive and silent: rank 0 must not wait for it.
+  const auto begin = std::chrono::steady_clock::now();
+  const auto r = run_faulty(s, "ISOBENCH_TEST_FAULT=abort-group", "--worker-timeout 60");
+  CHECK(std::chrono::steady_clock::now() - begin < std::chrono::seconds(30));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string reason = only_failure(s)["reason"];
+  CHECK_MESSAGE(reason == "exit code 3: the rank group was aborted: rank 1 failed", reason);
+  CHECK(slurp(s.path("run/log.txt")).find("[rank-stopped]") != std::string::npos);
+  check_samples(s, 4);
+  check_no_worker_left(s);
+}
+
 TEST_CASE("ranks out of range: one line naming the file and the field") {
   Scratch s("ranks-bad");
   const auto sweep = s.write("bad.yaml", "benchmarks:\n  - kernel: cpu_allgather_matmul\n    axes: {ranks: [9]}\n");
