@@ -213,21 +213,27 @@ struct Runner::Impl {
     return parts;
   }
 
-  // Why a rank of w's group beyond rank 0 failed: it ended before finishing its tasks, or has
+  struct RankFailure {
+    std::string reason;
+    ExitStatus status;  // how the failed rank ended (killed here when it hung)
+  };
+
+  // A rank of w's group beyond rank 0 that failed: it ended before finishing its tasks, or has
   // been silent longer than --worker-timeout (ranks waiting for a peer keep beating, so the
-  // silent one is the culprit). Empty while every peer is sound.
-  std::string peer_failure(Worker& w) {
+  // silent one is the culprit). None while every peer is sound.
+  std::optional<RankFailure> peer_failure(Worker& w) {
     for (auto& peer : w.peers) {
       const std::string who = "rank " + std::to_string(peer->rank) + " (pid " + std::to_string(peer->proc->pid()) + ")";
       if (const auto status = peer->proc->poll()) {
         if (status->ok() && lane_state(*peer) == ipc::LaneState::done) continue;
-        return who + ": " + failure_reason(*peer, *status);
+        return RankFailure{who + ": " + failure_reason(*peer, *status), *status};
       }
-      if (silent_seconds(*peer) > options.worker_timeout_s)
-        return who + " hung: no heartbeat for " + std::to_string(static_cast<int>(silent_seconds(*peer))) +
-               " s (--worker-timeout " + std::to_string(options.worker_timeout_s) + " s)";
+      if (const double silent = silent_seconds(*peer); silent > options.worker_timeout_s)
+        return RankFailure{who + " hung: no heartbeat for " + std::to_string(static_cast<int>(silent)) +
+                               " s (--worker-timeout " + std::to_string(options.worker_timeout_s) + " s)",
+                           peer->proc->kill()};
     }
-    return {};
+    return std::nullopt;
   }
 
   // The other ranks leave with rank 0. After a success they end on their own (reaped with the
@@ -488,10 +494,11 @@ struct Runner::Impl {
           // Done, but a sample in its slots was not its own: those slots are measured again.
           status = w.proc->kill();
           reason = w.rejected;
-        } else if (std::string peer = peer_failure(w); !peer.empty()) {
-          status = w.proc->kill();
+        } else if (auto peer = peer_failure(w)) {
+          w.proc->kill();
           if (is_head) drain(w);
-          reason = std::move(peer);
+          status = peer->status;  // the failure is recorded as the failed rank's
+          reason = std::move(peer->reason);
         } else if (status) {
           if (is_head) drain(w);
           reason = failure_reason(w, *status);

@@ -142,6 +142,7 @@ TEST_CASE("a rank killed by SIGSEGV fails its group: the other rank is stopped, 
   const std::string reason = f["reason"];
   CHECK_MESSAGE(reason.rfind("rank 1 (pid ", 0) == 0, reason);
   CHECK_MESSAGE(reason.find("killed by SIGSEGV") != std::string::npos, reason);
+  CHECK(f["signal"] == 11);  // the failed rank's end, not rank 0's (which the orchestrator killed)
   CHECK(slurp(s.path("run/log.txt")).find("[rank-stopped]") != std::string::npos);
   check_samples(s, 4);
   // The first group's samples before the crash are kept; the retry measured only the rest.
