@@ -16,7 +16,10 @@
 
 #include "ipc/instance_table.hpp"
 #include "ipc/segment.hpp"
+#include "orchestrator/artifacts.hpp"
+#include "orchestrator/commands/artifact_diff.hpp"
 #include "orchestrator/commands/compare_inputs.hpp"
+#include "orchestrator/commands/kernel_diff.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/sample_journal.hpp"
 #include "orchestrator/sweep.hpp"
@@ -201,6 +204,49 @@ void segment(std::string_view input) {
   }
 }
 
+// kernels.json as compare reads it: damage is a warning and no records, never a crash; a run's
+// records compared with themselves never differ.
+void kernel_records(std::string_view input) {
+  std::ostringstream warnings;
+  const auto records = orch::parse_kernel_records("kernels.json", std::string(input), warnings);
+  FUZZ_CHECK(records.present || records.sides.empty());
+  // Ignored input says why; accepted input says nothing.
+  FUZZ_CHECK(records.present == warnings.str().empty());
+  std::vector<std::string> ids;
+  for (const auto& [id, sides] : records.sides) {
+    ids.push_back(id);
+    for (const auto& side : sides) FUZZ_CHECK(side.is_object());
+  }
+  for (unsigned side : {0u, 1u}) {
+    const auto same = orch::compare_kernels(records, side, records, side, ids);
+    FUZZ_CHECK(same.changes.empty());
+    for (const auto& id : same.recorded) FUZZ_CHECK(same.differ(id) == false);
+  }
+}
+
+// artifacts.json as compare reads it: malformed is a runtime_error naming the file; what is
+// accepted compares equal to itself, and every hash is empty or 64 lowercase hex digits.
+void artifacts(std::string_view input) {
+  const auto document = nlohmann::json::parse(input, nullptr, /*allow_exceptions=*/false);
+  for (std::uint32_t side : {0u, 1u}) {
+    orch::ArtifactSide files;
+    try {
+      files = orch::artifact_side_from_json(document, side, "artifacts.json");
+    } catch (const std::runtime_error& e) {
+      FUZZ_CHECK(std::string(e.what()).find("artifacts.json") != std::string::npos);
+      return;
+    }
+    std::vector<std::string> ids;
+    for (const auto& [id, list] : files) {
+      ids.push_back(id);
+      for (const auto& f : list)
+        FUZZ_CHECK(f.sha256.empty() ||
+                   (f.sha256.size() == 64 && f.sha256.find_first_not_of("0123456789abcdef") == std::string::npos));
+    }
+    FUZZ_CHECK(orch::compare_artifacts(files, files, ids).changes.empty());
+  }
+}
+
 }  // namespace
 
 const std::vector<EntryPoint>& entry_points() {
@@ -209,7 +255,9 @@ const std::vector<EntryPoint>& entry_points() {
                                               {"plan", plan},
                                               {"compare_samples", compare_samples},
                                               {"compare_run", compare_run},
-                                              {"segment", segment}};
+                                              {"segment", segment},
+                                              {"kernel_records", kernel_records},
+                                              {"artifacts", artifacts}};
   return all;
 }
 

@@ -152,7 +152,9 @@ Segment Segment::create(const SegmentShape& shape) {
   }
   m->layout = h;
   Segment seg(name, true, std::move(m));
-  std::memset(seg.base_, 0, h.total_bytes);  // truncate zero-fills; be explicit anyway
+  // No memset: the object is new (create_only) and ftruncate extends it with zeros, page by page
+  // as they are first touched, so a large sweep's per-instance records (18 KiB each) cost
+  // /dev/shm only where a worker writes them.
   std::memcpy(seg.base_ + h.instances_json_offset, shape.instances_json.data(),
               shape.instances_json.size());
   std::memcpy(seg.base_, &h, sizeof h);

@@ -15,7 +15,7 @@
 namespace isobench::ipc {
 
 inline constexpr std::uint64_t kMagic = 0x48434E45424F5349ULL;  // "ISOBENCH" little-endian
-inline constexpr std::uint32_t kProtocolVersion = 2;
+inline constexpr std::uint32_t kProtocolVersion = 3;
 inline constexpr std::uint32_t kErrorBytes = 512;
 inline constexpr std::uint32_t kReportBytes = 2048;
 // One side's kernel record of an instance: JSON text (see worker/kernel_record.hpp). Kernel names
@@ -82,12 +82,13 @@ struct Task {
 enum class LaneState : std::uint32_t {
   empty = 0,        // no worker assigned
   assigned = 1,     // tasks written, worker spawned by the orchestrator
-  attached = 2,     // worker validated the segment
-  setting_up = 3,   // released: allocating, filling inputs, warming up
+  attached = 2,     // worker validated the segment; waits here for a context permit if held
+  setting_up = 3,   // released: allocating, filling inputs, warming up (untimed)
   waiting = 4,      // process and device context ready; waiting for release (pre-start barrier)
   measuring = 5,
   done = 6,         // every task finished and reported
   failed = 7,       // the worker caught an error; see error
+  prepared = 8,     // set up and warmed up; waiting for the measure permit (context gate)
 };
 
 struct Lane {
@@ -100,14 +101,22 @@ struct Lane {
   std::uint32_t hold_for_release;  // 1: wait in `waiting` until release becomes 1
   std::uint32_t release;        // (atomic)
   std::uint32_t side;           // which build runs the lane's tasks (0 baseline, 1 candidate)
-  std::uint32_t reserved;
+  // The context gate: with context_gate set, the worker creates its device context only once
+  // the orchestrator sets context_permit, and starts its timed phase only once it sets
+  // measure_permit. The orchestrator grants a context permit only while no worker measures and
+  // a measure permit only while no other worker creates a context or exits.
+  std::uint32_t context_gate;
+  std::uint32_t context_permit;  // (atomic)
+  std::uint32_t measure_permit;  // (atomic)
   std::uint64_t measure_begin_ns;  // CLOCK_MONOTONIC, around the measuring phase
   std::uint64_t measure_end_ns;
   // CLOCK_MONOTONIC milestones of a worker's start-up, for the journal: where a fresh process's
   // cost goes (spawn and loading, CUDA context, waiting for release).
   std::uint64_t spawned_ns;        // the orchestrator, just before it starts the process
   std::uint64_t attached_ns;       // the worker validated the segment (main() has run)
+  std::uint64_t context_begin_ns;  // the worker began creating its device context (permit seen)
   std::uint64_t device_ready_ns;   // the worker's device context exists (CUDA) or none is needed
+  std::uint64_t prepared_ns;       // set up and warmed up, about to measure (or to wait for it)
   char error[kErrorBytes];      // NUL-terminated, set with state failed
 };
 

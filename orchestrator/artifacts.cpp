@@ -181,6 +181,9 @@ ArtifactSide artifact_side_from_json(const json& document, std::uint32_t side, c
         a.path = f["path"].get<std::string>();
         a.bytes = f["bytes"].get<std::uint64_t>();
         a.sha256 = optional_string(f, "sha256", where);
+        if (!a.sha256.empty() &&
+            (a.sha256.size() != 64 || a.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+          throw std::runtime_error(where + ": " + a.path + ": \"sha256\" is not 64 lowercase hex digits");
         a.symlink = optional_string(f, "symlink", where);
         a.skipped = optional_string(f, "skipped", where);
         files.push_back(std::move(a));

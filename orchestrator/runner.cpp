@@ -72,6 +72,10 @@ struct Worker {
   std::unique_ptr<WorkerProcess> proc;
   Clock::time_point started;
   std::size_t next_task = 0;  // tasks are journaled in plan order
+  bool permitted = false;          // may create its device context
+  std::uint64_t permit_ns = 0;
+  bool measure_permitted = false;  // may start its timed phase
+  std::uint64_t measure_permit_ns = 0;
   bool released = false;
   std::uint64_t released_ns = 0;
   std::string rejected;  // why a sample of this worker was rejected, if one was
@@ -81,6 +85,15 @@ struct Worker {
   std::uint32_t rank = 0;
   std::uint32_t group = 0;
   std::vector<std::unique_ptr<Worker>> peers;
+};
+
+// A worker that reported everything and is tearing down on its own (its CUDA context, its
+// buffers): the orchestrator does not wait for it, but with the context gate no worker starts
+// its timed phase while one is still exiting.
+struct ExitingWorker {
+  std::unique_ptr<WorkerProcess> proc;
+  std::uint64_t serial = 0;
+  Clock::time_point since;
 };
 
 }  // namespace
@@ -97,7 +110,7 @@ struct Runner::Impl {
   std::mt19937_64 token_rng{std::random_device{}()};
   std::uint64_t next_serial = 0;
   std::vector<std::uint32_t> free_lanes;
-  std::vector<std::unique_ptr<WorkerProcess>> exiting;  // done, tearing down off the critical path
+  std::vector<ExitingWorker> exiting;  // done, tearing down off the critical path
   RunOutcome outcome;
   Progress progress;
   std::vector<std::uint32_t> worlds;        // world size of each instance, by index
@@ -114,25 +127,31 @@ struct Runner::Impl {
   }
 
   ~Impl() {
-    for (auto& p : exiting) p->kill();
+    for (auto& e : exiting) e.proc->kill();
   }
 
   // ----- starting, releasing and following workers -------------------------------------------
 
-  // Starts the job's worker; for a multi-rank job its rank 0, then the other ranks. Such a job
-  // starts at the head of the pipeline and is never held (docs/multi-rank.md).
-  std::unique_ptr<Worker> start(Job job, bool hold) {
+  // Starts a worker for the job. `ahead`: another worker is in the pipeline (pre-start). A held
+  // worker sets up only once released; with the context gate every worker is held and also
+  // waits for its context permit and its measure permit, so that no context is created or torn
+  // down beside a measurement. A multi-rank job starts its rank 0, then its other ranks, only at
+  // the head of an empty pipeline (docs/multi-rank.md); the other ranks are neither held nor
+  // gated: they meet rank 0 at the group's barriers, so rank 0's permits gate the whole group.
+  std::unique_ptr<Worker> start(Job job, bool ahead) {
     const std::uint32_t world = world_of(job);
-    if (world == 1) return start_rank(std::move(job), hold, 0, 1, 0);
-    auto w = start_rank(job, false, 0, world, 0);
-    for (std::uint32_t r = 1; r < world; ++r) w->peers.push_back(start_rank(job, false, r, world, w->group));
+    if (world == 1) return start_rank(std::move(job), ahead, 0, 1, 0);
+    auto w = start_rank(job, ahead, 0, world, 0);
+    for (std::uint32_t r = 1; r < world; ++r) w->peers.push_back(start_rank(job, ahead, r, world, w->group));
     return w;
   }
 
   // One worker process: rank `rank` of `world` in rank group `group` (rank 0's group is its
   // lane), on GPU --device + rank: one GPU per rank.
-  std::unique_ptr<Worker> start_rank(Job job, bool hold, std::uint32_t rank, std::uint32_t world,
+  std::unique_ptr<Worker> start_rank(Job job, bool ahead, std::uint32_t rank, std::uint32_t world,
                                      std::uint32_t group) {
+    const bool gated = options.context_gate && rank == 0;
+    const bool hold = gated || (ahead && rank == 0);
     if (free_lanes.empty()) throw std::logic_error("no free lane");
     auto w = std::make_unique<Worker>();
     w->lane = free_lanes.back();
@@ -149,6 +168,7 @@ struct Runner::Impl {
     lane.token = w->token;
     lane.n_tasks = static_cast<std::uint32_t>(w->job.tasks.size());
     lane.hold_for_release = hold ? 1 : 0;
+    lane.context_gate = gated ? 1 : 0;
     lane.side = w->job.side;  // which side's kernel record buffer the worker writes
     std::memcpy(seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
     for (const auto& t : w->job.tasks)
@@ -177,8 +197,9 @@ struct Runner::Impl {
     log.write("worker-start", "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) +
                                   " lane " + std::to_string(w->lane) + " side " + std::to_string(w->job.side) + ": " +
                                   std::to_string(w->job.tasks.size()) + " " + w->job.what + " tasks" +
-                                  (hold ? " (pre-started)" : "") +
+                                  (ahead ? " (pre-started)" : "") +
                                   (rank > 0 ? " (rank " + std::to_string(rank) + " of group " + std::to_string(w->group) + ")" : ""));
+    w->permitted = w->measure_permitted = !gated;
     if (!hold) w->released = true;
     return w;
   }
@@ -244,7 +265,7 @@ struct Runner::Impl {
     if (!ok) ipc::abort_rank_group(*rank_table, w.group, ipc::kAbortedByOrchestrator);
     for (auto& peer : w.peers) {
       if (ok) {
-        exiting.push_back(std::move(peer->proc));
+        exiting.push_back({std::move(peer->proc), peer->serial, Clock::now()});
       } else {
         const auto status = peer->proc->kill();
         log.write("rank-stopped", "rank " + std::to_string(peer->rank) + " pid " + std::to_string(peer->proc->pid()) +
@@ -259,15 +280,41 @@ struct Runner::Impl {
     return static_cast<ipc::LaneState>(load_acquire(seg.lane(w.lane).state));
   }
 
-  // Lets a waiting worker measure; true once released.
-  bool try_release(Worker& w) {
-    if (w.released) return true;
-    const auto state = lane_state(w);
-    if (state != ipc::LaneState::waiting) return false;
-    w.released_ns = ipc::monotonic_ns();
-    store_release(seg.lane(w.lane).release, std::uint32_t{1});
-    w.released = true;
+  // The context gate, for the pipeline's head (the next worker in plan order to measure) and the
+  // worker behind it. A context may be created while the head is not yet in its timed phase:
+  // the head's own, and then the next worker's while the head sets up and warms up (untimed
+  // work; setting up costs about as long as a context on the H200, so the two overlap). The head
+  // starts its timed phase only once no other worker is creating a context or exiting. True
+  // when something changed.
+  bool admit(Worker& head, Worker* next) {
+    bool changed = false;
+    if (!head.permitted) changed |= permit_context(head);
+    if (!head.released && head.permitted && lane_state(head) == ipc::LaneState::waiting) {
+      head.released_ns = ipc::monotonic_ns();
+      store_release(seg.lane(head.lane).release, std::uint32_t{1});
+      head.released = changed = true;
+    }
+    if (head.measure_permitted) return changed;
+    if (next && head.released && !next->permitted) changed |= permit_context(*next);
+    if (lane_state(head) != ipc::LaneState::prepared || !exiting.empty() || (next && creating_context(*next)))
+      return changed;
+    head.measure_permit_ns = ipc::monotonic_ns();
+    store_release(seg.lane(head.lane).measure_permit, std::uint32_t{1});
+    head.measure_permitted = true;
     return true;
+  }
+
+  bool permit_context(Worker& w) {
+    w.permit_ns = ipc::monotonic_ns();
+    store_release(seg.lane(w.lane).context_permit, std::uint32_t{1});
+    w.permitted = true;
+    return true;
+  }
+
+  // Permitted, and its device context not made yet.
+  bool creating_context(const Worker& w) const {
+    const auto state = lane_state(w);
+    return w.permitted && (state == ipc::LaneState::assigned || state == ipc::LaneState::attached);
   }
 
   // A calibrate task is done once the inner count is written, a describe task once the report is.
@@ -380,9 +427,13 @@ struct Runner::Impl {
                           {"what", w->job.what},
                           {"tasks", w->job.tasks.size()},
                           {"released_ns", w->released_ns},
+                          {"permit_ns", w->permit_ns},
+                          {"measure_permit_ns", w->measure_permit_ns},
                           {"spawned_ns", lane.spawned_ns},
                           {"attached_ns", lane.attached_ns},
+                          {"context_begin_ns", lane.context_begin_ns},
                           {"device_ready_ns", lane.device_ready_ns},
+                          {"prepared_ns", lane.prepared_ns},
                           {"measure_begin_ns", lane.measure_begin_ns},
                           {"measure_end_ns", lane.measure_end_ns},
                           {"ok", reason.empty()}});
@@ -390,7 +441,7 @@ struct Runner::Impl {
               "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
                   (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
     free_lanes.push_back(w->lane);
-    if (!status) exiting.push_back(std::move(w->proc));
+    if (!status) exiting.push_back({std::move(w->proc), w->serial, Clock::now()});
   }
 
   void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status) {
@@ -432,21 +483,35 @@ struct Runner::Impl {
     return next;
   }
 
+  // Collects workers that finished tearing down; the journal gets when each was seen gone. One
+  // that takes longer than the heartbeat timeout to exit is killed: with the context gate the
+  // next timed phase waits for it.
   void reap_exiting() {
     for (auto it = exiting.begin(); it != exiting.end();) {
-      if (auto status = (*it)->poll()) {
-        if (!status->ok())
-          log.write("worker-teardown", "pid " + std::to_string((*it)->pid()) + " ended with " + status->describe() +
-                                           " after reporting all its samples");
-        it = exiting.erase(it);
-      } else {
-        ++it;
+      auto status = it->proc->poll();
+      if (!status && Clock::now() - it->since > std::chrono::duration<double>(options.worker_timeout_s)) {
+        status = it->proc->kill();
+        log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " still exiting after " +
+                                         std::to_string(options.worker_timeout_s) + " s: " + status->describe());
       }
+      if (!status) {
+        ++it;
+        continue;
+      }
+      if (!status->ok())
+        log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " ended with " + status->describe() +
+                                         " after reporting all its samples");
+      journal.append_event({{"type", "worker_exit"},
+                            {"serial", it->serial},
+                            {"pid", it->proc->pid()},
+                            {"exited_ns", ipc::monotonic_ns()},
+                            {"ok", status->ok()}});
+      it = exiting.erase(it);
     }
   }
 
   // Runs the jobs in order. The head of `active` is the only worker allowed to measure; up to
-  // options.prestart more are started behind it and wait on the barrier.
+  // options.prestart more are started behind it and wait, loaded, for their turn.
   void run_jobs(std::deque<Job> jobs) {
     std::deque<std::unique_ptr<Worker>> active;
     const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, options.prestart));
@@ -465,14 +530,13 @@ struct Runner::Impl {
       bool event = false;
       while (active.size() < depth && !jobs.empty() && !free_lanes.empty() &&
              (active.empty() || world_of(jobs.front()) == 1)) {
-        // The first worker of an empty pipeline measures as soon as it is ready.
-        const bool hold = options.prestart > 0;
-        active.push_back(start(std::move(jobs.front()), hold));
+        active.push_back(start(std::move(jobs.front()), !active.empty()));
         jobs.pop_front();
         event = true;
       }
+      reap_exiting();
       Worker& head = *active.front();
-      if (!head.released && try_release(head)) event = true;
+      event |= admit(head, active.size() > 1 ? active[1].get() : nullptr);
       const std::size_t before = head.next_task;
       drain(head);
       event |= head.next_task != before;
@@ -516,12 +580,11 @@ struct Runner::Impl {
         retire(std::move(gone), reason, &*status);
         if (retry) {
           // The replacement takes the failed worker's place in the order: plan order is kept.
-          auto replacement = start(std::move(*retry), options.prestart > 0 && !is_head);
+          auto replacement = start(std::move(*retry), !is_head);
           active.insert(active.begin() + static_cast<std::ptrdiff_t>(k), std::move(replacement));
         }
         break;  // `active` changed: look again from the top
       }
-      reap_exiting();
       progress.update(outcome.samples_recorded, outcome.workers_started);
       // Back off to 1 ms between looks. Polling every 100 us while a worker measured made CPU
       // kernels bimodal on a 2-core machine (a third of the fresh processes 15-30% slower; see

@@ -1,7 +1,8 @@
 #pragma once
 // Executes a plan: calibrates inner counts once, then runs the schedule's worker processes one
 // after another, copying every sample out of the segment into the journal as it lands. With
-// pre-start, the next workers are started while one measures and released one at a time. A
+// pre-start, the next workers are started while one measures and released one at a time; the
+// context gate keeps their CUDA contexts from being made or torn down beside a measurement. A
 // worker that crashes, fails or stops beating its heart is killed if needed, recorded, and its
 // missing samples are retried in a fresh worker; the run goes on.
 
@@ -28,10 +29,14 @@ struct RunnerOptions {
   int retries = 2;                              // fresh workers per failed worker run
   int device = 0;
   bool quiet = false;
-  // Workers started ahead of the measuring one: they create their process, context and handles
-  // and then wait on the segment's barrier; exactly one worker is released into measuring at a
-  // time, in plan order.
+  // Workers started ahead of the measuring one: they start their process and wait on the
+  // segment; exactly one worker is released into measuring at a time, in plan order.
   int prestart = 0;
+  // The context gate: a worker creates its device context only while no worker measures (the
+  // next one while the measuring one sets up), and starts its timed phase only once no other
+  // worker is creating a context or exiting. Off: contexts are created and destroyed whenever
+  // workers start and end, beside measurements.
+  bool context_gate = true;
   // Absolute folder of the run's artifact folders (<run>/artifacts): every worker gets
   // --artifact-root <it>/side-<its side>. Empty: workers get no artifact folder.
   std::string artifact_root;

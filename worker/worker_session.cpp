@@ -68,6 +68,18 @@ class Session {
         throw std::runtime_error("task names slot " + std::to_string(t.slot) + ", out of range");
     }
 
+    // The context gate: a held worker waits here, loaded and attached, until the orchestrator
+    // permits it to create its device context, which it does only while no worker measures (on
+    // the H200 a context created beside a measurement disturbed it). The wait polls every
+    // millisecond: context creation takes hundreds, and a waiting worker must stay off the CPU.
+    const bool gated = lane_.context_gate != 0;
+    if (gated) {
+      while (load_acquire(lane_.context_permit) == 0) {
+        beat();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    lane_.context_begin_ns = ipc::monotonic_ns();
     open_device();
     lane_.device_ready_ns = ipc::monotonic_ns();
     // A pre-started worker waits here, with its process loaded and its CUDA context made, until
@@ -82,6 +94,16 @@ class Session {
     }
     set_state(ipc::LaneState::setting_up);
     prepare_instances();
+    lane_.prepared_ns = ipc::monotonic_ns();
+    // Set up and warmed up while the next worker may have been creating its context: the timed
+    // phase waits until the orchestrator says no other worker creates a context or exits.
+    if (gated) {
+      set_state(ipc::LaneState::prepared);
+      while (load_acquire(lane_.measure_permit) == 0) {
+        beat();
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    }
     set_state(ipc::LaneState::measuring);
     lane_.measure_begin_ns = ipc::monotonic_ns();
     for (const auto& t : tasks_) {

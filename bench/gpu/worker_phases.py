@@ -4,12 +4,17 @@
 For each run directory given: samples per minute over the measuring span, and the median (p10,
 p90) of each phase of a measure worker's life:
   start     spawned -> attached      process start, dynamic loading, main() up to the segment
-  context   attached -> device_ready CUDA context (and NVML) creation
+  permit    attached -> context_begin waiting for the context gate's permit (0 without the gate)
+  context   context_begin -> device_ready CUDA context (and NVML) creation
   waiting   device_ready -> released pre-started, waiting on the barrier
-  setup     released -> measure_begin allocations, inputs, handles, warm-up (after release)
+  setup     released -> prepared     allocations, inputs, handles, warm-up (after release)
+  held      prepared -> measure_begin waiting for the measure permit (another worker creating its
+                                     context or exiting; 0 without the gate)
   measure   measure_begin -> measure_end
-  handoff   one worker's measure_end -> the next worker's release
-and the measuring share: the sum of measure over the span.
+  handoff   one worker's measure_end -> the next worker's measure_begin (nobody measuring)
+  exit      measure_end -> the orchestrator saw the process gone ("worker_exit" events)
+the measuring share (the sum of measure over the span), and how many samples' timed regions
+overlapped another worker's context creation or exit (what the context gate prevents).
 Usage: worker_phases.py RUN_DIR... [--json OUT]
 """
 import json
@@ -30,15 +35,32 @@ def phases(run):
     def span(a, b):
         return [(w[b] - w[a]) / 1e6 for w in workers if w.get(a) and w.get(b) and w[b] >= w[a]]
     out = {"run": run, "workers": len(workers), "samples": len(samples)}
-    for name, a, b in [("start", "spawned_ns", "attached_ns"), ("context", "attached_ns", "device_ready_ns"),
-                       ("waiting", "device_ready_ns", "released_ns"), ("setup", "released_ns", "measure_begin_ns"),
+    exited = {e["serial"]: e["exited_ns"] for e in events if e.get("type") == "worker_exit"}
+    for w in workers:
+        w.setdefault("context_begin_ns", w.get("attached_ns"))  # runs from before the gate
+        w.setdefault("prepared_ns", w.get("measure_begin_ns"))
+        if w["serial"] in exited:
+            w["exited_ns"] = exited[w["serial"]]
+    for name, a, b in [("start", "spawned_ns", "attached_ns"), ("permit", "attached_ns", "context_begin_ns"),
+                       ("context", "context_begin_ns", "device_ready_ns"), ("exit", "measure_end_ns", "exited_ns"),
+                       ("waiting", "device_ready_ns", "released_ns"), ("setup", "released_ns", "prepared_ns"),
+                       ("held", "prepared_ns", "measure_begin_ns"),
                        ("measure", "measure_begin_ns", "measure_end_ns")]:
         v = span(a, b)
         out[name + "_ms"] = {"median": statistics.median(v) if v else None, "p10": pct(v, 0.1), "p90": pct(v, 0.9)}
-    handoff = [(b["released_ns"] - a["measure_end_ns"]) / 1e6 for a, b in zip(workers, workers[1:])
-               if b.get("released_ns") and a.get("measure_end_ns")]
+    handoff = [(b["measure_begin_ns"] - a["measure_end_ns"]) / 1e6 for a, b in zip(workers, workers[1:])
+               if b.get("measure_begin_ns") and a.get("measure_end_ns")]
     out["handoff_ms"] = {"median": statistics.median(handoff) if handoff else None, "p10": pct(handoff, 0.1),
                          "p90": pct(handoff, 0.9)}
+    # Samples timed while another worker created its context or was exiting.
+    busy = [(w["serial"], w["context_begin_ns"], w["device_ready_ns"]) for w in workers
+            if w.get("context_begin_ns") and w.get("device_ready_ns")]
+    busy += [(w["serial"], w["measure_end_ns"], w["exited_ns"]) for w in workers if w.get("exited_ns")]
+    overlapped = 0
+    for s in samples:
+        if any(serial != s["worker_serial"] and a < s["end_ns"] and b > s["begin_ns"] for serial, a, b in busy):
+            overlapped += 1
+    out["samples_beside_context_or_exit"] = overlapped
     first = min((w["released_ns"] or w["measure_begin_ns"]) for w in workers)
     last = max(w["measure_end_ns"] for w in workers)
     wall_s = (last - first) / 1e9
@@ -57,13 +79,15 @@ def main():
         json_out = args[i + 1]
         del args[i:i + 2]
     rows = [phases(r) for r in args]
-    print("| run | samples/min | ms per worker | start | context | waiting | setup | measure | handoff | measuring share |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| run | samples/min | ms per worker | start | permit | context | waiting | setup | held | measure | handoff "
+          "| exit | measuring share | samples beside a context or exit |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         cell = lambda k: "—" if r[k]["median"] is None else f"{r[k]['median']:.1f}"
         print(f"| {r['run'].rstrip('/').split('/')[-1]} | {r['samples_per_minute']:.0f} | {r['wall_ms_per_worker']:.1f} | "
-              f"{cell('start_ms')} | {cell('context_ms')} | {cell('waiting_ms')} | {cell('setup_ms')} | "
-              f"{cell('measure_ms')} | {cell('handoff_ms')} | {r['measure_share']*100:.1f}% |")
+              f"{cell('start_ms')} | {cell('permit_ms')} | {cell('context_ms')} | {cell('waiting_ms')} | "
+              f"{cell('setup_ms')} | {cell('held_ms')} | {cell('measure_ms')} | {cell('handoff_ms')} | {cell('exit_ms')} | "
+              f"{r['measure_share']*100:.1f}% | {r['samples_beside_context_or_exit']} of {r['samples']} |")
     if json_out:
         json.dump(rows, open(json_out, "w"), indent=1)
 

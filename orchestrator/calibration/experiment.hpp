@@ -35,7 +35,7 @@ struct ExperimentSpec {
   std::string worker;  // empty: isobench-worker beside orchestrate
   double worker_timeout_s = 120;
   int retries = 2;
-  int prestart = -1;  // as orchestrate --prestart; -1: the run's default (0)
+  int prestart = -1;  // as orchestrate --prestart; -1: the run's default (1 on the GPU, 0 on the CPU)
   SettingsOverrides overrides;
   AnalysisOptions analysis;
 

@@ -250,7 +250,7 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
   cmd->add_option("--prestart", a.prestart,
-                  "workers started ahead of the measuring one in every run (default 0, as for runs)")
+                  "workers started ahead of the measuring one in every run (default as for runs: 1 on the GPU, 0 on the CPU)")
       ->check(CLI::Range(0, 8));
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
   // Measurement settings of every run; isolation comes from --modes, slowdowns from --real-slowdown.

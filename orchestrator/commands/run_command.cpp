@@ -279,16 +279,19 @@ int execute(const RunCommandOptions& options) {
     ropts.workers = {{options.worker.empty() ? default_worker_path() : options.worker, {}}};
   ropts.worker_timeout_s = options.worker_timeout_s;
   ropts.retries = options.retries;
-  // Pre-start is off unless asked for, on the GPU too. On the H200 another process creating its
-  // CUDA context beside a measurement moved that measurement: the share of samples more than 4%
-  // above their instance's median grew with the depth (per batch 6-13% at 0, 10-22% at 1, 20-30%
-  // at 4), and an A/B run of a real 5% regression found 6 of 9 instances SLOWER without
-  // pre-start and 1 of 9 with 4 (docs/results/2026-11-29-h200-c). Medians held (A/A at alpha
-  // 0.001: 0/252 with 4), but power is what a regression check lives on. The driver creates
-  // contexts one at a time (about 220 ms each; 860 ms each with 4 starting together), so
-  // pre-start gains 1.4-1.6x samples per minute and no more; --prestart N buys that speed.
-  ropts.prestart = std::max(0, options.prestart);
+  // Pre-start defaults to 1 on the GPU, 0 on the CPU. With the context gate (no context created
+  // or destroyed beside a measurement) one pre-started worker gave 1.67x samples per minute per
+  // batch and 1.2x per sample on the H200 (the driver makes a context in about 220 ms, and a
+  // context cannot be hidden behind a measurement without disturbing it), with the share of
+  // disturbed samples and the power of an A/B run of a real 5% regression unchanged (6 of 9
+  // SLOWER with and without); deeper pre-start gains nothing more (docs/results/2026-11-29-h200-d).
+  // Without the gate, pre-start 4 had tripled the disturbed samples and cut that power to 1 of 9
+  // (docs/results/2026-11-29-h200-c). A CPU worker starts in about 2 ms: nothing to hide there,
+  // and a waiting process would share the CPUs being measured.
+  ropts.prestart = options.prestart >= 0 ? options.prestart : plan.device == "cuda" ? 1 : 0;
   run_info["prestart"] = ropts.prestart;
+  ropts.context_gate = options.context_gate;
+  run_info["context_gate"] = ropts.context_gate;
   ropts.device = options.gpu;
   ropts.quiet = options.quiet;
   ropts.artifact_root = fs::absolute(dir->file("artifacts")).lexically_normal().string();
@@ -374,9 +377,14 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--prestart", o.prestart,
-                 "workers started ahead of the measuring one, released one at a time (default 0: on the H200 a "
-                 "context created beside a measurement moved it; docs/measurement.md)")
+                 "workers started ahead of the measuring one, released one at a time (default 1 on the GPU, 0 on "
+                 "the CPU; docs/measurement.md)")
       ->check(CLI::Range(0, 8));
+  app.add_option("--context-gate", o.context_gate,
+                 "on: a worker creates its CUDA context only while no worker measures, and measures only once "
+                 "every earlier worker has exited; off: contexts come and go beside measurements (to measure "
+                 "what the gate buys)")
+      ->capture_default_str();
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
                  "GPU's free memory, half the host's)");

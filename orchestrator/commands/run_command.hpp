@@ -21,6 +21,7 @@ struct RunCommandOptions {
   double worker_timeout_s = 120;
   int retries = 2;
   int prestart = -1;            // workers started ahead of the measuring one; -1 (not given): 0
+  bool context_gate = true;     // no context created or destroyed beside a measurement
   std::uint64_t memory_budget_mib = 0;  // 0: a safe fraction of the device's free memory
   std::string format = "table"; // table | json | csv | markdown | none
   bool quiet = false;

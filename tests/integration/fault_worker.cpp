@@ -3,6 +3,8 @@
 //   segv | abort | exit7 | hang      fail before doing anything
 //   segv-after:K                     die by SIGSEGV once K tasks are done (samples already written)
 //   forge                            write a sample with a wrong token into the first slot, then work
+//   slow-exit:MS | hang-exit         finish every task, then take MS milliseconds (or forever) to exit,
+//                                    as a slow CUDA teardown would
 //   abort-group                      (a rank) abort its rank group, as a failing rank does, then hang
 // With ISOBENCH_TEST_FAULT_RANK=R only rank R of a multi-rank group faults (the others run).
 // With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
@@ -91,5 +93,9 @@ int main(int argc, char** argv) {
     });
     watcher.detach();
   }
-  return worker::run_worker(options);
+  const int code = worker::run_worker(options);
+  if (fault.rfind("slow-exit:", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(fault.substr(10))));
+  if (fault == "hang-exit")
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  return code;
 }

@@ -1,5 +1,6 @@
 // Pre-started workers: started ahead, released one at a time in plan order, never two measuring
 // at once; one that dies before its release is replaced without losing or repeating a sample.
+// The context gate: no worker creates its context or exits beside another's measurement.
 
 #include <doctest/doctest.h>
 
@@ -31,6 +32,24 @@ std::vector<std::pair<std::uint64_t, Interval>> measuring_phases(const Scratch& 
       out.push_back({w["serial"].get<std::uint64_t>(),
                      {w["measure_begin_ns"].get<std::uint64_t>(), w["measure_end_ns"].get<std::uint64_t>()}});
   return out;
+}
+
+// When the orchestrator saw each worker's process gone, by serial.
+std::map<std::uint64_t, std::uint64_t> exit_times(const Scratch& s) {
+  std::map<std::uint64_t, std::uint64_t> out;
+  for (const auto& e : read_jsonl(s.path("run/samples.jsonl"), "worker_exit"))
+    out[e["serial"].get<std::uint64_t>()] = e["exited_ns"].get<std::uint64_t>();
+  return out;
+}
+
+// Workers that began measuring while an earlier worker's process was still exiting.
+int measured_beside_an_exit(const Scratch& s) {
+  const auto exits = exit_times(s);
+  int overlaps = 0;
+  for (const auto& [serial, phase] : measuring_phases(s))
+    for (const auto& [earlier, exited] : exits)
+      if (earlier < serial && exited > phase.begin) ++overlaps;
+  return overlaps;
 }
 
 }  // namespace
@@ -69,7 +88,66 @@ TEST_CASE("prestart: release order is the plan order and measuring phases never 
     // Workers really were started ahead: some worker started before the previous one finished.
     const std::string log = slurp(s.path("run/log.txt"));
     CHECK(log.find("(pre-started)") != std::string::npos);
+
+    // The context gate, from the times both sides wrote: no worker created its context while
+    // another measured, and none began measuring while an earlier one was still exiting.
+    const auto workers = read_jsonl(s.path("run/samples.jsonl"), "worker");
+    REQUIRE(workers.size() == phases.size());
+    for (const auto& w : workers) {
+      const auto context_begin = w["context_begin_ns"].get<std::uint64_t>();
+      const auto context_end = w["device_ready_ns"].get<std::uint64_t>();
+      CHECK(context_begin > 0);
+      CHECK(w["permit_ns"].get<std::uint64_t>() <= context_begin);
+      CHECK(context_end >= context_begin);
+      CHECK(w["prepared_ns"].get<std::uint64_t>() <= w["measure_permit_ns"].get<std::uint64_t>());
+      CHECK(w["measure_permit_ns"].get<std::uint64_t>() <= w["measure_begin_ns"].get<std::uint64_t>());
+      for (const auto& [serial, phase] : phases)
+        if (serial != w["serial"].get<std::uint64_t>())
+          CHECK_MESSAGE((context_end <= phase.begin || context_begin >= phase.end),
+                        "worker " << w["serial"] << " created its context while worker " << serial << " measured");
+    }
+    CHECK(exit_times(s).size() == workers.size());
+    CHECK(measured_beside_an_exit(s) == 0);
   }
+}
+
+TEST_CASE("context gate: no worker measures while an earlier one is still tearing down; off, they overlap") {
+  // Every worker takes 300 ms to exit after reporting, as a slow CUDA teardown would.
+  for (const bool gate : {true, false}) {
+    Scratch s(std::string("gate-slow-exit-") + (gate ? "on" : "off"));
+    const auto sweep = s.write("p.yaml", kSweep);
+    const auto r = run("ISOBENCH_TEST_FAULT=slow-exit:300 " + bin("orchestrate") +
+                           " --device cpu --quiet --prestart 1 --isolation process --per batch --context-gate " +
+                           (gate ? "on" : "off") + " --worker " + bin("isobench-fault-worker") + " --out " +
+                           s.path("run") + " " + sweep,
+                       s);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 18);
+    CHECK(read_json(s.path("run/run.json"))["context_gate"] == gate);
+    if (gate)
+      CHECK(measured_beside_an_exit(s) == 0);
+    else
+      CHECK(measured_beside_an_exit(s) >= 3);  // 5 hand-offs, each beside a 300 ms exit
+  }
+}
+
+TEST_CASE("context gate: a worker that never exits after reporting is killed, and the run goes on") {
+  Scratch s("gate-hang-exit");
+  const auto sweep = s.write("p.yaml", kSweep);
+  const auto r = run("ISOBENCH_TEST_FAULT=hang-exit ISOBENCH_TEST_FAULT_ONCE=" + s.path("marker") + " " +
+                         bin("orchestrate") + " --device cpu --quiet --prestart 1 --isolation process --per batch " +
+                         "--worker-timeout 1 --worker " + bin("isobench-fault-worker") + " --out " + s.path("run") +
+                         " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 18);
+  CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").empty());
+  CHECK(slurp(s.path("run/log.txt")).find("still exiting after") != std::string::npos);
+  const auto exits = read_jsonl(s.path("run/samples.jsonl"), "worker_exit");
+  REQUIRE(exits.size() == 6);
+  // Exactly one was killed: the worker that took the fault (one of the first two started).
+  CHECK(std::count_if(exits.begin(), exits.end(), [](const auto& e) { return e["ok"] == false; }) == 1);
+  CHECK(measured_beside_an_exit(s) == 0);
 }
 
 TEST_CASE("prestart: a pre-started worker that dies before its release is replaced, nothing lost or repeated") {

@@ -17,35 +17,14 @@
 #include "orchestrator/commands/artifact_diff.hpp"
 #include "orchestrator/commands/compare_command.hpp"
 #include "orchestrator/sha256.hpp"
+#include "temp_dir.hpp"
 
 using namespace isobench::orchestrator;
+using isobench::testing::TempDir;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("isobench_artifacts_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  fs::path write(const fs::path& rel, const std::string& text) const {
-    fs::create_directories((path_ / rel).parent_path());
-    std::ofstream(path_ / rel, std::ios::binary) << text;
-    return path_ / rel;
-  }
-
- private:
-  fs::path path_;
-};
 
 const ArtifactFile* find(const std::vector<ArtifactFile>& files, const std::string& path) {
   for (const auto& f : files)
@@ -171,6 +150,10 @@ TEST_CASE("artifacts.json: per side, per instance with files; empty folders are 
     broken["sides"][0]["instances"][wrote]["files"][0]["bytes"] = "four";
     CHECK_THROWS_WITH_AS(artifact_side_from_json(broken, 0, "x/artifacts.json"),
                          doctest::Contains("\"bytes\" is not a size"), std::runtime_error);
+    json bad_hash = doc;
+    bad_hash["sides"][0]["instances"][wrote]["files"][0]["sha256"] = "ABCDEF";
+    CHECK_THROWS_WITH_AS(artifact_side_from_json(bad_hash, 0, "x/artifacts.json"),
+                         doctest::Contains("\"sha256\" is not 64 lowercase hex digits"), std::runtime_error);
   }
 }
 

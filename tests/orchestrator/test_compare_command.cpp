@@ -11,34 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 using namespace isobench::orchestrator;
+using isobench::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
 
 // A fresh directory under the system temp folder, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("isobench_compare_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
 // Timing-like samples around 10 us; sigma 0.03 makes a 10% shift overlap (no separation).
 std::vector<double> timings(std::uint64_t seed, double scale, int n = 30, double sigma = 0.03) {
   std::mt19937_64 engine(seed);
@@ -86,8 +67,8 @@ void check_bad_input(const Outcome& o, const std::string& expected_err) {
 TEST_SUITE("compare --samples") {
   TEST_CASE("a 10% slowdown is SLOWER with exit code 1") {
     TempDir dir;
-    const auto a = dir.write("A.txt", lines_of(timings(1, 1.0)));
-    const auto b = dir.write("B.txt", lines_of(timings(2, 1.1)));
+    const std::string a = dir.write("A.txt", lines_of(timings(1, 1.0)));
+    const std::string b = dir.write("B.txt", lines_of(timings(2, 1.1)));
     const Outcome o = compare_files(a, b);
     CHECK(o.code == 1);
     CHECK(o.err.empty());
@@ -126,14 +107,14 @@ TEST_SUITE("compare --samples") {
 
   TEST_CASE("identical distributions are not SLOWER") {
     TempDir dir;
-    const auto a = dir.write("A.txt", lines_of(timings(3, 1.0)));
-    const auto b = dir.write("B.json", nlohmann::json(timings(4, 1.0)).dump());  // a JSON array
+    const std::string a = dir.write("A.txt", lines_of(timings(3, 1.0)));
+    const std::string b = dir.write("B.json", nlohmann::json(timings(4, 1.0)).dump());  // a JSON array
     const Outcome o = compare_files(a, b);
     CHECK(o.code == 0);
     CHECK(o.out.find("SLOWER") == std::string::npos);
     // Narrow noise and more samples: the interval fits inside the 2% floor.
-    const auto a2 = dir.write("A2.txt", lines_of(timings(5, 1.0, 60, 0.005)));
-    const auto b2 = dir.write("B2.txt", lines_of(timings(6, 1.0, 60, 0.005)));
+    const std::string a2 = dir.write("A2.txt", lines_of(timings(5, 1.0, 60, 0.005)));
+    const std::string b2 = dir.write("B2.txt", lines_of(timings(6, 1.0, 60, 0.005)));
     const Outcome same = compare_files(a2, b2);
     CHECK(same.code == 0);
     CHECK(same.out.find("verdict: SAME") != std::string::npos);
@@ -141,22 +122,22 @@ TEST_SUITE("compare --samples") {
 
   TEST_CASE("bad input: one line naming file, line and problem; exit code 2") {
     TempDir dir;
-    const auto good = dir.write("good.txt", "1.0\n2.0\n3.0\n");
-    const auto word = dir.write("B.txt", "1\n2\n3\n4\n# fine\n\nabc\n");
+    const std::string good = dir.write("good.txt", "1.0\n2.0\n3.0\n");
+    const std::string word = dir.write("B.txt", "1\n2\n3\n4\n# fine\n\nabc\n");
     check_bad_input(compare_files(good, word), "compare: " + word + ":7: not a number: \"abc\"");
-    const auto nan = dir.write("nan.txt", "1\nnan\n");
+    const std::string nan = dir.write("nan.txt", "1\nnan\n");
     check_bad_input(compare_files(good, nan), "compare: " + nan + ":2: not a finite number: \"nan\"");
-    const auto inf = dir.write("inf.txt", "1\n2\ninf\n");
+    const std::string inf = dir.write("inf.txt", "1\n2\ninf\n");
     check_bad_input(compare_files(inf, good), "compare: " + inf + ":3: not a finite number: \"inf\"");
-    const auto negative = dir.write("neg.txt", "1\n-2e-6\n");
+    const std::string negative = dir.write("neg.txt", "1\n-2e-6\n");
     check_bad_input(compare_files(good, negative), "compare: " + negative + ":2: a time must be positive: \"-2e-6\"");
-    const auto zero = dir.write("zero.txt", "1\n0\n");
+    const std::string zero = dir.write("zero.txt", "1\n0\n");
     check_bad_input(compare_files(good, zero), "compare: " + zero + ":2: a time must be positive: \"0\"");
-    const auto one = dir.write("one.txt", "# only one\n1.5\n");
+    const std::string one = dir.write("one.txt", "# only one\n1.5\n");
     check_bad_input(compare_files(good, one), "compare: " + one + ": needs at least 2 values, found 1");
-    const auto trailing = dir.write("trailing.txt", "1\n2.5x\n");
+    const std::string trailing = dir.write("trailing.txt", "1\n2.5x\n");
     check_bad_input(compare_files(good, trailing), "compare: " + trailing + ":2: not a number: \"2.5x\"");
-    const auto json_word = dir.write("bad.json", "[1.0, \"x\", 2.0]");
+    const std::string json_word = dir.write("bad.json", "[1.0, \"x\", 2.0]");
     check_bad_input(compare_files(good, json_word), "compare: " + json_word + ": element 2: not a number: \"x\"");
     const std::string missing = dir / "missing.txt";
     check_bad_input(compare_files(missing, good), "compare: " + missing + ": cannot open: No such file or directory");
@@ -164,8 +145,8 @@ TEST_SUITE("compare --samples") {
 
   TEST_CASE("the CLI subcommand parses options and stores the exit code") {
     TempDir dir;
-    const auto a = dir.write("A.txt", lines_of(timings(5, 1.0)));
-    const auto b = dir.write("B.txt", lines_of(timings(6, 1.1)));
+    const std::string a = dir.write("A.txt", lines_of(timings(5, 1.0)));
+    const std::string b = dir.write("B.txt", lines_of(timings(6, 1.1)));
     CLI::App app("orchestrate");
     int exit_code = -1;
     register_compare_command(app, exit_code);

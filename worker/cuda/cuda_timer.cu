@@ -159,9 +159,9 @@ class CudaTimer final : public Timer {
   Measurement measure() override {
     Measurement m;
     const unsigned clock_before = clock_.current_mhz();
-    bool blocking_timed_out = false;
-    m.seconds = time_sample(blocking_timed_out);
-    m.host_enqueue_s = enqueue_s_ / options_.inner;
+    const TimedSample sample = time_sample();
+    m.seconds = sample.seconds_per_launch;
+    m.host_enqueue_s = sample.enqueue_s / options_.inner;
     const unsigned clock_after = clock_.current_mhz();
 
     std::ostringstream note;
@@ -169,7 +169,7 @@ class CudaTimer final : public Timer {
       m.flags.push_back("graph_fallback");
       note << "graph capture failed (" << fallback_reason_ << "); timed with events. ";
     }
-    if (blocking_timed_out) {
+    if (sample.blocking_timed_out) {
       m.flags.push_back("blocking_timeout");
       note << "the blocking kernel timed out before all launches were queued (too many inner "
               "launches for the launch queue?); launch latency may be in this sample. ";
@@ -190,8 +190,15 @@ class CudaTimer final : public Timer {
   std::string setup_note() const override { return setup_note_; }
 
  private:
-  // One sample: everything between the NVML readings. Returns seconds per launch.
-  double time_sample(bool& blocking_timed_out) {
+  struct TimedSample {
+    double seconds_per_launch = 0;
+    double enqueue_s = 0;  // host time queueing the sample's launches, in total
+    bool blocking_timed_out = false;
+  };
+
+  // One sample: everything between the NVML readings.
+  TimedSample time_sample() {
+    TimedSample sample;
     if (options_.cold_cache)
       ISOBENCH_CUDA_CHECK(cudaMemsetAsync(flush_.get(), int(++samples_ & 0xff), flush_.bytes(), stream_));
     if (flags_) {
@@ -211,24 +218,26 @@ class CudaTimer final : public Timer {
     } else {
       enqueue_launches(false);
     }
-    enqueue_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - enqueue_begin).count();
+    sample.enqueue_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - enqueue_begin).count();
     if (flags_) flags_->host()[0] = 1;  // everything is queued: let the stream run
     ISOBENCH_CUDA_CHECK(cudaEventSynchronize(events_.back().get()));
-    blocking_timed_out = flags_ && flags_->host()[1] != 0;
+    sample.blocking_timed_out = flags_ && flags_->host()[1] != 0;
 
-    if (options_.statistic == SampleStatistic::mean)
-      return seconds_between(events_.front(), events_.back()) / options_.inner;
-    double shortest = seconds_between(events_[0], events_[1]);
-    for (int i = 1; i < options_.inner; ++i)
-      shortest = std::min(shortest, seconds_between(events_[i], events_[i + 1]));
-    return shortest;
+    if (options_.statistic == SampleStatistic::mean) {
+      sample.seconds_per_launch = seconds_between(events_.front(), events_.back()) / options_.inner;
+    } else {
+      double shortest = seconds_between(events_[0], events_[1]);
+      for (int i = 1; i < options_.inner; ++i)
+        shortest = std::min(shortest, seconds_between(events_[i], events_[i + 1]));
+      sample.seconds_per_launch = shortest;
+    }
+    return sample;
   }
 
   // The median of `samples` samples, for calibration.
   double median_sample(int samples) {
     std::vector<double> values;
-    bool ignored = false;
-    for (int i = 0; i < samples; ++i) values.push_back(time_sample(ignored));
+    for (int i = 0; i < samples; ++i) values.push_back(time_sample().seconds_per_launch);
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
   }
@@ -383,7 +392,6 @@ class CudaTimer final : public Timer {
   std::uint64_t samples_ = 0;
   std::string fallback_reason_;
   std::string setup_note_;
-  double enqueue_s_ = 0;  // host time queueing the last sample's launches, in total
 };
 
 }  // namespace
