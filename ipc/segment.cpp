@@ -144,7 +144,7 @@ Segment Segment::create(const SegmentShape& shape) {
   auto m = std::make_unique<Mapping>();
   try {
     m->shm = bi::shared_memory_object(bi::create_only, name.c_str(), bi::read_write, perm);
-    m->shm.truncate(static_cast<bi::offset_t>(h.total_bytes));
+    m->shm.truncate(static_cast<bi::offset_t>(h.total_bytes + shape.rank_table_bytes));
     m->region = bi::mapped_region(m->shm, bi::read_write);
   } catch (const bi::interprocess_exception& e) {
     bi::shared_memory_object::remove(name.c_str());

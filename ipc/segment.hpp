@@ -26,6 +26,9 @@ struct SegmentShape {
   std::uint32_t n_lanes = 1;
   std::uint32_t tasks_per_lane = 0;
   std::string instances_json;  // a JSON array, one object per instance (kernel, params, settings)
+  // Room after the tables for the rank-group table of multi-rank runs (ipc/rank_group.hpp);
+  // 0 in runs without one. The header does not count it: the table validates itself.
+  std::uint64_t rank_table_bytes = 0;
 };
 
 // Offsets of every table for a shape; the header stores them and attach() re-derives them.

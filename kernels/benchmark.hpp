@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernel_spec.hpp"
+#include "rank_comm.hpp"
 
 namespace isobench::kernels {
 
@@ -18,6 +19,9 @@ struct SetupContext {
   // An earlier describe() of this instance to reproduce (the run's pinned choice, e.g. the
   // cuBLASLt algorithm), or null. Kernels with nothing to choose ignore it.
   nlohmann::json replay;
+  // The instance's ranks (its `ranks` parameter, docs/multi-rank.md): null when it runs in one
+  // process. Valid until the benchmark is destroyed.
+  RankComm* ranks = nullptr;
 };
 
 class Benchmark {

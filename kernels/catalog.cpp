@@ -6,7 +6,7 @@ const std::vector<KernelSpec>& builtin_catalog() {
   static const std::vector<KernelSpec> catalog = [] {
     std::vector<KernelSpec> all;
     for (auto family : {cpu_kernel_specs, cast_kernel_specs, normalization_kernel_specs,
-                        gemm_kernel_specs, grouped_gemm_kernel_specs}) {
+                        gemm_kernel_specs, grouped_gemm_kernel_specs, allgather_gemm_kernel_specs}) {
       auto specs = family();
       all.insert(all.end(), std::make_move_iterator(specs.begin()),
                  std::make_move_iterator(specs.end()));

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "ipc/kernel_record_buffer.hpp"
 #include "ipc/segment.hpp"
 #include "progress.hpp"
+#include "rank_groups.hpp"
 #include "sample_journal.hpp"
 #include "worker_process.hpp"
 
@@ -77,6 +79,12 @@ struct Worker {
   bool released = false;
   std::uint64_t released_ns = 0;
   std::string rejected;  // why a sample of this worker was rejected, if one was
+  // A multi-rank job (docs/multi-rank.md): this worker is rank 0 of `world`, the other ranks are
+  // `peers`, started with it and stopped with it. The group's index is rank 0's lane.
+  std::uint32_t world = 1;
+  std::uint32_t rank = 0;
+  std::uint32_t group = 0;
+  std::vector<std::unique_ptr<Worker>> peers;
 };
 
 // A worker that reported everything and is tearing down on its own (its CUDA context, its
@@ -105,6 +113,8 @@ struct Runner::Impl {
   std::vector<ExitingWorker> exiting;  // done, tearing down off the critical path
   RunOutcome outcome;
   Progress progress;
+  std::vector<std::uint32_t> worlds;        // world size of each instance, by index
+  std::optional<ipc::RankTable> rank_table;  // runs with a multi-rank instance only
 
   Impl(const RunDirectory& d, Plan& p, const RunnerOptions& o, RunLog& l, ipc::Segment s,
        std::set<std::uint32_t> done)
@@ -112,6 +122,8 @@ struct Runner::Impl {
         worker_output(d.file("workers.log")), done_slots(std::move(done)),
         progress(p.schedule.total_samples(), o.quiet) {
     for (std::uint32_t lane = seg.layout().n_lanes; lane-- > 0;) free_lanes.push_back(lane);
+    worlds = instance_worlds(plan.instances);
+    if (std::any_of(worlds.begin(), worlds.end(), [](std::uint32_t n) { return n > 1; })) rank_table.emplace(seg);
   }
 
   ~Impl() {
@@ -123,9 +135,23 @@ struct Runner::Impl {
   // Starts a worker for the job. `ahead`: another worker is in the pipeline (pre-start). A held
   // worker sets up only once released; with the context gate every worker is held and also
   // waits for its context permit and its measure permit, so that no context is created or torn
-  // down beside a measurement.
+  // down beside a measurement. A multi-rank job starts its rank 0, then its other ranks, only at
+  // the head of an empty pipeline (docs/multi-rank.md); the other ranks are neither held nor
+  // gated: they meet rank 0 at the group's barriers, so rank 0's permits gate the whole group.
   std::unique_ptr<Worker> start(Job job, bool ahead) {
-    const bool hold = options.context_gate || ahead;
+    const std::uint32_t world = world_of(job);
+    if (world == 1) return start_rank(std::move(job), ahead, 0, 1, 0);
+    auto w = start_rank(job, ahead, 0, world, 0);
+    for (std::uint32_t r = 1; r < world; ++r) w->peers.push_back(start_rank(job, ahead, r, world, w->group));
+    return w;
+  }
+
+  // One worker process: rank `rank` of `world` in rank group `group` (rank 0's group is its
+  // lane), on GPU --device + rank: one GPU per rank.
+  std::unique_ptr<Worker> start_rank(Job job, bool ahead, std::uint32_t rank, std::uint32_t world,
+                                     std::uint32_t group) {
+    const bool gated = options.context_gate && rank == 0;
+    const bool hold = gated || (ahead && rank == 0);
     if (free_lanes.empty()) throw std::logic_error("no free lane");
     auto w = std::make_unique<Worker>();
     w->lane = free_lanes.back();
@@ -133,12 +159,16 @@ struct Runner::Impl {
     w->job = std::move(job);
     w->token = token_rng() | 1;
     w->serial = next_serial++;
+    w->world = world;
+    w->rank = rank;
+    w->group = rank == 0 ? w->lane : group;
+    if (world > 1 && rank == 0) ipc::reset_rank_group(*rank_table, w->group, world, measured_slots(w->job));
     ipc::Lane& lane = seg.lane(w->lane);
     std::memset(&lane, 0, sizeof lane);
     lane.token = w->token;
     lane.n_tasks = static_cast<std::uint32_t>(w->job.tasks.size());
     lane.hold_for_release = hold ? 1 : 0;
-    lane.context_gate = options.context_gate ? 1 : 0;
+    lane.context_gate = gated ? 1 : 0;
     lane.side = w->job.side;  // which side's kernel record buffer the worker writes
     std::memcpy(seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
     for (const auto& t : w->job.tasks)
@@ -147,9 +177,13 @@ struct Runner::Impl {
 
     const WorkerCommand& command = options.workers.at(w->job.side);
     std::vector<std::string> args = {"--segment", seg.name(),  "--lane",   std::to_string(w->lane),
-                                     "--token",   std::to_string(w->token), "--device", std::to_string(options.device)};
+                                     "--token",   std::to_string(w->token), "--device", std::to_string(options.device + rank)};
     if (!options.artifact_root.empty())
       args.insert(args.end(), {"--artifact-root", options.artifact_root + "/side-" + std::to_string(w->job.side)});
+    if (world > 1) {
+      const auto ranks = rank_args(rank, world, w->group);
+      args.insert(args.end(), ranks.begin(), ranks.end());
+    }
     args.insert(args.end(), command.extra_args.begin(), command.extra_args.end());
     w->started = Clock::now();
     lane.spawned_ns = ipc::monotonic_ns();
@@ -163,10 +197,83 @@ struct Runner::Impl {
     log.write("worker-start", "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) +
                                   " lane " + std::to_string(w->lane) + " side " + std::to_string(w->job.side) + ": " +
                                   std::to_string(w->job.tasks.size()) + " " + w->job.what + " tasks" +
-                                  (ahead ? " (pre-started)" : ""));
-    w->permitted = w->measure_permitted = !options.context_gate;
+                                  (ahead ? " (pre-started)" : "") +
+                                  (rank > 0 ? " (rank " + std::to_string(rank) + " of group " + std::to_string(w->group) + ")" : ""));
+    w->permitted = w->measure_permitted = !gated;
     if (!hold) w->released = true;
     return w;
+  }
+
+  // ----- multi-rank groups (docs/multi-rank.md) -----------------------------------------------
+
+  // Jobs are split so that each has one world size (split_by_world): its first task's.
+  std::uint32_t world_of(const Job& job) const { return job.tasks.empty() ? 1 : worlds.at(job.tasks.front().instance); }
+
+  static std::vector<std::uint32_t> measured_slots(const Job& job) {
+    std::vector<std::uint32_t> slots;
+    for (const auto& t : job.tasks)
+      if (t.kind == kMeasure) slots.push_back(t.slot);
+    return slots;
+  }
+
+  // The job as jobs of one world size each, in its order: a multi-rank instance runs in its own
+  // group of processes, apart from instances of another world size.
+  std::deque<Job> split_by_world(const Job& job) const {
+    std::deque<Job> parts;
+    for (std::size_t i = 0; i < job.tasks.size(); ++i) {
+      const std::uint32_t world = worlds.at(job.tasks[i].instance);
+      if (parts.empty() || world_of(parts.back()) != world) {
+        parts.emplace_back();
+        parts.back().what = job.what;
+        parts.back().side = job.side;
+        parts.back().attempt = job.attempt;
+      }
+      parts.back().tasks.push_back(job.tasks[i]);
+      if (i < job.planned.size()) parts.back().planned.push_back(job.planned[i]);
+    }
+    return parts;
+  }
+
+  struct RankFailure {
+    std::string reason;
+    ExitStatus status;  // how the failed rank ended (killed here when it hung)
+  };
+
+  // A rank of w's group beyond rank 0 that failed: it ended before finishing its tasks, or has
+  // been silent longer than --worker-timeout (ranks waiting for a peer keep beating, so the
+  // silent one is the culprit). None while every peer is sound.
+  std::optional<RankFailure> peer_failure(Worker& w) {
+    for (auto& peer : w.peers) {
+      const std::string who = "rank " + std::to_string(peer->rank) + " (pid " + std::to_string(peer->proc->pid()) + ")";
+      if (const auto status = peer->proc->poll()) {
+        if (status->ok() && lane_state(*peer) == ipc::LaneState::done) continue;
+        return RankFailure{who + ": " + failure_reason(*peer, *status), *status};
+      }
+      if (const double silent = silent_seconds(*peer); silent > options.worker_timeout_s)
+        return RankFailure{who + " hung: no heartbeat for " + std::to_string(static_cast<int>(silent)) +
+                               " s (--worker-timeout " + std::to_string(options.worker_timeout_s) + " s)",
+                           peer->proc->kill()};
+    }
+    return std::nullopt;
+  }
+
+  // The other ranks leave with rank 0. After a success they end on their own (reaped with the
+  // exiting workers); after a failure the group is aborted, so no rank waits at its barrier
+  // for one that is gone, and they are killed.
+  void stop_peers(Worker& w, bool ok) {
+    if (w.peers.empty()) return;
+    if (!ok) ipc::abort_rank_group(*rank_table, w.group, ipc::kAbortedByOrchestrator);
+    for (auto& peer : w.peers) {
+      if (ok) {
+        exiting.push_back({std::move(peer->proc), peer->serial, Clock::now()});
+      } else {
+        const auto status = peer->proc->kill();
+        log.write("rank-stopped", "rank " + std::to_string(peer->rank) + " pid " + std::to_string(peer->proc->pid()) +
+                                      " of worker " + std::to_string(w.serial) + ": " + status.describe());
+      }
+      free_lanes.push_back(peer->lane);
+    }
+    w.peers.clear();
   }
 
   ipc::LaneState lane_state(const Worker& w) const {
@@ -231,14 +338,17 @@ struct Runner::Impl {
       // Validate and record one copy: the shared slot may change between two reads.
       ipc::SampleSlot slot;
       std::memcpy(&slot, &shared, sizeof slot);
-      if (auto problem = validate_slot(slot, t, w.token, t.slot); !problem.empty()) {
+      std::vector<double> rank_values;
+      std::string problem = validate_slot(slot, t, w.token, t.slot);
+      if (problem.empty() && w.world > 1) problem = read_rank_values(*rank_table, t.slot, w.world, slot.value_s, rank_values);
+      if (!problem.empty()) {
         log.write("sample-rejected", "slot " + std::to_string(t.slot) + " of worker " + std::to_string(w.serial) +
                                          ": " + problem);
         w.rejected = "rejected sample: " + problem;
         ++w.next_task;
         continue;
       }
-      record(slot, w.job.planned[w.next_task], w.proc->pid(), w.serial);
+      record(slot, w.job.planned[w.next_task], w.proc->pid(), w.serial, std::move(rank_values));
       ++w.next_task;
     }
   }
@@ -255,7 +365,8 @@ struct Runner::Impl {
     return {};
   }
 
-  void record(const ipc::SampleSlot& slot, const PlannedSample& ps, std::int64_t pid, std::uint64_t serial) {
+  void record(const ipc::SampleSlot& slot, const PlannedSample& ps, std::int64_t pid, std::uint64_t serial,
+              std::vector<double> rank_values) {
     SampleRecord r;
     r.instance = plan.instances.at(ps.instance).worker.id;
     r.instance_index = ps.instance;
@@ -275,6 +386,7 @@ struct Runner::Impl {
     r.kernel_gpu_s = slot.kernel_gpu_s;
     if (slot.flags & ipc::flag_low_sm_clock) r.flags.push_back("low_sm_clock");
     if (slot.flags & ipc::flag_graph_fallback) r.flags.push_back("graph_fallback");
+    r.rank_values = std::move(rank_values);
     journal.append(r);
     done_slots.insert(ps.slot);
     ++outcome.samples_recorded;
@@ -305,6 +417,7 @@ struct Runner::Impl {
 
   // The worker is over: journal what it did, free its lane, keep its process to reap later.
   void retire(std::unique_ptr<Worker> w, const std::string& reason, const ExitStatus* status) {
+    stop_peers(*w, reason.empty());
     const ipc::Lane& lane = seg.lane(w->lane);
     journal.append_event({{"type", "worker"},
                           {"serial", w->serial},
@@ -415,7 +528,8 @@ struct Runner::Impl {
         return;
       }
       bool event = false;
-      while (active.size() < depth && !jobs.empty() && !free_lanes.empty()) {
+      while (active.size() < depth && !jobs.empty() && !free_lanes.empty() &&
+             (active.empty() || world_of(jobs.front()) == 1)) {
         active.push_back(start(std::move(jobs.front()), !active.empty()));
         jobs.pop_front();
         event = true;
@@ -444,6 +558,11 @@ struct Runner::Impl {
           // Done, but a sample in its slots was not its own: those slots are measured again.
           status = w.proc->kill();
           reason = w.rejected;
+        } else if (auto peer = peer_failure(w)) {
+          w.proc->kill();
+          if (is_head) drain(w);
+          status = peer->status;  // the failure is recorded as the failed rank's
+          reason = std::move(peer->reason);
         } else if (status) {
           if (is_head) drain(w);
           reason = failure_reason(w, *status);
@@ -516,7 +635,7 @@ struct Runner::Impl {
       if (p.replay.is_null() && p.worker.backend == "cuda" && load_acquire(seg.instance(i).report_ready) == 0)
         job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::describe), i, 0, 0});
     }
-    if (!job.tasks.empty()) run_jobs({job});
+    if (!job.tasks.empty()) run_jobs(split_by_world(job));
     if (interrupt_requested()) return;
     bool pinned_now = false;
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
@@ -584,7 +703,7 @@ struct Runner::Impl {
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i)
       if (plan.instances[i].inner == 0) job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::calibrate), i, 0, 0});
     if (job.tasks.empty()) return;
-    run_jobs({job});
+    run_jobs(split_by_world(job));
     if (interrupt_requested()) return;
     nlohmann::json calibration = nlohmann::json::array();
     std::string failed;
@@ -643,7 +762,7 @@ struct Runner::Impl {
         job.tasks.push_back({kMeasure, t.instance, t.slot, t.round});
         job.planned.push_back(t);
       }
-      if (!job.tasks.empty()) jobs.push_back(std::move(job));
+      for (auto& part : split_by_world(job)) jobs.push_back(std::move(part));
     }
     run_jobs(std::move(jobs));
     write_instance_reports();
@@ -685,7 +804,11 @@ RunOutcome Runner::run() {
   shape.n_lanes = static_cast<std::uint32_t>(2 + std::max(0, options_.prestart));
   shape.tasks_per_lane = static_cast<std::uint32_t>(max_tasks);
   shape.instances_json = ipc::encode_instances(table);
+  const auto worlds = instance_worlds(plan_.instances);
+  const std::uint32_t max_world = worlds.empty() ? 1 : *std::max_element(worlds.begin(), worlds.end());
+  make_room_for_ranks(shape, max_world);
   auto seg = ipc::Segment::create(shape);
+  if (max_world > 1) ipc::init_rank_table(seg, shape.n_lanes, max_world);
   log_.write("segment", "created " + seg.name() + " (" + std::to_string(seg.size()) + " bytes)");
 
   Impl impl(dir_, plan_, options_, log_, std::move(seg), std::move(done));

@@ -22,6 +22,7 @@ nlohmann::json SampleRecord::to_json() const {
                       {"sm_clock_mhz", sm_clock_mhz}, {"flags", flags}};
   j["host_enqueue_s"] = host_enqueue_s;
   if (kernel_gpu_s > 0) j["kernel_gpu_s"] = kernel_gpu_s;  // only samples of a worker that recorded
+  if (!rank_values.empty()) j["rank_values"] = rank_values;
   return j;
 }
 
@@ -44,6 +45,7 @@ SampleRecord SampleRecord::from_json(const nlohmann::json& j) {
   r.flags = j.value("flags", std::vector<std::string>{});
   r.host_enqueue_s = j.value("host_enqueue_s", 0.0);  // absent in journals written before it
   r.kernel_gpu_s = j.value("kernel_gpu_s", 0.0);
+  r.rank_values = j.value("rank_values", std::vector<double>{});
   return r;
 }
 

@@ -30,6 +30,9 @@ struct SampleRecord {
   std::vector<std::string> flags;
   double host_enqueue_s = 0;  // host time queueing the launches, per launch (0: unknown)
   double kernel_gpu_s = 0;    // kernel GPU time per launch from the worker's record pass (0: none)
+  // A multi-rank instance's sample: each rank's own time, by rank; `value` is the largest
+  // (docs/multi-rank.md). Empty for an instance of one process.
+  std::vector<double> rank_values;
 
   nlohmann::json to_json() const;
   static SampleRecord from_json(const nlohmann::json& j);  // throws on missing fields

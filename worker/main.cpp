@@ -16,6 +16,11 @@ int main(int argc, char** argv) {
   app.add_option("--lane", options.lane, "lane index in the segment");
   app.add_option("--token", options.token, "this worker's identity token");
   app.add_option("--device", options.device, "CUDA device index")->capture_default_str();
+  app.add_option("--rank", options.rank, "this worker's rank in its rank group (multi-rank instances)");
+  app.add_option("--world", options.world, "ranks in the group: worker processes started together")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  app.add_option("--group", options.group, "the rank group's index in the segment");
   app.add_flag("--list-kernels", list, "print the kernels this build implements and exit");
   app.add_option("--artifact-root", options.artifact_root,
                  "folder of this side's artifact folders: each instance gets one, named in ISOBENCH_ARTIFACT_DIR "

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include "artifact_dir.hpp"
 #include "command_timer.hpp"
 #include "kernel_record.hpp"
+#include "segment_rank_comm.hpp"
 #include "timer.hpp"
 #ifdef ISOBENCH_WITH_CUDA
 #include "worker/cuda/cuda_device.hpp"
@@ -250,6 +252,10 @@ class Session {
     ctx.seed = spec.seed;
     ctx.rotate_buffers = spec.rotate_buffers;
     ctx.replay = pinned_choice(spec);
+    if (ipc::world_size(spec) != options_.world)
+      throw std::runtime_error(spec.id + " runs on " + std::to_string(ipc::world_size(spec)) +
+                               " ranks, this worker is one of " + std::to_string(options_.world));
+    ctx.ranks = rank_comm();
 #ifdef ISOBENCH_WITH_CUDA
     if (device_) ctx.cuda_stream = device_->stream();
 #endif
@@ -320,7 +326,7 @@ class Session {
 
   void report_instance(std::uint32_t index, PreparedInstance& p, const Timer& timer) {
     auto& entry = seg_.instance(index);
-    if (load_acquire(entry.report_ready) != 0) return;
+    if (options_.rank != 0 || load_acquire(entry.report_ready) != 0) return;  // one writer per instance
     nlohmann::json report = {{"setup_note", timer.setup_note()}, {"describe", p.bench->describe()}};
     std::string text = report.dump();
     if (text.size() >= ipc::kReportBytes) text = nlohmann::json{{"setup_note", "report too long"}}.dump();
@@ -338,12 +344,15 @@ class Session {
     for (;;) {
       beat();
       auto timer = make_timer(p, inner);
-      const double total = timer->measure().seconds * inner;
+      // The ranks of a group decide alike, from the slowest rank's time: they must run the same
+      // launches, or a collective in one of them would wait forever.
+      const double total = slowest_of_ranks(timer->measure().seconds * inner);
       per_launch = total / inner;
       if (total >= target || inner >= (1u << 24)) break;
       const double grow = total > 0 ? std::clamp(target / total * 1.2, 2.0, 100.0) : 100.0;
       inner = static_cast<std::uint32_t>(std::min<double>(inner * grow, 1u << 24));
     }
+    if (options_.rank != 0) return;  // rank 0 reports the group's calibration
     const double wanted = per_launch > 0 ? std::ceil(target / per_launch) : 1.0;
     entry.calibrated_inner = static_cast<std::uint32_t>(std::clamp(wanted, 1.0, double(1u << 24)));
     entry.calibrated_seconds_per_launch = per_launch;
@@ -362,25 +371,53 @@ class Session {
     }
     auto& slot = seg_.slot(t.slot);
     idle_gap(*p.spec);
-    const std::uint64_t begin = ipc::monotonic_ns();
+    if (auto* ranks = rank_comm()) ranks->member().barrier();  // a group's ranks start each sample together
+    ipc::RankSample sample{};
+    sample.begin_ns = ipc::monotonic_ns();
     const Measurement m = p.timer->measure();
-    const std::uint64_t end = ipc::monotonic_ns();
+    sample.end_ns = ipc::monotonic_ns();
+    sample.value_s = m.seconds;
+    sample.sm_clock_mhz = m.sm_clock_mhz;
+    sample.host_enqueue_s = m.host_enqueue_s;
+    for (const auto& f : m.flags) {
+      if (f == "low_sm_clock") sample.flags |= ipc::flag_low_sm_clock;
+      if (f == "graph_fallback") sample.flags |= ipc::flag_graph_fallback;
+    }
+    if (auto* ranks = rank_comm()) {
+      // The slowest-rank rule: rank 0 writes the slot once every rank has reported its part.
+      const auto parts = ranks->member().gather_sample(t.slot, sample);
+      if (parts.empty()) return;
+      sample = ipc::slowest_rank(parts);
+    }
     slot.instance = t.instance;
     slot.token = options_.token;
-    slot.value_s = m.seconds;
-    slot.sm_clock_mhz = m.sm_clock_mhz;
-    slot.flags = 0;
-    for (const auto& f : m.flags) {
-      if (f == "low_sm_clock") slot.flags |= ipc::flag_low_sm_clock;
-      if (f == "graph_fallback") slot.flags |= ipc::flag_graph_fallback;
-    }
+    slot.value_s = sample.value_s;
+    slot.sm_clock_mhz = sample.sm_clock_mhz;
+    slot.flags = sample.flags;
     slot.inner = inner;
-    slot.begin_ns = begin;
-    slot.end_ns = end;
-    slot.host_enqueue_s = m.host_enqueue_s;
+    slot.begin_ns = sample.begin_ns;
+    slot.end_ns = sample.end_ns;
+    slot.host_enqueue_s = sample.host_enqueue_s;
     slot.kernel_gpu_s = p.kernel_gpu_s;
     slot.seal = ipc::seal_of(slot, t.slot);
     store_release(slot.state, static_cast<std::uint32_t>(ipc::SlotState::written));
+  }
+
+  // This worker's rank group (--world above 1), joined on first use; null for a worker of its own.
+  SegmentRankComm* rank_comm() {
+    if (options_.world <= 1) return nullptr;
+    if (!ranks_)
+      ranks_ = std::make_unique<SegmentRankComm>(seg_, options_.group, options_.rank, options_.world, [this] { beat(); });
+    return ranks_.get();
+  }
+
+  // The largest of the ranks' `seconds` (every rank gets it); `seconds` itself without ranks.
+  double slowest_of_ranks(double seconds) {
+    auto* ranks = rank_comm();
+    if (!ranks) return seconds;
+    std::vector<double> all(options_.world);
+    ranks->all_gather(&seconds, sizeof seconds, all.data());
+    return *std::max_element(all.begin(), all.end());
   }
 
   const WorkerOptions& options_;
@@ -388,6 +425,7 @@ class Session {
   ipc::Lane& lane_;
   std::vector<ipc::WorkerInstance> instances_;
   std::vector<ipc::Task> tasks_;
+  std::unique_ptr<SegmentRankComm> ranks_;  // before prepared_: benchmarks hold a pointer to it
   std::map<std::uint32_t, PreparedInstance> prepared_;
   std::uint32_t side_ = 0;  // which build this worker is (the lane's side)
   std::vector<bool> measured_;  // by instance index: measure tasks in this worker (measures())
@@ -396,6 +434,16 @@ class Session {
   std::unique_ptr<KernelRecorder> recorder_;  // after device_: destroyed (CUPTI detached) first
 #endif
 };
+
+// A failed rank tells the other ranks of its group, which stop waiting for it at their barrier.
+void abort_rank_group(const ipc::Segment& seg, const WorkerOptions& options) {
+  if (options.world <= 1) return;
+  try {
+    ipc::abort_rank_group(ipc::RankTable(seg), options.group, options.rank + 1);
+  } catch (const std::exception& e) {
+    std::cerr << "isobench-worker: cannot abort rank group " << options.group << ": " << e.what() << "\n";
+  }
+}
 
 }  // namespace
 
@@ -418,6 +466,7 @@ int run_worker(const WorkerOptions& options) {
     if (lane && lane->token == options.token) {
       ipc::copy_text(lane->error, sizeof lane->error, e.what());
       store_release(lane->state, static_cast<std::uint32_t>(ipc::LaneState::failed));
+      abort_rank_group(*seg, options);
     }
     return 3;
   }

@@ -19,6 +19,11 @@ struct WorkerOptions {
   std::map<std::string, std::string> plugin_overrides;  // plugin path in the plan -> library to load
   std::map<std::string, nlohmann::json> param_overrides;  // --set NAME=VALUE: forced on every instance
   std::string artifact_root;  // this side's artifacts/side-<s> folder of the run; empty: none
+  // Multi-rank instances (docs/multi-rank.md): this worker is rank `rank` of `world` worker
+  // processes meeting in rank group `group` of the segment. world 1: a worker of its own.
+  std::uint32_t rank = 0;
+  std::uint32_t world = 1;
+  std::uint32_t group = 0;
 };
 
 // Returns the process exit code: 0 when every task finished, 3 when the worker failed (the

@@ -38,5 +38,6 @@ std::unique_ptr<Benchmark> make_cpu_copy();    // copy.cpp
 std::unique_ptr<Benchmark> make_cpu_matmul();  // matmul.cpp
 std::unique_ptr<Benchmark> make_cpu_reduce();  // reduce.cpp
 std::unique_ptr<Benchmark> make_cpu_spin();    // spin.cpp
+std::unique_ptr<Benchmark> make_cpu_allgather_matmul();  // allgather_matmul.cpp
 
 }  // namespace isobench::kernels

@@ -22,6 +22,15 @@ AxisSpec dtype_axis() {
 
 }  // namespace
 
+AxisSpec ranks_axis() {
+  return {.name = "ranks",
+          .type = AxisType::integer,
+          .help = "worker processes that run the instance together, one per GPU (docs/multi-rank.md)",
+          .default_value = 1,
+          .min = 1,
+          .max = 8};
+}
+
 std::vector<KernelSpec> cpu_kernel_specs() {
   std::vector<KernelSpec> specs;
 
@@ -90,6 +99,29 @@ std::vector<KernelSpec> cpu_kernel_specs() {
       .device_bytes = [](const Params&) -> std::uint64_t { return 0; },
       .bytes_per_launch = [](const Params&) -> std::uint64_t { return 0; },
       .flops_per_launch = [](const Params&) -> std::uint64_t { return 0; },
+  });
+
+  specs.push_back({
+      .name = "cpu_allgather_matmul",
+      .family = "cpu",
+      .backend = Backend::cpu,
+      .description = "all-gather of A's row blocks across `ranks` worker processes through shared memory, "
+                     "then C = A * B (m x k times k x n), one thread per rank",
+      .axes = {{.name = "m", .type = AxisType::integer, .help = "rows of A and C (a multiple of ranks)",
+                .default_value = 64, .min = 1, .max = 4096},
+               {.name = "k", .type = AxisType::integer, .help = "columns of A, rows of B", .default_value = 64,
+                .min = 1, .max = 4096},
+               {.name = "n", .type = AxisType::integer, .help = "columns of B and C", .default_value = 64,
+                .min = 1, .max = 4096},
+               ranks_axis(),
+               dtype_axis()},
+      .device_bytes =
+          [](const Params& p) {
+            return (u64(p, "m") * u64(p, "k") + u64(p, "k") * u64(p, "n") + u64(p, "m") * u64(p, "n")) *
+                   element_size(p);
+          },
+      .bytes_per_launch = [](const Params& p) { return u64(p, "m") * u64(p, "k") * element_size(p); },
+      .flops_per_launch = [](const Params& p) { return 2 * u64(p, "m") * u64(p, "n") * u64(p, "k"); },
   });
 
   return specs;

@@ -1,12 +1,10 @@
 // cpu_matmul: C = A * B for n x n row-major matrices, cache-blocked, single thread.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <random>
-#include <sstream>
 #include <vector>
 
 #include "kernels/cpu/cpu_kernels.hpp"
+#include "kernels/cpu/product_entry_check.hpp"
 #include "kernels/cpu/random_fill.hpp"
 
 namespace isobench::kernels {
@@ -68,22 +66,8 @@ class CpuMatmul final : public Benchmark {
     if (last_ < 0) return "check() called before any launch";
     const auto& a = a_[static_cast<std::size_t>(last_)];
     const auto& b = b_[static_cast<std::size_t>(last_)];
-    // Error bound of a length-n dot product in T, scaled by the sum of |a_ik * b_kj|.
-    const double unit = 2.0 * static_cast<double>(n_) * std::numeric_limits<T>::epsilon();
-    auto check_entry = [&](std::size_t i, std::size_t j) -> std::string {
-      long double ref = 0, magnitude = 0;
-      for (std::size_t k = 0; k < n_; ++k) {
-        const long double p = static_cast<long double>(a[i * n_ + k]) * b[k * n_ + j];
-        ref += p;
-        magnitude += std::fabs(p);
-      }
-      const double got = static_cast<double>(c_[i * n_ + j]);
-      const double error = std::fabs(got - static_cast<double>(ref));
-      if (error <= unit * static_cast<double>(magnitude) + std::numeric_limits<T>::min()) return {};
-      std::ostringstream os;
-      os << "C[" << i << "][" << j << "] = " << got << ", reference " << static_cast<double>(ref)
-         << " (error " << error << ")";
-      return os.str();
+    auto check_entry = [&](std::size_t i, std::size_t j) {
+      return cpu_detail::check_product_entry(a.data(), n_, b.data(), n_, n_, i, j, c_[i * n_ + j]);
     };
     if (n_ <= kFullCheckMaxN) {
       for (std::size_t i = 0; i < n_; ++i)

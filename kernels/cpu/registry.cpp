@@ -9,6 +9,7 @@ std::vector<Implementation> cpu_implementations() {
       {"cpu_matmul", &make_cpu_matmul},
       {"cpu_reduce", &make_cpu_reduce},
       {"cpu_spin", &make_cpu_spin},
+      {"cpu_allgather_matmul", &make_cpu_allgather_matmul},
   };
 }
 

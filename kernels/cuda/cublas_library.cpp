@@ -1,11 +1,9 @@
 #include "cublas_library.hpp"
 
-#include <dlfcn.h>
-
 #include <atomic>
-#include <mutex>
-#include <stdexcept>
 #include <string>
+
+#include "shared_library.hpp"
 
 namespace isobench::kernels::cuda {
 
@@ -13,26 +11,10 @@ namespace {
 
 std::atomic<bool> g_loaded{false};
 
-// The major version the kernels were compiled against: its ABI is the one the table's types
-// describe, so a library of another major version is not taken.
 void* open_library(const std::string& stem) {
-  const std::string versioned = stem + ".so." + std::to_string(CUBLAS_VER_MAJOR);
-  for (const std::string& name : {versioned, "/usr/local/cuda/lib64/" + versioned}) {
-    if (void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      g_loaded = true;
-      return handle;
-    }
-  }
-  const char* why = dlerror();
-  throw std::runtime_error("cannot load " + versioned + " (needed by the GEMM kernels): " +
-                           (why ? why : "not found") + "; set LD_LIBRARY_PATH to the CUDA toolkit's lib64");
-}
-
-template <class F>
-void resolve(void* library, const char* library_name, const char* symbol, F& out) {
-  void* address = dlsym(library, symbol);
-  if (!address) throw std::runtime_error(std::string(library_name) + " has no symbol " + symbol);
-  out = reinterpret_cast<F>(address);
+  void* handle = open_shared_library(stem, CUBLAS_VER_MAJOR, "the GEMM kernels", {"/usr/local/cuda/lib64"});
+  g_loaded = true;
+  return handle;
 }
 
 }  // namespace

@@ -12,5 +12,6 @@ std::unique_ptr<Benchmark> make_rmsnorm();       // normalization.cu
 std::unique_ptr<Benchmark> make_layernorm();     // normalization.cu
 std::unique_ptr<Benchmark> make_gemm();          // gemm.cu
 std::unique_ptr<Benchmark> make_grouped_gemm();  // grouped_gemm.cu
+std::unique_ptr<Benchmark> make_allgather_gemm();  // allgather_gemm.cu
 
 }  // namespace isobench::kernels::cuda

@@ -8,7 +8,8 @@ std::vector<Implementation> cuda_implementations() {
           {"rmsnorm", cuda::make_rmsnorm},
           {"layernorm", cuda::make_layernorm},
           {"gemm", cuda::make_gemm},
-          {"grouped_gemm", cuda::make_grouped_gemm}};
+          {"grouped_gemm", cuda::make_grouped_gemm},
+          {"allgather_gemm", cuda::make_allgather_gemm}};
 }
 
 }  // namespace isobench::kernels

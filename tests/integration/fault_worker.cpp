@@ -5,6 +5,8 @@
 //   forge                            write a sample with a wrong token into the first slot, then work
 //   slow-exit:MS | hang-exit         finish every task, then take MS milliseconds (or forever) to exit,
 //                                    as a slow CUDA teardown would
+//   abort-group                      (a rank) abort its rank group, as a failing rank does, then hang
+// With ISOBENCH_TEST_FAULT_RANK=R only rank R of a multi-rank group faults (the others run).
 // With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
 // With ISOBENCH_TEST_FAULT_NTH=N and ISOBENCH_TEST_FAULT_COUNTER=FILE it happens only in the N-th
 // worker started (0-based; FILE counts the workers, one byte each).
@@ -21,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include "ipc/rank_group.hpp"
 #include "ipc/segment.hpp"
 #include "worker/worker_session.hpp"
 
@@ -34,10 +37,15 @@ int main(int argc, char** argv) {
     if (key == "--lane") options.lane = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
     if (key == "--token") options.token = std::stoull(argv[i + 1]);
     if (key == "--device") options.device = std::stoi(argv[i + 1]);
+    if (key == "--rank") options.rank = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
+    if (key == "--world") options.world = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
+    if (key == "--group") options.group = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
   }
   const char* fault_env = std::getenv("ISOBENCH_TEST_FAULT");
   std::string fault = fault_env ? fault_env : "";
-  if (const char* once = std::getenv("ISOBENCH_TEST_FAULT_ONCE")) {
+  if (const char* rank = std::getenv("ISOBENCH_TEST_FAULT_RANK"); rank && std::stoul(rank) != options.rank)
+    fault.clear();  // before ONCE: the other ranks must not use up the single fault
+  if (const char* once = std::getenv("ISOBENCH_TEST_FAULT_ONCE"); once && !fault.empty()) {
     if (std::filesystem::exists(once))
       fault.clear();
     else
@@ -58,6 +66,11 @@ int main(int argc, char** argv) {
   if (fault == "exit7") return 7;
   if (fault == "hang")
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (fault == "abort-group") {
+    auto seg = ipc::Segment::attach(options.segment);
+    ipc::abort_rank_group(ipc::RankTable(seg), options.group, options.rank + 1);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   if (fault == "forge") {
     auto seg = ipc::Segment::attach(options.segment);
     const ipc::Task first = seg.lane_tasks(options.lane)[0];

@@ -39,7 +39,7 @@ std::string run_and_check(const std::string& kernel, const json& given, int rota
 }  // namespace
 
 TEST_CASE("every CPU kernel has a spec in family cpu and an implementation") {
-  for (const char* name : {"cpu_copy", "cpu_matmul", "cpu_reduce", "cpu_spin"}) {
+  for (const char* name : {"cpu_copy", "cpu_matmul", "cpu_reduce", "cpu_spin", "cpu_allgather_matmul"}) {
     CAPTURE(name);
     const KernelSpec* spec = find_kernel(name);
     REQUIRE(spec != nullptr);
@@ -90,7 +90,7 @@ TEST_CASE("cpu_spin spends at least the time asked for") {
 }
 
 TEST_CASE("check() before any launch says so") {
-  for (const char* name : {"cpu_copy", "cpu_matmul", "cpu_reduce", "cpu_spin"}) {
+  for (const char* name : {"cpu_copy", "cpu_matmul", "cpu_reduce", "cpu_spin", "cpu_allgather_matmul"}) {
     auto bench = create_benchmark(name);
     bench->setup(complete(name, json::object()), SetupContext{.seed = 1});
     CHECK(bench->check() == "check() called before any launch");

@@ -127,6 +127,20 @@ TEST_CASE("grouped_gemm agrees with its reference") {
   CHECK(loop.bench->describe().at("algo").contains("tile_id"));
 }
 
+TEST_CASE("allgather_gemm on one rank agrees with its reference, sequence and every overlap") {
+  // One GPU: a world of one rank (an NCCL communicator of one). Several ranks need orchestrate.
+  for (const char* dtype : {"bf16", "fp32"}) {
+    check_agrees("allgather_gemm", {{"m", 128}, {"k", 64}, {"n", 48}, {"dtype", dtype}});
+    for (int chunks : {1, 2, 4, 8})
+      check_agrees("allgather_gemm",
+                   {{"m", 128}, {"k", 64}, {"n", 48}, {"dtype", dtype}, {"impl", "overlap"}, {"chunks", chunks}});
+  }
+  CHECK_THROWS_WITH(make("allgather_gemm", {{"m", 100}, {"k", 8}, {"n", 8}, {"impl", "overlap"}, {"chunks", 8}}),
+                    doctest::Contains("not a multiple of ranks * chunks"));
+  CHECK_THROWS_WITH(make("allgather_gemm", {{"m", 64}, {"k", 8}, {"n", 8}, {"ranks", 2}}),
+                    doctest::Contains("needs that many worker ranks"));
+}
+
 TEST_CASE("every timer mode gives finite positive times") {
   auto inst = make("cast", {{"n", 16 << 20}});
   struct Mode {

@@ -37,7 +37,7 @@ constexpr std::uint64_t kWorkspace = 32ull << 20;
 }  // namespace
 
 TEST_CASE("every CUDA kernel is in the catalog with the cuda backend and all three measures") {
-  for (const char* name : {"cast", "rmsnorm", "layernorm", "gemm", "grouped_gemm"}) {
+  for (const char* name : {"cast", "rmsnorm", "layernorm", "gemm", "grouped_gemm", "allgather_gemm"}) {
     const auto& spec = spec_of(name);
     CHECK(spec.backend == Backend::cuda);
     CHECK(spec.device_bytes);
@@ -117,4 +117,24 @@ TEST_CASE("grouped_gemm: bf16 only, bytes scale with the number of experts") {
   CHECK(spec.flops_per_launch(p) == 2ull * 8 * 512 * 4096 * 1024);
   CHECK_FALSE(problem_with("grouped_gemm", {{"groups", 8}, {"m_per_group", 1}, {"n", 8}, {"k", 8}, {"dtype", "fp16"}}).empty());
   CHECK_FALSE(problem_with("grouped_gemm", {{"groups", 0}, {"m_per_group", 1}, {"n", 8}, {"k", 8}}).empty());
+}
+
+TEST_CASE("allgather_gemm: ranks, impls, chunks and bytes per rank") {
+  const auto& spec = spec_of("allgather_gemm");
+  const auto p = complete("allgather_gemm", {{"m", 65536}, {"k", 4096}, {"n", 1024}, {"ranks", 2}});
+  CHECK(p.at("dtype") == "bf16");
+  CHECK(p.at("impl") == "sequence");
+  CHECK(p.at("chunks") == 1);
+  CHECK(instance_id(spec, p) == "allgather_gemm[m=65536,k=4096,n=1024,ranks=2,dtype=bf16,impl=sequence,chunks=1]");
+  // Per rank: its half of A, the gathered A, B, C, and the workspace.
+  const std::uint64_t m = 65536, k = 4096, n = 1024;
+  CHECK(spec.device_bytes(p) == 2 * (m / 2 * k + m * k + k * n + m * n) + kWorkspace);
+  CHECK(spec.bytes_per_launch(p) == 2 * (m / 2 * k + m * k + k * n + m * n));
+  CHECK(spec.flops_per_launch(p) == 2 * m * n * k);
+  const auto fp32 = complete("allgather_gemm", {{"m", 64}, {"k", 8}, {"n", 8}, {"ranks", 1}, {"dtype", "fp32"}});
+  CHECK(spec.device_bytes(fp32) == 4 * (64 * 8 + 64 * 8 + 8 * 8 + 64 * 8) + kWorkspace);
+  CHECK(problem_with("allgather_gemm", {{"m", 64}, {"k", 8}, {"n", 8}, {"impl", "overlap"}, {"chunks", 8}}).empty());
+  CHECK_FALSE(problem_with("allgather_gemm", {{"m", 64}, {"k", 8}, {"n", 8}, {"chunks", 16}}).empty());
+  CHECK_FALSE(problem_with("allgather_gemm", {{"m", 64}, {"k", 8}, {"n", 8}, {"ranks", 9}}).empty());
+  CHECK_FALSE(problem_with("allgather_gemm", {{"m", 64}, {"k", 8}, {"n", 8}, {"dtype", "fp16"}}).empty());
 }

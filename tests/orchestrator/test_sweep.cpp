@@ -607,3 +607,16 @@ benchmarks:
   CHECK_THROWS_WITH_AS(parse("settings: {record_kernels: 1}\nbenchmarks:\n  - kernel: cpu_spin\n"),
                        doctest::Contains("settings.record_kernels: expected true or false, got 1"), SweepError);
 }
+
+TEST_CASE("configs/allgather_gemm.yaml: the issue's shapes, two ranks, both dtypes, sequence and every overlap") {
+  const auto sweep = load_sweep(std::string(std::getenv("ISOBENCH_SOURCE_DIR")) + "/configs/allgather_gemm.yaml");
+  REQUIRE(sweep.instances.size() == 2 * 2 * 5);  // k x dtype x (sequence + 4 overlaps)
+  std::set<std::string> seen;
+  for (const auto& instance : sweep.instances) {
+    CHECK(instance.params.at("ranks") == 2);
+    CHECK(instance.params.at("m") == 65536);
+    CHECK(instance.params.at("n") == 1024);
+    seen.insert(instance.params.at("impl").get<std::string>() + std::to_string(instance.params.at("chunks").get<int>()));
+  }
+  CHECK(seen == std::set<std::string>{"sequence1", "overlap1", "overlap2", "overlap4", "overlap8"});
+}
