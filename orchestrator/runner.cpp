@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -94,6 +95,8 @@ struct ExitingWorker {
   std::unique_ptr<WorkerProcess> proc;
   std::uint64_t serial = 0;
   Clock::time_point since;
+  std::uint32_t rank = 0;          // its GPU is the run's device + rank
+  std::uint64_t device_bytes = 0;  // what its instances held there, until it is gone
 };
 
 }  // namespace
@@ -234,6 +237,32 @@ struct Runner::Impl {
     return parts;
   }
 
+  // A calibration or describe job as the jobs that run it: one per memory group of the plan
+  // (instances a worker may hold on the device at once; plan.schedule.groups), each split by
+  // world size. A setup worker sets up every instance it lists before warming any up, so a job
+  // over all instances of a sweep that does not fit at once would run out of device memory.
+  std::deque<Job> setup_jobs(const Job& job) const {
+    std::vector<std::size_t> group_of(plan.instances.size(), 0);
+    for (std::size_t g = 0; g < plan.schedule.groups.size(); ++g)
+      for (auto i : plan.schedule.groups[g]) group_of.at(i) = g;
+    std::deque<Job> jobs;
+    std::size_t current = SIZE_MAX;
+    Job part;
+    auto flush = [&] {
+      for (auto& j : split_by_world(part)) jobs.push_back(std::move(j));
+      part.tasks.clear();
+    };
+    part.what = job.what;
+    part.side = job.side;
+    for (const auto& t : job.tasks) {
+      if (group_of.at(t.instance) != current && !part.tasks.empty()) flush();
+      current = group_of.at(t.instance);
+      part.tasks.push_back(t);
+    }
+    if (!part.tasks.empty()) flush();
+    return jobs;
+  }
+
   struct RankFailure {
     std::string reason;
     ExitStatus status;  // how the failed rank ended (killed here when it hung)
@@ -265,7 +294,7 @@ struct Runner::Impl {
     if (!ok) ipc::abort_rank_group(*rank_table, w.group, ipc::kAbortedByOrchestrator);
     for (auto& peer : w.peers) {
       if (ok) {
-        exiting.push_back({std::move(peer->proc), peer->serial, Clock::now()});
+        exiting.push_back({std::move(peer->proc), peer->serial, Clock::now(), peer->rank, device_bytes_of(w.job)});
       } else {
         const auto status = peer->proc->kill();
         log.write("rank-stopped", "rank " + std::to_string(peer->rank) + " pid " + std::to_string(peer->proc->pid()) +
@@ -289,7 +318,7 @@ struct Runner::Impl {
   bool admit(Worker& head, Worker* next) {
     bool changed = false;
     if (!head.permitted) changed |= permit_context(head);
-    if (!head.released && head.permitted && lane_state(head) == ipc::LaneState::waiting) {
+    if (!head.released && head.permitted && lane_state(head) == ipc::LaneState::waiting && fits_beside_exiting(head)) {
       head.released_ns = ipc::monotonic_ns();
       store_release(seg.lane(head.lane).release, std::uint32_t{1});
       head.released = changed = true;
@@ -301,6 +330,31 @@ struct Runner::Impl {
     head.measure_permit_ns = ipc::monotonic_ns();
     store_release(seg.lane(head.lane).measure_permit, std::uint32_t{1});
     head.measure_permitted = true;
+    return true;
+  }
+
+  // The device memory the job's instances take on each of its GPUs (plan's device_bytes).
+  std::uint64_t device_bytes_of(const Job& job) const {
+    std::set<std::uint32_t> instances;
+    for (const auto& t : job.tasks) instances.insert(t.instance);
+    std::uint64_t bytes = 0;
+    for (auto i : instances) bytes += plan.instances.at(i).device_bytes;
+    return bytes;
+  }
+
+  // Whether the worker may set up (allocate) while earlier workers are still exiting: on each
+  // GPU it uses, what they still hold plus what it allocates must fit in the memory budget. A
+  // sweep split into memory groups fills the budget, and a worker released beside the previous
+  // group's teardown ran out of memory on the two-H200 machine.
+  bool fits_beside_exiting(const Worker& w) const {
+    if (exiting.empty() || options.memory_budget_bytes == 0) return true;
+    const std::uint64_t mine = device_bytes_of(w.job);
+    for (std::uint32_t rank = 0; rank < w.world; ++rank) {
+      std::uint64_t held = 0;
+      for (const auto& e : exiting)
+        if (e.rank == rank) held += e.device_bytes;
+      if (held + mine > options.memory_budget_bytes) return false;
+    }
     return true;
   }
 
@@ -441,7 +495,7 @@ struct Runner::Impl {
               "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
                   (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
     free_lanes.push_back(w->lane);
-    if (!status) exiting.push_back({std::move(w->proc), w->serial, Clock::now()});
+    if (!status) exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, device_bytes_of(w->job)});
   }
 
   void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status) {
@@ -635,7 +689,7 @@ struct Runner::Impl {
       if (p.replay.is_null() && p.worker.backend == "cuda" && load_acquire(seg.instance(i).report_ready) == 0)
         job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::describe), i, 0, 0});
     }
-    if (!job.tasks.empty()) run_jobs(split_by_world(job));
+    if (!job.tasks.empty()) run_jobs(setup_jobs(job));
     if (interrupt_requested()) return;
     bool pinned_now = false;
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
@@ -703,7 +757,7 @@ struct Runner::Impl {
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i)
       if (plan.instances[i].inner == 0) job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::calibrate), i, 0, 0});
     if (job.tasks.empty()) return;
-    run_jobs(split_by_world(job));
+    run_jobs(setup_jobs(job));
     if (interrupt_requested()) return;
     nlohmann::json calibration = nlohmann::json::array();
     std::string failed;

@@ -37,6 +37,9 @@ struct RunnerOptions {
   // worker is creating a context or exiting. Off: contexts are created and destroyed whenever
   // workers start and end, beside measurements.
   bool context_gate = true;
+  // Device memory one worker may hold (the plan's --memory-budget); a worker sets up beside
+  // exiting ones only when their memory and its own fit in it together. 0: unknown, no check.
+  std::uint64_t memory_budget_bytes = 0;
   // Absolute folder of the run's artifact folders (<run>/artifacts): every worker gets
   // --artifact-root <it>/side-<its side>. Empty: workers get no artifact folder.
   std::string artifact_root;

@@ -75,6 +75,23 @@ void check_gpu_idle(int gpu) {
   }
 }
 
+// A multi-rank instance needs one GPU per rank: rank r runs on CUDA device --gpu + r. When NVML
+// sees the first device but not the last one needed, the run is refused before anything starts
+// (instead of every group failing in NCCL's setup and being retried). Without NVML the workers
+// find out themselves and fail cleanly.
+void check_rank_gpus(const Plan& plan, int gpu, const std::string& sweep_path) {
+  if (plan.device != "cuda" || !gpu_free_memory_bytes(gpu)) return;
+  for (const auto& p : plan.instances) {
+    const int ranks = p.worker.params.contains("ranks") && p.worker.params["ranks"].is_number_integer()
+                          ? p.worker.params["ranks"].get<int>()
+                          : 1;
+    if (ranks > 1 && !gpu_free_memory_bytes(gpu + ranks - 1))
+      throw BadInput(sweep_path + ": " + p.worker.id + " needs " + std::to_string(ranks) +
+                     " GPUs (rank r runs on --gpu + r), but there is no CUDA device " +
+                     std::to_string(gpu + ranks - 1) + " here");
+  }
+}
+
 // Hashes what the workers left in <run>/artifacts into artifacts.json (after a resumed run too:
 // its workers may have written more). A problem here is reported and never fails the run: the
 // samples are what the run is for.
@@ -251,6 +268,7 @@ int execute(const RunCommandOptions& options) {
       std::cerr << "note: the instances do not fit in device memory at once (budget " << (budget >> 20)
                 << " MiB): they run in " << plan.schedule.groups.size() << " groups, one after another\n";
     if (device == kernels::Backend::cuda && options.require_idle_gpu) check_gpu_idle(options.gpu);
+    check_rank_gpus(plan, options.gpu, sweep.path);
     dir = std::make_unique<RunDirectory>(
         RunDirectory::create(options.out_dir.empty() ? default_out_dir(sweep.name) : options.out_dir));
     dir->write_text("sweep.yaml", sweep.source_text);
@@ -291,6 +309,7 @@ int execute(const RunCommandOptions& options) {
   ropts.prestart = options.prestart >= 0 ? options.prestart : plan.device == "cuda" ? 1 : 0;
   run_info["prestart"] = ropts.prestart;
   ropts.context_gate = options.context_gate;
+  ropts.memory_budget_bytes = memory_budget(options, plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu);
   run_info["context_gate"] = ropts.context_gate;
   ropts.device = options.gpu;
   ropts.quiet = options.quiet;

@@ -13,13 +13,12 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -46,18 +45,25 @@ int main(int argc, char** argv) {
   if (const char* rank = std::getenv("ISOBENCH_TEST_FAULT_RANK"); rank && std::stoul(rank) != options.rank)
     fault.clear();  // before ONCE: the other ranks must not use up the single fault
   if (const char* once = std::getenv("ISOBENCH_TEST_FAULT_ONCE"); once && !fault.empty()) {
-    if (std::filesystem::exists(once))
+    // Created exclusively: of two workers starting together (pre-start), exactly one takes it.
+    const int fd = ::open(once, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
       fault.clear();
-    else
-      std::ofstream(once) << "fault injected\n";
+    } else {
+      (void)!::write(fd, "fault injected\n", 15);
+      ::close(fd);
+    }
   }
   if (const char* nth = std::getenv("ISOBENCH_TEST_FAULT_NTH")) {
     const char* counter = std::getenv("ISOBENCH_TEST_FAULT_COUNTER");
+    // Counted under a lock: workers starting together must not read the same count.
     const int fd = counter ? ::open(counter, O_WRONLY | O_CREAT | O_APPEND, 0600) : -1;
-    const off_t index = fd >= 0 ? ::lseek(fd, 0, SEEK_END) : -1;
+    off_t index = -1;
     if (fd >= 0) {
+      ::flock(fd, LOCK_EX);
+      index = ::lseek(fd, 0, SEEK_END);
       (void)!::write(fd, "x", 1);
-      ::close(fd);
+      ::close(fd);  // releases the lock
     }
     if (index != std::stol(nth)) fault.clear();
   }

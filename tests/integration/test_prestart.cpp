@@ -131,6 +131,56 @@ TEST_CASE("context gate: no worker measures while an earlier one is still tearin
   }
 }
 
+TEST_CASE("a worker sets up beside an exiting one only when both fit in the memory budget together") {
+  // cpu_copy holds 2 x 4 MiB per instance. Every worker takes 300 ms to exit after reporting.
+  const char* sweep_text = R"(settings: {samples: 3, warmup: 0, inner: 2, seed: 2}
+benchmarks:
+  - kernel: cpu_copy
+    axes: {bytes: [4194304, 4194305, 4194306, 4194307, 4194308]}
+)";
+  // The memory two workers held together whenever one was released (allowed to allocate) while
+  // the other, earlier one was still exiting; each worker's memory from the instances it sampled.
+  auto bytes_released_beside_exits = [](const Scratch& s) {
+    const auto plan = read_json(s.path("run/plan.json"));
+    std::map<std::uint64_t, std::set<int>> instances_of;
+    for (const auto& x : read_jsonl(s.path("run/samples.jsonl")))
+      instances_of[x["worker_serial"].get<std::uint64_t>()].insert(x["instance_index"].get<int>());
+    auto bytes = [&](std::uint64_t serial) {
+      std::uint64_t total = 0;
+      for (int i : instances_of[serial]) total += plan["instances"][i]["device_bytes"].get<std::uint64_t>();
+      return total;
+    };
+    std::vector<std::uint64_t> together;
+    const auto exits = exit_times(s);
+    for (const auto& w : read_jsonl(s.path("run/samples.jsonl"), "worker")) {
+      const auto serial = w["serial"].get<std::uint64_t>();
+      for (const auto& [earlier, exited] : exits)
+        if (earlier < serial && exited > w["released_ns"].get<std::uint64_t>())
+          together.push_back(bytes(serial) + bytes(earlier));
+    }
+    return together;
+  };
+  for (const int budget_mib : {20, 100}) {
+    Scratch s("gate-memory-" + std::to_string(budget_mib));
+    const auto sweep = s.write("p.yaml", sweep_text);
+    const auto r = run("ISOBENCH_TEST_FAULT=slow-exit:300 " + bin("orchestrate") +
+                           " --device cpu --quiet --prestart 1 --isolation process --per batch --memory-budget " +
+                           std::to_string(budget_mib) + " --worker " + bin("isobench-fault-worker") + " --out " +
+                           s.path("run") + " " + sweep,
+                       s);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 15);
+    const auto together = bytes_released_beside_exits(s);
+    for (auto bytes : together) CHECK(bytes <= (std::uint64_t(budget_mib) << 20));
+    if (budget_mib == 20)
+      // Groups of 16, 16 and 8 MiB: only the last group's workers fit beside each other.
+      CHECK(together.size() <= 2);
+    else
+      // One group of 40 MiB: two fit in 100, so set-up overlapped the 300 ms exits.
+      CHECK(together.size() >= 1);
+  }
+}
+
 TEST_CASE("context gate: a worker that never exits after reporting is killed, and the run goes on") {
   Scratch s("gate-hang-exit");
   const auto sweep = s.write("p.yaml", kSweep);

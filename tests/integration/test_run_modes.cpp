@@ -204,6 +204,28 @@ benchmarks:
   }
 }
 
+TEST_CASE("calibration over --memory-budget groups: one calibration worker per group, holding only its group") {
+  Scratch s("groups-calibration");
+  const auto sweep = s.write("groups.yaml", R"(settings: {samples: 2, warmup: 0, inner: auto, min_sample_time_ms: 1, seed: 2}
+benchmarks:
+  - kernel: cpu_copy
+    axes: {bytes: [4194304, 4194305, 4194306, 4194307, 4194308]}
+)");
+  const auto r = run(bin("orchestrate") + " --device cpu --quiet --memory-budget 20 --out " + s.path("run") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto plan = read_json(s.path("run/plan.json"));
+  const auto& groups = plan["schedule"]["groups"];
+  REQUIRE(groups.size() == 3);
+  std::vector<std::size_t> calibration_tasks;
+  for (const auto& w : read_jsonl(s.path("run/samples.jsonl"), "worker"))
+    if (w["what"] == "calibration") calibration_tasks.push_back(w["tasks"].get<std::size_t>());
+  std::vector<std::size_t> group_sizes;
+  for (const auto& g : groups) group_sizes.push_back(g.size());
+  CHECK(calibration_tasks == group_sizes);
+  for (const auto& p : plan["instances"]) CHECK(p["inner"].get<int>() > 0);
+}
+
 TEST_CASE("an instance that alone exceeds --memory-budget is refused before anything runs, by name") {
   Scratch s("toobig");
   const auto sweep = s.write("big.yaml", "benchmarks:\n  - kernel: cpu_copy\n    axes: {bytes: 4194304}\n");
