@@ -7,6 +7,7 @@
 
 #include "kernels/benchmark.hpp"
 #include "kernels/catalog.hpp"
+#include "rank_segment.hpp"
 #include "worker/segment_rank_comm.hpp"
 
 using namespace isobench;
@@ -32,13 +33,7 @@ TEST_CASE("cpu_allgather_matmul: one rank needs no group and agrees with its ref
 
 TEST_CASE("cpu_allgather_matmul: 2 and 3 ranks gather every rank's rows, in rank order") {
   for (std::uint32_t world : {2u, 3u}) {
-    ipc::SegmentShape shape;
-    shape.n_slots = 1;
-    shape.instances_json = "[]";
-    shape.rank_table_bytes = ipc::rank_table_bytes(1, world, 1);
-    auto seg = ipc::Segment::create(shape);
-    ipc::init_rank_table(seg, 1, world);
-    ipc::reset_rank_group(ipc::RankTable(seg), 0, world, {});
+    auto seg = testing::rank_segment(world);
     std::vector<std::string> verdicts(world);
     std::vector<std::thread> ranks;
     for (std::uint32_t r = 0; r < world; ++r)
