@@ -73,12 +73,7 @@ class Session {
     // the H200 a context created beside a measurement disturbed it). The wait polls every
     // millisecond: context creation takes hundreds, and a waiting worker must stay off the CPU.
     const bool gated = lane_.context_gate != 0;
-    if (gated) {
-      while (load_acquire(lane_.context_permit) == 0) {
-        beat();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
+    if (gated) wait_until_set(lane_.context_permit, std::chrono::milliseconds(1));
     lane_.context_begin_ns = ipc::monotonic_ns();
     open_device();
     lane_.device_ready_ns = ipc::monotonic_ns();
@@ -86,12 +81,7 @@ class Session {
     // the orchestrator releases it. Everything that puts work on the device (filling inputs,
     // warm-up) comes after the release, so nothing runs beside another worker's measurement.
     set_state(ipc::LaneState::waiting);
-    if (lane_.hold_for_release) {
-      while (load_acquire(lane_.release) == 0) {
-        beat();
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
-    }
+    if (lane_.hold_for_release) wait_until_set(lane_.release, std::chrono::microseconds(50));
     set_state(ipc::LaneState::setting_up);
     prepare_instances();
     lane_.prepared_ns = ipc::monotonic_ns();
@@ -99,10 +89,7 @@ class Session {
     // phase waits until the orchestrator says no other worker creates a context or exits.
     if (gated) {
       set_state(ipc::LaneState::prepared);
-      while (load_acquire(lane_.measure_permit) == 0) {
-        beat();
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
+      wait_until_set(lane_.measure_permit, std::chrono::microseconds(50));
     }
     set_state(ipc::LaneState::measuring);
     lane_.measure_begin_ns = ipc::monotonic_ns();
@@ -125,6 +112,14 @@ class Session {
     store_release(lane_.state, static_cast<std::uint32_t>(s));
   }
   void beat() { store_release(lane_.heartbeat_ns, ipc::monotonic_ns()); }
+
+  // Waits, beating, until the orchestrator sets a flag of this lane, looking every `poll`.
+  void wait_until_set(std::uint32_t& flag, std::chrono::microseconds poll) {
+    while (load_acquire(flag) == 0) {
+      beat();
+      std::this_thread::sleep_for(poll);
+    }
+  }
 
   TimerOptions timer_options(const ipc::WorkerInstance& in, std::uint32_t inner) const {
     TimerOptions o;

@@ -188,6 +188,9 @@ int execute(const RunCommandOptions& options) {
   Plan plan;
   std::unique_ptr<RunDirectory> dir;
   nlohmann::json run_info;
+  // Device memory one worker may hold: the plan's memory groups, and the runner's check before a
+  // worker allocates beside exiting ones.
+  std::uint64_t budget = 0;
   if (!options.resume_dir.empty()) {
     dir = std::make_unique<RunDirectory>(RunDirectory::open(options.resume_dir));
     const auto plan_json = dir->read_json("plan.json");
@@ -199,11 +202,12 @@ int execute(const RunCommandOptions& options) {
       return 0;
     }
     run_info["resumed"].push_back(utc_timestamp());
+    budget = memory_budget(options, plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu);
   } else {
     if (options.sweep_path.empty()) throw BadInput("orchestrate: give a sweep file (or --resume RUN_DIR); see --help");
     const Sweep sweep = load_sweep(options.sweep_path, options.overrides);
     const auto device = choose_device(options.device);
-    const std::uint64_t budget = memory_budget(options, device);
+    budget = memory_budget(options, device);
     if (budget > 0)
       if (auto problem = check_memory(sweep, budget, device); !problem.empty()) throw BadInput(sweep.path + ": " + problem);
     plan = make_plan(sweep, device, budget);
@@ -309,7 +313,7 @@ int execute(const RunCommandOptions& options) {
   ropts.prestart = options.prestart >= 0 ? options.prestart : plan.device == "cuda" ? 1 : 0;
   run_info["prestart"] = ropts.prestart;
   ropts.context_gate = options.context_gate;
-  ropts.memory_budget_bytes = memory_budget(options, plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu);
+  ropts.memory_budget_bytes = budget;
   run_info["context_gate"] = ropts.context_gate;
   ropts.device = options.gpu;
   ropts.quiet = options.quiet;
