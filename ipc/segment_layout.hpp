@@ -15,13 +15,16 @@
 namespace isobench::ipc {
 
 inline constexpr std::uint64_t kMagic = 0x48434E45424F5349ULL;  // "ISOBENCH" little-endian
-inline constexpr std::uint32_t kProtocolVersion = 3;
+inline constexpr std::uint32_t kProtocolVersion = 4;
 inline constexpr std::uint32_t kErrorBytes = 512;
 inline constexpr std::uint32_t kReportBytes = 2048;
 // One side's kernel record of an instance: JSON text (see worker/kernel_record.hpp). Kernel names
 // of templated libraries are long; a record that does not fit drops its smallest kernels.
 inline constexpr std::uint32_t kKernelRecordBytes = 8192;
 inline constexpr std::uint32_t kMaxSides = 2;  // baseline and candidate of an A/B run
+// A CUDA device's identity as a worker reports it: "GPU-" and a 36-character UUID, and its name.
+inline constexpr std::uint32_t kDeviceUuidBytes = 48;
+inline constexpr std::uint32_t kDeviceNameBytes = 96;
 
 struct Header {
   std::uint64_t magic;
@@ -117,6 +120,11 @@ struct Lane {
   std::uint64_t context_begin_ns;  // the worker began creating its device context (permit seen)
   std::uint64_t device_ready_ns;   // the worker's device context exists (CUDA) or none is needed
   std::uint64_t prepared_ns;       // set up and warmed up, about to measure (or to wait for it)
+  // The CUDA device the worker opened, written before device_ready_ns (both NUL-terminated;
+  // empty when it opened none): every sample the worker writes was taken there, and the
+  // orchestrator journals it with each one, so that compare never pairs two GPUs by accident.
+  char device_uuid[kDeviceUuidBytes];
+  char device_name[kDeviceNameBytes];
   char error[kErrorBytes];      // NUL-terminated, set with state failed
 };
 

@@ -233,4 +233,10 @@ std::optional<std::uint64_t> gpu_free_memory_bytes(int index) {
   return m->free;
 }
 
+int visible_gpu_count() {
+  int n = 0;
+  while (n < 1024 && gpu_free_memory_bytes(n)) ++n;
+  return n;
+}
+
 }  // namespace isobench::orchestrator

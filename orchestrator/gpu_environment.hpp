@@ -20,4 +20,8 @@ nlohmann::json collect_gpu_environment();
 // bytes; nullopt when NVML cannot say.
 std::optional<std::uint64_t> gpu_free_memory_bytes(int index);
 
+// How many CUDA devices a worker sees (CUDA_VISIBLE_DEVICES honoured), as far as NVML can say;
+// 0 without NVML.
+int visible_gpu_count();
+
 }  // namespace isobench::orchestrator

@@ -1,6 +1,7 @@
 #include "plan.hpp"
 #include "ipc/json_integer.hpp"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -20,8 +21,10 @@ std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id) {
   return z ^ (z >> 31);
 }
 
-Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget) {
+Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget, const std::vector<int>& gpus) {
+  if (gpus.empty()) throw std::invalid_argument("make_plan: no GPU to run on");
   Plan plan;
+  plan.gpus = gpus;
   plan.sweep_name = sweep.name;
   plan.device = kernels::to_string(device);
   plan.settings = sweep.settings.to_json();
@@ -59,25 +62,59 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
     if (is_command) p.warmup = 0;  // warm-up belongs inside the program: each sample is a fresh one
     p.inner = p.fixed_inner.value_or(0);
     p.device_bytes = in.device_bytes;
+    p.gpu = gpus[plan.instances.size() % gpus.size()];
     plan.instances.push_back(std::move(p));
   }
   const auto isolation = parse_isolation(sweep.settings.isolation);
   const auto per = parse_granularity(sweep.settings.per);
   // A worker sets up every instance of its task list before measuring: the instances a worker
   // takes together must fit in the budget. Per-sample workers hold one instance each.
-  Groups groups = single_group(static_cast<std::uint32_t>(plan.instances.size()));
-  if (memory_budget > 0 && !(isolation == Isolation::process && per == ProcessGranularity::sample)) {
-    std::vector<std::uint64_t> bytes;
-    for (const auto& p : plan.instances) bytes.push_back(p.device_bytes);
-    try {
-      groups = memory_groups(bytes, memory_budget);
-    } catch (const std::invalid_argument&) {
-      // check_memory() names the instance; here only the grouping is decided.
+  const bool grouped_by_memory =
+      memory_budget > 0 && !(isolation == Isolation::process && per == ProcessGranularity::sample);
+  Groups groups;
+  for (const int gpu : gpus) {
+    std::vector<std::uint32_t> mine;
+    for (std::uint32_t i = 0; i < plan.instances.size(); ++i)
+      if (plan.instances[i].gpu == gpu) mine.push_back(i);
+    if (mine.empty()) continue;
+    Groups local = {mine};
+    if (grouped_by_memory) {
+      std::vector<std::uint64_t> bytes;
+      for (auto i : mine) bytes.push_back(plan.instances[i].device_bytes);
+      try {
+        local = memory_groups(bytes, memory_budget);
+        for (auto& g : local)
+          for (auto& i : g) i = mine[i];
+      } catch (const std::invalid_argument&) {
+        // check_memory() names the instance; here only the grouping is decided.
+      }
     }
+    groups.insert(groups.end(), local.begin(), local.end());
   }
+  if (groups.empty()) groups = single_group(0);
   plan.schedule = make_schedule(isolation, per, groups, static_cast<std::uint32_t>(sweep.settings.samples),
                                 sweep.settings.seed);
   return plan;
+}
+
+int instance_gpu(const Plan& plan, std::uint32_t i, int fallback) {
+  const int gpu = plan.instances.at(i).gpu;
+  return gpu >= 0 ? gpu : fallback;
+}
+
+std::vector<int> plan_gpus(const Plan& plan, int fallback) {
+  std::vector<int> used;
+  for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
+    const int gpu = instance_gpu(plan, i, fallback);
+    if (std::find(used.begin(), used.end(), gpu) == used.end()) used.push_back(gpu);
+  }
+  if (used.empty()) return {fallback};
+  std::vector<int> ordered;  // in the order --gpus gave them
+  for (const int gpu : plan.gpus)
+    if (std::find(used.begin(), used.end(), gpu) != used.end()) ordered.push_back(gpu);
+  for (const int gpu : used)
+    if (std::find(ordered.begin(), ordered.end(), gpu) == ordered.end()) ordered.push_back(gpu);
+  return ordered;
 }
 
 bool Plan::calibrated() const {
@@ -99,6 +136,7 @@ nlohmann::json Plan::to_json() const {
     o["min_sample_time_s"] = p.min_sample_time_s;
     o["inner"] = p.inner;
     o["device_bytes"] = p.device_bytes;
+    if (p.gpu >= 0) o["gpu"] = p.gpu;  // none in plans from before --gpus, read back the same
     if (!p.replay.is_null()) o["replay"] = p.replay;
     inst.push_back(std::move(o));
   }
@@ -108,7 +146,7 @@ nlohmann::json Plan::to_json() const {
     for (const auto& t : r.tasks) tasks.push_back({t.instance, t.sample, t.round, t.slot});
     runs.push_back({{"side", r.side}, {"tasks", tasks}});
   }
-  return {{"schema_version", 1},
+  nlohmann::json j = {{"schema_version", 1},
           {"sweep", sweep_name},
           {"device", device},
           {"settings", settings},
@@ -125,6 +163,8 @@ nlohmann::json Plan::to_json() const {
             {"groups", schedule.groups},
             {"task_fields", {"instance", "sample", "round", "slot"}},
             {"runs", runs}}}};
+  if (!gpus.empty()) j["gpus"] = gpus;
+  return j;
 }
 
 Plan Plan::from_json(const nlohmann::json& j) {
@@ -136,6 +176,12 @@ Plan Plan::from_json(const nlohmann::json& j) {
     plan.skipped = j.value("skipped", std::vector<std::string>{});
     plan.workers = j.value("workers", std::vector<std::string>{});
     plan.worker_args = j.value("worker_args", std::vector<std::vector<std::string>>{});
+    if (j.contains("gpus"))
+      for (const auto& g : j.at("gpus")) {
+        const int gpu = ipc::json_integer<int>(g);
+        if (gpu < 0) throw std::runtime_error("gpus: " + g.dump() + " is not a device index");
+        plan.gpus.push_back(gpu);
+      }
     for (const auto& o : j.at("instances")) {
       PlannedInstance p;
       p.worker = ipc::worker_instance_from_json(o, "instance " + std::to_string(plan.instances.size()));
@@ -149,6 +195,11 @@ Plan Plan::from_json(const nlohmann::json& j) {
       if (o.contains("replay")) {
         if (!o.at("replay").is_object()) throw std::runtime_error(p.worker.id + ": replay is not an object");
         p.replay = o.at("replay");
+      }
+      if (o.contains("gpu")) {
+        p.gpu = ipc::json_integer<int>(o.at("gpu"));
+        if (p.gpu < 0 || (!plan.gpus.empty() && std::find(plan.gpus.begin(), plan.gpus.end(), p.gpu) == plan.gpus.end()))
+          throw std::runtime_error(p.worker.id + ": gpu " + std::to_string(p.gpu) + " is not one of the plan's gpus");
       }
       plan.instances.push_back(std::move(p));
     }
@@ -173,6 +224,10 @@ Plan Plan::from_json(const nlohmann::json& j) {
         }
       }
       if (grouped.size() != plan.schedule.n_instances) throw std::runtime_error("groups do not partition the instances");
+      for (const auto& g : groups)  // a group is set up by one worker, on one GPU
+        for (auto i : g)
+          if (plan.instances[i].gpu != plan.instances[g.front()].gpu)
+            throw std::runtime_error("a group holds instances of two GPUs");
       plan.schedule.groups = std::move(groups);
     }
     const std::uint32_t n_slots = plan.schedule.n_instances * plan.schedule.samples * plan.schedule.sides;

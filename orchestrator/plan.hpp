@@ -28,6 +28,9 @@ struct PlannedInstance {
   // GEMM, the cuBLASLt algorithm), pinned by the run's first worker or taken from an earlier
   // run with --replay-from; null until pinned, and for kernels with nothing to choose.
   nlohmann::json replay;
+  // The CUDA device index its workers run on (--gpus spreads instances over several); -1 in
+  // plans from before --gpus: the run's --gpu.
+  int gpu = -1;
 };
 
 struct Plan {
@@ -43,6 +46,9 @@ struct Plan {
   // A/B runs of two plugin builds: extra worker arguments per side (--plugin-override OLD=NEW);
   // empty otherwise.
   std::vector<std::vector<std::string>> worker_args;
+  // The GPUs the run spreads its instances over (--gpus; one schedule runs on each at once), in
+  // the order given; one entry for an ordinary run. Empty in plans from before --gpus.
+  std::vector<int> gpus;
 
   nlohmann::json to_json() const;
   static Plan from_json(const nlohmann::json& j);  // throws std::runtime_error
@@ -54,8 +60,20 @@ struct Plan {
 std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id);
 
 // Builds the plan for the instances of `sweep` whose backend is `device`, and its commands,
-// which run on any device. With a memory budget (bytes; 0: none), the instances one worker sets
-// up together are grouped to fit in it, and the groups run one after another.
-Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget = 0);
+// which run on any device. The instances are dealt over `gpus` in sweep order (instance i on
+// gpus[i % gpus.size()]), so neighbouring shapes of a family land on different GPUs and each
+// GPU's share costs about the same; every group holds one GPU's instances. With a memory budget
+// (bytes; 0: none), the instances one worker sets up together are grouped to fit in it, and a
+// GPU's groups run one after another. With one GPU the plan is the same as it always was.
+Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget = 0,
+               const std::vector<int>& gpus = {0});
+
+// The device index instance i of the plan runs on: its own, or `fallback` (the run's --gpu) in
+// plans from before --gpus.
+int instance_gpu(const Plan& plan, std::uint32_t i, int fallback);
+
+// The GPUs the plan's instances run on, each once, in the order of plan.gpus; {fallback} for a
+// plan from before --gpus or without instances.
+std::vector<int> plan_gpus(const Plan& plan, int fallback);
 
 }  // namespace isobench::orchestrator

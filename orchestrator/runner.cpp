@@ -86,6 +86,7 @@ struct Worker {
   std::uint32_t rank = 0;
   std::uint32_t group = 0;
   std::vector<std::unique_ptr<Worker>> peers;
+  std::size_t pipe = 0;  // which GPU's pipeline it belongs to
 };
 
 // A worker that reported everything and is tearing down on its own (its CUDA context, its
@@ -95,8 +96,19 @@ struct ExitingWorker {
   std::unique_ptr<WorkerProcess> proc;
   std::uint64_t serial = 0;
   Clock::time_point since;
-  std::uint32_t rank = 0;          // its GPU is the run's device + rank
+  std::uint32_t rank = 0;          // its GPU is its pipeline's GPU + rank
   std::uint64_t device_bytes = 0;  // what its instances held there, until it is gone
+};
+
+// One GPU's share of the run (--gpus): its jobs in plan order, the workers started for them
+// (the head measures, the others wait pre-started behind it) and those still exiting. Each
+// pipeline runs as an ordinary run does on one GPU, context gate included, and all of them at
+// once; a run on one GPU has one.
+struct Pipeline {
+  int gpu = 0;
+  std::deque<Job> jobs;
+  std::deque<std::unique_ptr<Worker>> active;
+  std::vector<ExitingWorker> exiting;
 };
 
 }  // namespace
@@ -113,7 +125,7 @@ struct Runner::Impl {
   std::mt19937_64 token_rng{std::random_device{}()};
   std::uint64_t next_serial = 0;
   std::vector<std::uint32_t> free_lanes;
-  std::vector<ExitingWorker> exiting;  // done, tearing down off the critical path
+  std::deque<Pipeline> pipes;  // one per GPU the plan's instances run on (a deque: never relocated)
   RunOutcome outcome;
   Progress progress;
   std::vector<std::uint32_t> worlds;        // world size of each instance, by index
@@ -127,10 +139,20 @@ struct Runner::Impl {
     for (std::uint32_t lane = seg.layout().n_lanes; lane-- > 0;) free_lanes.push_back(lane);
     worlds = instance_worlds(plan.instances);
     if (std::any_of(worlds.begin(), worlds.end(), [](std::uint32_t n) { return n > 1; })) rank_table.emplace(seg);
+    for (const int gpu : plan_gpus(plan, options.device)) pipes.emplace_back().gpu = gpu;
   }
 
   ~Impl() {
-    for (auto& e : exiting) e.proc->kill();
+    for (auto& p : pipes)
+      for (auto& e : p.exiting) e.proc->kill();
+  }
+
+  // The pipeline of the GPU the job's instances run on (jobs are split so that each has one).
+  std::size_t pipe_of(const Job& job) const {
+    const int gpu = job.tasks.empty() ? pipes.front().gpu : instance_gpu(plan, job.tasks.front().instance, options.device);
+    for (std::size_t p = 0; p < pipes.size(); ++p)
+      if (pipes[p].gpu == gpu) return p;
+    throw std::logic_error("no pipeline for GPU " + std::to_string(gpu));
   }
 
   // ----- starting, releasing and following workers -------------------------------------------
@@ -143,16 +165,17 @@ struct Runner::Impl {
   // gated: they meet rank 0 at the group's barriers, so rank 0's permits gate the whole group.
   std::unique_ptr<Worker> start(Job job, bool ahead) {
     const std::uint32_t world = world_of(job);
-    if (world == 1) return start_rank(std::move(job), ahead, 0, 1, 0);
-    auto w = start_rank(job, ahead, 0, world, 0);
-    for (std::uint32_t r = 1; r < world; ++r) w->peers.push_back(start_rank(job, ahead, r, world, w->group));
+    const std::size_t pipe = pipe_of(job);
+    if (world == 1) return start_rank(std::move(job), ahead, 0, 1, 0, pipe);
+    auto w = start_rank(job, ahead, 0, world, 0, pipe);
+    for (std::uint32_t r = 1; r < world; ++r) w->peers.push_back(start_rank(job, ahead, r, world, w->group, pipe));
     return w;
   }
 
   // One worker process: rank `rank` of `world` in rank group `group` (rank 0's group is its
-  // lane), on GPU --device + rank: one GPU per rank.
+  // lane), on its pipeline's GPU + rank: one GPU per rank.
   std::unique_ptr<Worker> start_rank(Job job, bool ahead, std::uint32_t rank, std::uint32_t world,
-                                     std::uint32_t group) {
+                                     std::uint32_t group, std::size_t pipe) {
     const bool gated = options.context_gate && rank == 0;
     const bool hold = gated || (ahead && rank == 0);
     if (free_lanes.empty()) throw std::logic_error("no free lane");
@@ -165,6 +188,7 @@ struct Runner::Impl {
     w->world = world;
     w->rank = rank;
     w->group = rank == 0 ? w->lane : group;
+    w->pipe = pipe;
     if (world > 1 && rank == 0) ipc::reset_rank_group(*rank_table, w->group, world, measured_slots(w->job));
     ipc::Lane& lane = seg.lane(w->lane);
     std::memset(&lane, 0, sizeof lane);
@@ -180,7 +204,7 @@ struct Runner::Impl {
 
     const WorkerCommand& command = options.workers.at(w->job.side);
     std::vector<std::string> args = {"--segment", seg.name(),  "--lane",   std::to_string(w->lane),
-                                     "--token",   std::to_string(w->token), "--device", std::to_string(options.device + rank)};
+                                     "--token",   std::to_string(w->token), "--device", std::to_string(pipes[pipe].gpu + static_cast<int>(rank))};
     if (!options.artifact_root.empty())
       args.insert(args.end(), {"--artifact-root", options.artifact_root + "/side-" + std::to_string(w->job.side)});
     if (world > 1) {
@@ -198,7 +222,8 @@ struct Runner::Impl {
     }
     ++outcome.workers_started;
     log.write("worker-start", "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) +
-                                  " lane " + std::to_string(w->lane) + " side " + std::to_string(w->job.side) + ": " +
+                                  " lane " + std::to_string(w->lane) + " side " + std::to_string(w->job.side) +
+                                  " gpu " + std::to_string(pipes[pipe].gpu + static_cast<int>(rank)) + ": " +
                                   std::to_string(w->job.tasks.size()) + " " + w->job.what + " tasks" +
                                   (ahead ? " (pre-started)" : "") +
                                   (rank > 0 ? " (rank " + std::to_string(rank) + " of group " + std::to_string(w->group) + ")" : ""));
@@ -219,13 +244,16 @@ struct Runner::Impl {
     return slots;
   }
 
-  // The job as jobs of one world size each, in its order: a multi-rank instance runs in its own
-  // group of processes, apart from instances of another world size.
+  // The job as jobs of one world size and one GPU each, in its order: a multi-rank instance runs
+  // in its own group of processes, apart from instances of another world size, and a worker runs
+  // on one GPU. (The plan's groups already keep every worker run on one GPU.)
   std::deque<Job> split_by_world(const Job& job) const {
     std::deque<Job> parts;
+    auto gpu_of = [&](std::uint32_t instance) { return instance_gpu(plan, instance, options.device); };
     for (std::size_t i = 0; i < job.tasks.size(); ++i) {
       const std::uint32_t world = worlds.at(job.tasks[i].instance);
-      if (parts.empty() || world_of(parts.back()) != world) {
+      const int gpu = gpu_of(job.tasks[i].instance);
+      if (parts.empty() || world_of(parts.back()) != world || gpu_of(parts.back().tasks.front().instance) != gpu) {
         parts.emplace_back();
         parts.back().what = job.what;
         parts.back().side = job.side;
@@ -241,25 +269,23 @@ struct Runner::Impl {
   // (instances a worker may hold on the device at once; plan.schedule.groups), each split by
   // world size. A setup worker sets up every instance it lists before warming any up, so a job
   // over all instances of a sweep that does not fit at once would run out of device memory.
+  // The job's tasks are gathered per group, in the group's order, whatever order the job lists
+  // them in (with --gpus a GPU's instances are not consecutive).
   std::deque<Job> setup_jobs(const Job& job) const {
     std::vector<std::size_t> group_of(plan.instances.size(), 0);
     for (std::size_t g = 0; g < plan.schedule.groups.size(); ++g)
       for (auto i : plan.schedule.groups[g]) group_of.at(i) = g;
-    std::deque<Job> jobs;
-    std::size_t current = SIZE_MAX;
-    Job part;
-    auto flush = [&] {
-      for (auto& j : split_by_world(part)) jobs.push_back(std::move(j));
-      part.tasks.clear();
-    };
-    part.what = job.what;
-    part.side = job.side;
+    std::vector<Job> parts(plan.schedule.groups.size());
     for (const auto& t : job.tasks) {
-      if (group_of.at(t.instance) != current && !part.tasks.empty()) flush();
-      current = group_of.at(t.instance);
+      Job& part = parts.at(group_of.at(t.instance));
+      part.what = job.what;
+      part.side = job.side;
       part.tasks.push_back(t);
     }
-    if (!part.tasks.empty()) flush();
+    std::deque<Job> jobs;
+    for (auto& part : parts)
+      if (!part.tasks.empty())
+        for (auto& j : split_by_world(part)) jobs.push_back(std::move(j));
     return jobs;
   }
 
@@ -294,7 +320,8 @@ struct Runner::Impl {
     if (!ok) ipc::abort_rank_group(*rank_table, w.group, ipc::kAbortedByOrchestrator);
     for (auto& peer : w.peers) {
       if (ok) {
-        exiting.push_back({std::move(peer->proc), peer->serial, Clock::now(), peer->rank, device_bytes_of(w.job)});
+        pipes[w.pipe].exiting.push_back(
+            {std::move(peer->proc), peer->serial, Clock::now(), peer->rank, device_bytes_of(w.job)});
       } else {
         const auto status = peer->proc->kill();
         log.write("rank-stopped", "rank " + std::to_string(peer->rank) + " pid " + std::to_string(peer->proc->pid()) +
@@ -325,7 +352,8 @@ struct Runner::Impl {
     }
     if (head.measure_permitted) return changed;
     if (next && head.released && !next->permitted) changed |= permit_context(*next);
-    if (lane_state(head) != ipc::LaneState::prepared || !exiting.empty() || (next && creating_context(*next)))
+    if (lane_state(head) != ipc::LaneState::prepared || !pipes[head.pipe].exiting.empty() ||
+        (next && creating_context(*next)))
       return changed;
     head.measure_permit_ns = ipc::monotonic_ns();
     store_release(seg.lane(head.lane).measure_permit, std::uint32_t{1});
@@ -347,6 +375,7 @@ struct Runner::Impl {
   // sweep split into memory groups fills the budget, and a worker released beside the previous
   // group's teardown ran out of memory on the two-H200 machine.
   bool fits_beside_exiting(const Worker& w) const {
+    const auto& exiting = pipes[w.pipe].exiting;
     if (exiting.empty() || options.memory_budget_bytes == 0) return true;
     const std::uint64_t mine = device_bytes_of(w.job);
     for (std::uint32_t rank = 0; rank < w.world; ++rank) {
@@ -402,7 +431,7 @@ struct Runner::Impl {
         ++w.next_task;
         continue;
       }
-      record(slot, w.job.planned[w.next_task], w.proc->pid(), w.serial, std::move(rank_values));
+      record(slot, w.job.planned[w.next_task], w, std::move(rank_values));
       ++w.next_task;
     }
   }
@@ -419,8 +448,9 @@ struct Runner::Impl {
     return {};
   }
 
-  void record(const ipc::SampleSlot& slot, const PlannedSample& ps, std::int64_t pid, std::uint64_t serial,
-              std::vector<double> rank_values) {
+  // One sample into the journal, with where it was taken: the worker's GPU index, and the UUID
+  // and name of the device the worker says it opened.
+  void record(const ipc::SampleSlot& slot, const PlannedSample& ps, const Worker& w, std::vector<double> rank_values) {
     SampleRecord r;
     r.instance = plan.instances.at(ps.instance).worker.id;
     r.instance_index = ps.instance;
@@ -430,8 +460,8 @@ struct Runner::Impl {
     r.side = ps.side;
     r.value = slot.value_s;
     r.inner = slot.inner;
-    r.worker_pid = pid;
-    r.worker_serial = serial;
+    r.worker_pid = w.proc->pid();
+    r.worker_serial = w.serial;
     r.unix_time = unix_time_now();
     r.begin_ns = slot.begin_ns;
     r.end_ns = slot.end_ns;
@@ -441,6 +471,10 @@ struct Runner::Impl {
     if (slot.flags & ipc::flag_low_sm_clock) r.flags.push_back("low_sm_clock");
     if (slot.flags & ipc::flag_graph_fallback) r.flags.push_back("graph_fallback");
     r.rank_values = std::move(rank_values);
+    r.gpu = pipes[w.pipe].gpu;
+    const ipc::Lane& lane = seg.lane(w.lane);
+    r.gpu_uuid = printable_text(lane.device_uuid, sizeof lane.device_uuid);
+    r.gpu_name = printable_text(lane.device_name, sizeof lane.device_name);
     journal.append(r);
     done_slots.insert(ps.slot);
     ++outcome.samples_recorded;
@@ -478,6 +512,7 @@ struct Runner::Impl {
                           {"pid", w->proc->pid()},
                           {"lane", w->lane},
                           {"side", w->job.side},
+                          {"gpu", pipes[w->pipe].gpu},
                           {"what", w->job.what},
                           {"tasks", w->job.tasks.size()},
                           {"released_ns", w->released_ns},
@@ -495,7 +530,8 @@ struct Runner::Impl {
               "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
                   (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
     free_lanes.push_back(w->lane);
-    if (!status) exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, device_bytes_of(w->job)});
+    if (!status)
+      pipes[w->pipe].exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, device_bytes_of(w->job)});
   }
 
   void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status) {
@@ -541,6 +577,14 @@ struct Runner::Impl {
   // that takes longer than the heartbeat timeout to exit is killed: with the context gate the
   // next timed phase waits for it.
   void reap_exiting() {
+    for (auto& pipe : pipes) reap_exiting(pipe.exiting);
+  }
+
+  bool any_exiting() const {
+    return std::any_of(pipes.begin(), pipes.end(), [](const Pipeline& p) { return !p.exiting.empty(); });
+  }
+
+  void reap_exiting(std::vector<ExitingWorker>& exiting) {
     for (auto it = exiting.begin(); it != exiting.end();) {
       auto status = it->proc->poll();
       if (!status && Clock::now() - it->since > std::chrono::duration<double>(options.worker_timeout_s)) {
@@ -564,81 +608,31 @@ struct Runner::Impl {
     }
   }
 
-  // Runs the jobs in order. The head of `active` is the only worker allowed to measure; up to
-  // options.prestart more are started behind it and wait, loaded, for their turn.
+  // Runs the jobs, each on the pipeline of its GPU, every pipeline at once (one on one GPU).
   void run_jobs(std::deque<Job> jobs) {
-    std::deque<std::unique_ptr<Worker>> active;
-    const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, options.prestart));
+    for (auto& job : jobs) pipes[pipe_of(job)].jobs.push_back(std::move(job));
+    auto busy = [&] {
+      return std::any_of(pipes.begin(), pipes.end(),
+                         [](const Pipeline& p) { return !p.jobs.empty() || !p.active.empty(); });
+    };
     auto sleep_for = std::chrono::microseconds(20);
-    while (!jobs.empty() || !active.empty()) {
+    while (busy()) {
       if (interrupt_requested()) {
-        for (auto& w : active) {
-          const auto status = w->proc->kill();
-          drain(*w);
-          retire(std::move(w), "interrupted", &status);
+        for (auto& pipe : pipes) {
+          for (auto& w : pipe.active) {
+            const auto status = w->proc->kill();
+            drain(*w);
+            retire(std::move(w), "interrupted", &status);
+          }
+          pipe.active.clear();
+          pipe.jobs.clear();
         }
-        active.clear();
         outcome.interrupted = true;
         return;
       }
-      bool event = false;
-      while (active.size() < depth && !jobs.empty() && !free_lanes.empty() &&
-             (active.empty() || world_of(jobs.front()) == 1)) {
-        active.push_back(start(std::move(jobs.front()), !active.empty()));
-        jobs.pop_front();
-        event = true;
-      }
       reap_exiting();
-      Worker& head = *active.front();
-      event |= admit(head, active.size() > 1 ? active[1].get() : nullptr);
-      const std::size_t before = head.next_task;
-      drain(head);
-      event |= head.next_task != before;
-
-      for (std::size_t k = 0; k < active.size(); ++k) {
-        Worker& w = *active[k];
-        const bool is_head = k == 0;
-        if (is_head && finished(w) && w.rejected.empty()) {
-          // Reported everything: release the next one now; this process tears down on its own.
-          auto done = std::move(active.front());
-          active.pop_front();
-          retire(std::move(done), "", nullptr);
-          event = true;
-          break;
-        }
-        std::optional<ExitStatus> status = w.proc->poll();
-        std::string reason;
-        if (is_head && finished(w)) {
-          // Done, but a sample in its slots was not its own: those slots are measured again.
-          status = w.proc->kill();
-          reason = w.rejected;
-        } else if (auto peer = peer_failure(w)) {
-          w.proc->kill();
-          if (is_head) drain(w);
-          status = peer->status;  // the failure is recorded as the failed rank's
-          reason = std::move(peer->reason);
-        } else if (status) {
-          if (is_head) drain(w);
-          reason = failure_reason(w, *status);
-        } else if (silent_seconds(w) > options.worker_timeout_s) {
-          status = w.proc->kill();
-          reason = "hung: no heartbeat for " + std::to_string(static_cast<int>(silent_seconds(w))) +
-                   " s (--worker-timeout " + std::to_string(options.worker_timeout_s) + " s), " + status->describe();
-        }
-        if (!status) continue;
-        event = true;
-        auto gone = std::move(active[k]);
-        active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
-        if (!reason.empty()) note_failure(*gone, reason, *status);
-        auto retry = reason.empty() ? std::nullopt : retry_of(*gone);
-        retire(std::move(gone), reason, &*status);
-        if (retry) {
-          // The replacement takes the failed worker's place in the order: plan order is kept.
-          auto replacement = start(std::move(*retry), !is_head);
-          active.insert(active.begin() + static_cast<std::ptrdiff_t>(k), std::move(replacement));
-        }
-        break;  // `active` changed: look again from the top
-      }
+      bool event = false;
+      for (auto& pipe : pipes) event |= step(pipe);
       progress.update(outcome.samples_recorded, outcome.workers_started);
       // Back off to 1 ms between looks. Polling every 100 us while a worker measured made CPU
       // kernels bimodal on a 2-core machine (a third of the fresh processes 15-30% slower; see
@@ -650,6 +644,73 @@ struct Runner::Impl {
         sleep_for = std::min(sleep_for * 2, std::chrono::microseconds(1000));
       }
     }
+  }
+
+  // One look at a pipeline: starts workers up to the pre-start depth, admits the head, journals
+  // its samples, and retires (and retries) whatever ended. The head of `active` is the only
+  // worker of the pipeline allowed to measure; up to options.prestart more are started behind it
+  // and wait, loaded, for their turn. True when something happened.
+  bool step(Pipeline& pipe) {
+    auto& jobs = pipe.jobs;
+    auto& active = pipe.active;
+    const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, options.prestart));
+    bool event = false;
+    while (active.size() < depth && !jobs.empty() && !free_lanes.empty() &&
+           (active.empty() || world_of(jobs.front()) == 1)) {
+      active.push_back(start(std::move(jobs.front()), !active.empty()));
+      jobs.pop_front();
+      event = true;
+    }
+    if (active.empty()) return event;
+    Worker& head = *active.front();
+    event |= admit(head, active.size() > 1 ? active[1].get() : nullptr);
+    const std::size_t before = head.next_task;
+    drain(head);
+    event |= head.next_task != before;
+
+    for (std::size_t k = 0; k < active.size(); ++k) {
+      Worker& w = *active[k];
+      const bool is_head = k == 0;
+      if (is_head && finished(w) && w.rejected.empty()) {
+        // Reported everything: release the next one now; this process tears down on its own.
+        auto done = std::move(active.front());
+        active.pop_front();
+        retire(std::move(done), "", nullptr);
+        return true;
+      }
+      std::optional<ExitStatus> status = w.proc->poll();
+      std::string reason;
+      if (is_head && finished(w)) {
+        // Done, but a sample in its slots was not its own: those slots are measured again.
+        status = w.proc->kill();
+        reason = w.rejected;
+      } else if (auto peer = peer_failure(w)) {
+        w.proc->kill();
+        if (is_head) drain(w);
+        status = peer->status;  // the failure is recorded as the failed rank's
+        reason = std::move(peer->reason);
+      } else if (status) {
+        if (is_head) drain(w);
+        reason = failure_reason(w, *status);
+      } else if (silent_seconds(w) > options.worker_timeout_s) {
+        status = w.proc->kill();
+        reason = "hung: no heartbeat for " + std::to_string(static_cast<int>(silent_seconds(w))) +
+                 " s (--worker-timeout " + std::to_string(options.worker_timeout_s) + " s), " + status->describe();
+      }
+      if (!status) continue;
+      auto gone = std::move(active[k]);
+      active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+      if (!reason.empty()) note_failure(*gone, reason, *status);
+      auto retry = reason.empty() ? std::nullopt : retry_of(*gone);
+      retire(std::move(gone), reason, &*status);
+      if (retry) {
+        // The replacement takes the failed worker's place in the order: plan order is kept.
+        auto replacement = start(std::move(*retry), !is_head);
+        active.insert(active.begin() + static_cast<std::ptrdiff_t>(k), std::move(replacement));
+      }
+      return true;  // `active` changed: look again from the top
+    }
+    return event;
   }
 
   // What the first worker to set up each instance said about it (the timer's note, and the
@@ -823,7 +884,7 @@ struct Runner::Impl {
     write_kernel_records();
     // Wait for the last workers' teardown, so the run ends with no child left behind.
     const auto deadline = Clock::now() + std::chrono::duration<double>(options.worker_timeout_s);
-    while (!exiting.empty() && Clock::now() < deadline) {
+    while (any_exiting() && Clock::now() < deadline) {
       reap_exiting();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -855,7 +916,9 @@ RunOutcome Runner::run() {
   ipc::SegmentShape shape;
   shape.n_instances = static_cast<std::uint32_t>(plan_.instances.size());
   shape.n_slots = plan_.schedule.n_instances * plan_.schedule.samples * plan_.schedule.sides;
-  shape.n_lanes = static_cast<std::uint32_t>(2 + std::max(0, options_.prestart));
+  // Each GPU's pipeline: the measuring worker, the pre-started ones, and one being replaced.
+  const auto n_gpus = plan_gpus(plan_, options_.device).size();
+  shape.n_lanes = static_cast<std::uint32_t>(n_gpus * (2 + std::max(0, options_.prestart)));
   shape.tasks_per_lane = static_cast<std::uint32_t>(max_tasks);
   shape.instances_json = ipc::encode_instances(table);
   const auto worlds = instance_worlds(plan_.instances);

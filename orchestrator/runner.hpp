@@ -1,6 +1,7 @@
 #pragma once
 // Executes a plan: calibrates inner counts once, then runs the schedule's worker processes one
-// after another, copying every sample out of the segment into the journal as it lands. With
+// after another, copying every sample out of the segment into the journal as it lands. A plan
+// spread over several GPUs (--gpus) runs as one such pipeline per GPU, all at once. With
 // pre-start, the next workers are started while one measures and released one at a time; the
 // context gate keeps their CUDA contexts from being made or torn down beside a measurement. A
 // worker that crashes, fails or stops beating its heart is killed if needed, recorded, and its
@@ -27,7 +28,7 @@ struct RunnerOptions {
   std::vector<WorkerCommand> workers;           // one per side
   double worker_timeout_s = 120;                // without a heartbeat
   int retries = 2;                              // fresh workers per failed worker run
-  int device = 0;
+  int device = 0;  // the GPU of instances whose plan names none (plans from before --gpus)
   bool quiet = false;
   // Workers started ahead of the measuring one: they start their process and wait on the
   // segment; exactly one worker is released into measuring at a time, in plan order.

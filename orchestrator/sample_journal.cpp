@@ -23,6 +23,9 @@ nlohmann::json SampleRecord::to_json() const {
   j["host_enqueue_s"] = host_enqueue_s;
   if (kernel_gpu_s > 0) j["kernel_gpu_s"] = kernel_gpu_s;  // only samples of a worker that recorded
   if (!rank_values.empty()) j["rank_values"] = rank_values;
+  if (gpu >= 0) j["gpu"] = gpu;
+  if (!gpu_uuid.empty()) j["gpu_uuid"] = gpu_uuid;
+  if (!gpu_name.empty()) j["gpu_name"] = gpu_name;
   return j;
 }
 
@@ -46,6 +49,9 @@ SampleRecord SampleRecord::from_json(const nlohmann::json& j) {
   r.host_enqueue_s = j.value("host_enqueue_s", 0.0);  // absent in journals written before it
   r.kernel_gpu_s = j.value("kernel_gpu_s", 0.0);
   r.rank_values = j.value("rank_values", std::vector<double>{});
+  r.gpu = j.contains("gpu") ? ipc::json_integer<int>(j["gpu"]) : -1;  // absent before --gpus
+  r.gpu_uuid = j.value("gpu_uuid", std::string());
+  r.gpu_name = j.value("gpu_name", std::string());
   return r;
 }
 

@@ -33,6 +33,12 @@ struct SampleRecord {
   // A multi-rank instance's sample: each rank's own time, by rank; `value` is the largest
   // (docs/multi-rank.md). Empty for an instance of one process.
   std::vector<double> rank_values;
+  // Where it was taken: the CUDA device index the worker was given (-1: not recorded, in
+  // journals from before --gpus), and the UUID and name of the GPU the worker opened (empty
+  // when it opened none: CPU kernels, commands).
+  int gpu = -1;
+  std::string gpu_uuid;
+  std::string gpu_name;
 
   nlohmann::json to_json() const;
   static SampleRecord from_json(const nlohmann::json& j);  // throws on missing fields

@@ -60,6 +60,8 @@ std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<Sampl
     row.max = d.max;
     row.mean = d.mean;
     row.outliers = d.outlier_count;
+    row.gpu = recs.front()->gpu;  // an instance runs on one GPU (plan.json)
+    row.gpu_name = recs.front()->gpu_name;
     if (const auto* spec = throughput_spec(p.worker)) {
       if (spec->bytes_per_launch && d.median > 0)
         row.gb_per_s = static_cast<double>(spec->bytes_per_launch(p.worker.params)) / d.median / 1e9;
@@ -79,7 +81,15 @@ nlohmann::json summary_to_json(const std::vector<InstanceSummary>& rows) {
                    {"cv", r.cv},       {"min", r.min},         {"max", r.max},       {"mean", r.mean},
                    {"outliers", r.outliers}, {"low_clock_samples", r.low_clock_samples},
                    {"gb_per_s", r.gb_per_s}, {"tflop_per_s", r.tflop_per_s}, {"unit", "s"}});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].gpu >= 0) arr[i]["gpu"] = rows[i].gpu;
+    if (!rows[i].gpu_name.empty()) arr[i]["gpu_name"] = rows[i].gpu_name;
+  }
   return {{"schema_version", 1}, {"instances", arr}};
+}
+
+bool spans_gpus(const std::vector<InstanceSummary>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [&](const InstanceSummary& r) { return r.gpu != rows.front().gpu; });
 }
 
 namespace {
@@ -109,14 +119,15 @@ void print_table(std::ostream& out, const std::vector<InstanceSummary>& rows) {
   std::size_t w = 8;
   for (const auto& r : rows) w = std::max(w, r.id.size());
   char line[512];
-  std::snprintf(line, sizeof line, "%-*s %4s %7s %12s %12s %8s %12s %16s\n", static_cast<int>(w), "instance",
+  const bool gpus = spans_gpus(rows);  // --gpus: which GPU each instance ran on
+  std::snprintf(line, sizeof line, "%-*s %4s %7s %12s %12s %8s %12s %16s", static_cast<int>(w), "instance",
                 "side", "n", "median", "IQR", "CV", "min", "throughput");
-  out << line;
+  out << line << (gpus ? "  gpu" : "") << "\n";
   for (const auto& r : rows) {
-    std::snprintf(line, sizeof line, "%-*s %4u %7zu %12s %12s %8s %12s %16s\n", static_cast<int>(w),
+    std::snprintf(line, sizeof line, "%-*s %4u %7zu %12s %12s %8s %12s %16s", static_cast<int>(w),
                   r.id.c_str(), r.side, r.n, format_time(r.median).c_str(), format_time(r.iqr).c_str(),
                   percent(r.cv).c_str(), format_time(r.min).c_str(), throughput(r).c_str());
-    out << line;
+    out << line << (gpus ? "  " + std::to_string(r.gpu) : std::string()) << "\n";
   }
   for (const auto& r : rows) {
     if (r.cv > 0.05)
@@ -128,22 +139,25 @@ void print_table(std::ostream& out, const std::vector<InstanceSummary>& rows) {
 }
 
 void print_csv(std::ostream& out, const std::vector<InstanceSummary>& rows) {
-  out << "instance,side,inner,n,median_s,q1_s,q3_s,iqr_s,cv,min_s,max_s,mean_s,outliers,gb_per_s,tflop_per_s\n";
+  out << "instance,side,inner,n,median_s,q1_s,q3_s,iqr_s,cv,min_s,max_s,mean_s,outliers,gb_per_s,tflop_per_s,gpu\n";
   for (const auto& r : rows) {
     std::string id = r.id;
     out << '"' << id << "\"," << r.side << ',' << r.inner << ',' << r.n << ',' << r.median << ',' << r.q1 << ','
         << r.q3 << ',' << r.iqr << ',' << r.cv << ',' << r.min << ',' << r.max << ',' << r.mean << ','
-        << r.outliers << ',' << r.gb_per_s << ',' << r.tflop_per_s << '\n';
+        << r.outliers << ',' << r.gb_per_s << ',' << r.tflop_per_s << ',';
+    if (r.gpu >= 0) out << r.gpu;
+    out << '\n';
   }
 }
 
 void print_markdown(std::ostream& out, const std::vector<InstanceSummary>& rows) {
-  out << "| instance | side | n | median | IQR | CV | min | throughput |\n";
-  out << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  const bool gpus = spans_gpus(rows);
+  out << "| instance | side | n | median | IQR | CV | min | throughput |" << (gpus ? " gpu |" : "") << "\n";
+  out << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" << (gpus ? " ---: |" : "") << "\n";
   for (const auto& r : rows)
     out << "| `" << r.id << "` | " << r.side << " | " << r.n << " | " << format_time(r.median) << " | "
         << format_time(r.iqr) << " | " << percent(r.cv) << " | " << format_time(r.min) << " | " << throughput(r)
-        << " |\n";
+        << " |" << (gpus ? " " + std::to_string(r.gpu) + " |" : std::string()) << "\n";
 }
 
 }  // namespace isobench::orchestrator

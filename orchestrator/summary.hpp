@@ -24,7 +24,12 @@ struct InstanceSummary {
   std::size_t low_clock_samples = 0;
   double gb_per_s = 0;      // bytes moved per launch / median, when the kernel states its bytes
   double tflop_per_s = 0;   // likewise for FLOPs
+  int gpu = -1;             // the device index its samples were taken on (-1: not recorded)
+  std::string gpu_name;     // the GPU's name, for CUDA instances
 };
+
+// Whether the rows were taken on more than one GPU (then the table shows which).
+bool spans_gpus(const std::vector<InstanceSummary>& rows);
 
 std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<SampleRecord>& samples);
 

@@ -153,6 +153,8 @@ class Session {
     if (!needs_cuda) return;
 #ifdef ISOBENCH_WITH_CUDA
     device_ = std::make_unique<CudaDevice>(options_.device);
+    ipc::copy_text(lane_.device_uuid, sizeof lane_.device_uuid, device_->uuid());
+    ipc::copy_text(lane_.device_name, sizeof lane_.device_name, device_->name());
 #else
     throw std::runtime_error("a task needs CUDA but this worker was built without it");
 #endif

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -51,14 +52,65 @@ kernels::Backend choose_device(const std::string& device) {
 }
 
 // The device memory one worker may hold at once: --memory-budget, or a safe fraction of what the
-// device has free (90% of the GPU's free memory; half the host's memory). 0 when unknown.
-std::uint64_t memory_budget(const RunCommandOptions& options, kernels::Backend device) {
+// devices have free (90% of the free memory of the GPU that has least; half the host's memory).
+// 0 when unknown.
+std::uint64_t memory_budget(const RunCommandOptions& options, kernels::Backend device, const std::vector<int>& gpus) {
   if (options.memory_budget_mib > 0) return options.memory_budget_mib << 20;
   if (device == kernels::Backend::cuda) {
-    const auto free_bytes = gpu_free_memory_bytes(options.gpu);
-    return free_bytes ? *free_bytes / 10 * 9 : 0;  // unknown: the worker's own allocation error will say it
+    std::uint64_t least = 0;
+    for (const int gpu : gpus) {
+      const auto free_bytes = gpu_free_memory_bytes(gpu);
+      if (!free_bytes) return 0;  // unknown: the worker's own allocation error will say it
+      least = least == 0 ? *free_bytes : std::min(least, *free_bytes);
+    }
+    return least / 10 * 9;
   }
   return host_memory_bytes() / 2;
+}
+
+// The GPUs a new run spreads its instances over: --gpus (a list, or all that a worker sees), or
+// --gpu alone. Every listed GPU must exist when NVML can tell.
+std::vector<int> chosen_gpus(const RunCommandOptions& options, kernels::Backend device) {
+  if (options.gpus.empty()) return {options.gpu};
+  if (options.gpu_given) throw BadInput("--gpu and --gpus: give one of them");
+  std::vector<int> gpus;
+  if (options.gpus == "all") {
+    const int n = visible_gpu_count();
+    if (n == 0) throw BadInput("--gpus all: NVML shows no GPU here; list the GPUs (--gpus 0,1) or use --gpu");
+    for (int i = 0; i < n; ++i) gpus.push_back(i);
+    return gpus;
+  }
+  std::size_t pos = 0;
+  while (pos <= options.gpus.size()) {
+    const std::size_t comma = std::min(options.gpus.find(',', pos), options.gpus.size());
+    const std::string item = options.gpus.substr(pos, comma - pos);
+    int gpu = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), gpu);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || gpu < 0)
+      throw BadInput("--gpus " + options.gpus + ": '" + item + "' is not a GPU index (expected e.g. 0,1 or all)");
+    if (std::find(gpus.begin(), gpus.end(), gpu) != gpus.end())
+      throw BadInput("--gpus " + options.gpus + ": GPU " + item + " is listed twice");
+    gpus.push_back(gpu);
+    pos = comma + 1;
+  }
+  if (device == kernels::Backend::cuda && gpu_free_memory_bytes(0))
+    for (const int gpu : gpus)
+      if (!gpu_free_memory_bytes(gpu))
+        throw BadInput("--gpus " + options.gpus + ": there is no CUDA device " + std::to_string(gpu) + " here (" +
+                       std::to_string(visible_gpu_count()) + " visible)");
+  return gpus;
+}
+
+// Spreading instances over GPUs places each on one GPU; an instance of several ranks already
+// takes a GPU per rank (--gpu + r), so the two do not mix in one run.
+void check_multi_rank_spread(const Plan& plan, const std::string& sweep_path) {
+  if (plan.gpus.size() < 2) return;
+  for (const auto& p : plan.instances)
+    if (p.worker.params.contains("ranks") && p.worker.params["ranks"].is_number_integer() &&
+        p.worker.params["ranks"].get<int>() > 1)
+      throw BadInput(sweep_path + ": " + p.worker.id + " has ranks " + p.worker.params["ranks"].dump() +
+                     ": --gpus spreads single-GPU instances over GPUs; run multi-rank instances with --gpu (rank r on "
+                     "--gpu + r)");
 }
 
 // Another process computing on the GPU disturbs every number: with --require-idle-gpu that is an
@@ -202,15 +254,23 @@ int execute(const RunCommandOptions& options) {
       return 0;
     }
     run_info["resumed"].push_back(utc_timestamp());
-    budget = memory_budget(options, plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu);
+    if (!options.gpus.empty() || options.gpu_given)
+      throw BadInput("--resume: the run measures on the GPUs its plan.json names; --gpu and --gpus are not taken");
+    budget = memory_budget(options, plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
+                           plan_gpus(plan, options.gpu));
   } else {
     if (options.sweep_path.empty()) throw BadInput("orchestrate: give a sweep file (or --resume RUN_DIR); see --help");
     const Sweep sweep = load_sweep(options.sweep_path, options.overrides);
     const auto device = choose_device(options.device);
-    budget = memory_budget(options, device);
+    const auto gpus = chosen_gpus(options, device);
+    budget = memory_budget(options, device, gpus);
     if (budget > 0)
       if (auto problem = check_memory(sweep, budget, device); !problem.empty()) throw BadInput(sweep.path + ": " + problem);
-    plan = make_plan(sweep, device, budget);
+    plan = make_plan(sweep, device, budget, gpus);
+    check_multi_rank_spread(plan, sweep.path);
+    if (gpus.size() > 1 && device == kernels::Backend::cpu && !options.quiet)
+      std::cerr << "note: --gpus with the CPU kernels runs " << gpus.size()
+                << " schedules at once on this machine's cores, where they disturb each other\n";
     if (options.ab) {
       if (sweep.settings.isolation != "process")
         throw BadInput("ab: --isolation " + sweep.settings.isolation +
@@ -271,8 +331,9 @@ int execute(const RunCommandOptions& options) {
     if (plan.schedule.groups.size() > 1 && !options.quiet)
       std::cerr << "note: the instances do not fit in device memory at once (budget " << (budget >> 20)
                 << " MiB): they run in " << plan.schedule.groups.size() << " groups, one after another\n";
-    if (device == kernels::Backend::cuda && options.require_idle_gpu) check_gpu_idle(options.gpu);
-    check_rank_gpus(plan, options.gpu, sweep.path);
+    if (device == kernels::Backend::cuda && options.require_idle_gpu)
+      for (const int gpu : gpus) check_gpu_idle(gpu);
+    check_rank_gpus(plan, gpus.front(), sweep.path);
     dir = std::make_unique<RunDirectory>(
         RunDirectory::create(options.out_dir.empty() ? default_out_dir(sweep.name) : options.out_dir));
     dir->write_text("sweep.yaml", sweep.source_text);
@@ -283,6 +344,11 @@ int execute(const RunCommandOptions& options) {
       std::cerr << "note: " << plan.skipped.size() << " instances need a device other than " << plan.device
                 << " and are left out (listed in plan.json)\n";
   }
+  // CUDA numbers devices fastest first, NVML and nvidia-smi by PCI bus: on a machine of mixed
+  // GPUs the two differ. Workers get the PCI order unless the user chose one, so that a device
+  // index names the same GPU to a worker and to the orchestrator's NVML checks.
+  if (plan.device == "cuda") setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
+  if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) run_info["cuda_device_order"] = order;
   run_info["status"] = "running";
   dir->write_json("run.json", run_info);
   const auto env = collect_environment(options.command_line);
@@ -315,7 +381,8 @@ int execute(const RunCommandOptions& options) {
   ropts.context_gate = options.context_gate;
   ropts.memory_budget_bytes = budget;
   run_info["context_gate"] = ropts.context_gate;
-  ropts.device = options.gpu;
+  ropts.device = options.gpu;  // plans from before --gpus name no GPU per instance
+  run_info["gpus"] = plan_gpus(plan, options.gpu);
   ropts.quiet = options.quiet;
   ropts.artifact_root = fs::absolute(dir->file("artifacts")).lexically_normal().string();
   Runner runner(*dir, plan, ropts, log);
@@ -394,7 +461,12 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   app.add_option("--device", o.device, "where to run: auto (a GPU when present), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  app.add_option("--gpu", o.gpu, "CUDA device index")->capture_default_str();
+  app.add_option_function<int>(
+         "--gpu", [&o](int gpu) { o.gpu = gpu, o.gpu_given = true; }, "CUDA device index (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--gpus", o.gpus,
+                 "GPUs to spread the instances over, e.g. 0,1 or all: one schedule runs on each GPU at once, each "
+                 "instance on one of them (docs/measurement.md)");
   app.add_option("--worker", o.worker, "worker executable (default: isobench-worker beside orchestrate)");
   app.add_option("--worker-timeout", o.worker_timeout_s, "seconds without a worker heartbeat before it is killed")
       ->check(CLI::PositiveNumber)

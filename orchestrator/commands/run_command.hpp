@@ -17,6 +17,9 @@ struct RunCommandOptions {
   std::string out_dir;
   std::string device = "auto";  // auto | cpu | cuda
   int gpu = 0;
+  bool gpu_given = false;
+  // --gpus 0,1,... or all: the instances spread over several GPUs, one schedule on each at once.
+  std::string gpus;
   std::string worker;           // default: isobench-worker beside orchestrate
   double worker_timeout_s = 120;
   int retries = 2;

@@ -101,3 +101,24 @@ TEST_CASE("a missing journal reads as empty") {
   const auto c = read_journal("/nonexistent/samples.jsonl");
   CHECK(c.samples.empty());
 }
+
+TEST_CASE("a sample's GPU (index, UUID, name) reads back; journals from before --gpus read without one") {
+  SampleRecord r = record(3, 4e-6);
+  r.gpu = 1;
+  r.gpu_uuid = "GPU-3f1c2a9e-6b7d-4e21-9c0a-55aa12ff0b31";
+  r.gpu_name = "NVIDIA H200";
+  const auto back = SampleRecord::from_json(nlohmann::json::parse(r.to_json().dump()));
+  CHECK(back.gpu == 1);
+  CHECK(back.gpu_uuid == r.gpu_uuid);
+  CHECK(back.gpu_name == "NVIDIA H200");
+
+  auto old = record(3, 4e-6).to_json();  // a CPU sample of an old journal: no GPU fields at all
+  CHECK_FALSE(old.contains("gpu"));
+  CHECK_FALSE(old.contains("gpu_uuid"));
+  const auto read = SampleRecord::from_json(old);
+  CHECK(read.gpu == -1);
+  CHECK(read.gpu_uuid.empty());
+
+  old["gpu"] = "0";
+  CHECK_THROWS(SampleRecord::from_json(old));
+}

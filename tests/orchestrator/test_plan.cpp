@@ -85,3 +85,100 @@ TEST_CASE("plan.json: a damaged instance is refused, naming it and the problem")
   CHECK_THROWS_WITH(isobench::ipc::decode_instances(table.dump()),
                     doctest::Contains("instance table entry 0: idle_gap_ms"));
 }
+
+// --gpus: instances dealt over the GPUs in sweep order, every group on one GPU, and a plan on one
+// GPU exactly what it was before.
+namespace {
+
+const char* kFive = R"(
+settings: {samples: 4, seed: 3, isolation: process, per: batch}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [10, 20, 30, 40, 50]}
+)";
+
+Plan plan_on(const std::vector<int>& gpus, std::uint64_t budget = 0) {
+  return make_plan(parse_sweep(kFive, "gpus.yaml"), isobench::kernels::Backend::cpu, budget, gpus);
+}
+
+}  // namespace
+
+TEST_CASE("--gpus deals the instances over the GPUs in sweep order; each group holds one GPU's") {
+  const Plan plan = plan_on({2, 0});
+  REQUIRE(plan.instances.size() == 5);
+  std::vector<int> gpus;
+  for (const auto& p : plan.instances) gpus.push_back(p.gpu);
+  CHECK(gpus == std::vector<int>{2, 0, 2, 0, 2});
+  CHECK(plan.schedule.groups == Groups{{0, 2, 4}, {1, 3}});
+  CHECK(plan_gpus(plan, 7) == std::vector<int>{2, 0});
+  // Every worker run measures the instances of one GPU; every slot is planned once.
+  std::set<std::uint32_t> slots;
+  for (const auto& run : plan.schedule.runs) {
+    for (const auto& t : run.tasks) {
+      CHECK(plan.instances[t.instance].gpu == plan.instances[run.tasks.front().instance].gpu);
+      CHECK(slots.insert(t.slot).second);
+    }
+  }
+  CHECK(slots.size() == 5u * 4u);
+  // More GPUs than instances: the unused ones get no pipeline.
+  const Plan wide = make_plan(parse_sweep(R"(
+settings: {samples: 2}
+benchmarks:
+  - kernel: cpu_spin
+)", "one.yaml"), isobench::kernels::Backend::cpu, 0, {0, 1, 2});
+  CHECK(plan_gpus(wide, 0) == std::vector<int>{0});
+}
+
+TEST_CASE("--gpus: memory groups are made per GPU") {
+  // cpu_spin holds no device memory: a budget of 1 byte still fits every instance, so the
+  // grouping shows only the split by GPU. The budget's own packing is tested in test_schedule.
+  const Plan plan = plan_on({0, 1}, 1);
+  CHECK(plan.schedule.groups == Groups{{0, 2, 4}, {1, 3}});
+}
+
+TEST_CASE("on one GPU the plan is the one a run without --gpus made") {
+  const Plan one = plan_on({0});
+  json a = one.to_json();
+  CHECK(a["gpus"] == json::array({0}));
+  for (const auto& instance : a["instances"]) CHECK(instance["gpu"] == 0);
+  CHECK(one.schedule.groups == Groups{{0, 1, 2, 3, 4}});
+  // The schedule is the one-group schedule every run had before --gpus, task for task.
+  const Schedule before = make_schedule(Isolation::process, ProcessGranularity::batch, single_group(5), 4, 3);
+  REQUIRE(one.schedule.runs.size() == before.runs.size());
+  for (std::size_t r = 0; r < before.runs.size(); ++r)
+    for (std::size_t t = 0; t < before.runs[r].tasks.size(); ++t) {
+      CHECK(one.schedule.runs[r].tasks[t].slot == before.runs[r].tasks[t].slot);
+      CHECK(one.schedule.runs[r].tasks[t].instance == before.runs[r].tasks[t].instance);
+    }
+}
+
+TEST_CASE("plan.json keeps each instance's GPU; a plan from before --gpus reads with none") {
+  const Plan plan = plan_on({1, 3});
+  const json written = plan.to_json();
+  const Plan read = Plan::from_json(json::parse(written.dump()));
+  CHECK(read.to_json() == written);
+  CHECK(read.gpus == std::vector<int>{1, 3});
+  CHECK(read.instances[1].gpu == 3);
+
+  json old = written;
+  old.erase("gpus");
+  for (auto& instance : old["instances"]) instance.erase("gpu");
+  old["schedule"]["groups"] = json::array({json::array({0, 1, 2, 3, 4})});
+  const Plan before = Plan::from_json(old);
+  CHECK(before.gpus.empty());
+  CHECK(before.instances[0].gpu == -1);
+  CHECK(instance_gpu(before, 0, 5) == 5);  // the run's --gpu
+  CHECK(plan_gpus(before, 5) == std::vector<int>{5});
+}
+
+TEST_CASE("plan.json: a GPU outside the plan's list, or a group over two GPUs, is refused") {
+  json j = plan_on({0, 1}).to_json();
+  j["instances"][2]["gpu"] = 4;
+  CHECK_THROWS_WITH(Plan::from_json(j), doctest::Contains("gpu 4 is not one of the plan's gpus"));
+  j = plan_on({0, 1}).to_json();
+  j["schedule"]["groups"] = json::array({json::array({0, 1, 2, 3, 4})});
+  CHECK_THROWS_WITH(Plan::from_json(j), doctest::Contains("a group holds instances of two GPUs"));
+  j = plan_on({0, 1}).to_json();
+  j["gpus"] = json::array({0, -1});
+  CHECK_THROWS_WITH(Plan::from_json(j), doctest::Contains("gpus: -1 is not a device index"));
+}

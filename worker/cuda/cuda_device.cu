@@ -2,9 +2,24 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
+
 #include "cuda_check.hpp"
 
 namespace isobench::worker {
+
+namespace {
+
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx": the 16 bytes in NVML's spelling.
+std::string format_uuid(const cudaUUID_t& id) {
+  const auto* b = reinterpret_cast<const unsigned char*>(id.bytes);
+  char text[48];
+  std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return text;
+}
+
+}  // namespace
 
 int cuda_device_count() {
   int count = 0;
@@ -24,6 +39,7 @@ CudaDevice::CudaDevice(int index) : index_(index) {
   cudaDeviceProp props{};
   ISOBENCH_CUDA_CHECK(cudaGetDeviceProperties(&props, index));
   name_ = props.name;
+  uuid_ = format_uuid(props.uuid);
   l2_bytes_ = std::size_t(props.l2CacheSize);
   sm_count_ = props.multiProcessorCount;
   char bus_id[32] = {};

@@ -23,6 +23,7 @@ class CudaDevice {
   int index() const { return index_; }
   std::string name() const { return name_; }
   std::string pci_bus_id() const { return pci_bus_id_; }  // "0000:4E:00.0", how NVML finds it
+  std::string uuid() const { return uuid_; }  // "GPU-3f1c2a9e-...", as NVML and nvidia-smi print it
   std::size_t l2_bytes() const { return l2_bytes_; }
   int sm_count() const { return sm_count_; }
   // The device's SM clock through NVML, loaded once per process (nvmlInit is not free).
@@ -33,7 +34,7 @@ class CudaDevice {
  private:
   int index_;
   void* stream_ = nullptr;
-  std::string name_, pci_bus_id_;
+  std::string name_, pci_bus_id_, uuid_;
   std::size_t l2_bytes_ = 0;
   int sm_count_ = 0;
   std::unique_ptr<NvmlSmClock> sm_clock_;
