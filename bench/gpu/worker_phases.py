@@ -13,8 +13,9 @@ p90) of each phase of a measure worker's life:
   measure   measure_begin -> measure_end
   handoff   one worker's measure_end -> the next worker's measure_begin (nobody measuring)
   exit      measure_end -> the orchestrator saw the process gone ("worker_exit" events)
-the measuring share (the sum of measure over the span), and how many samples' timed regions
-overlapped another worker's context creation or exit (what the context gate prevents).
+the measuring share (the sum of measure over the span, per GPU), and how many samples' timed
+regions overlapped another worker's context creation or exit on their own GPU (what the context
+gate prevents) and, in a run over several GPUs (--gpus), on another GPU (which it does not).
 Usage: worker_phases.py RUN_DIR... [--json OUT]
 """
 import json
@@ -48,26 +49,32 @@ def phases(run):
                        ("measure", "measure_begin_ns", "measure_end_ns")]:
         v = span(a, b)
         out[name + "_ms"] = {"median": statistics.median(v) if v else None, "p10": pct(v, 0.1), "p90": pct(v, 0.9)}
-    handoff = [(b["measure_begin_ns"] - a["measure_end_ns"]) / 1e6 for a, b in zip(workers, workers[1:])
-               if b.get("measure_begin_ns") and a.get("measure_end_ns")]
+    gpus = sorted({w.get("gpu", 0) for w in workers})
+    handoff = []
+    for g in gpus:  # each GPU's workers hand off among themselves
+        mine = [w for w in workers if w.get("gpu", 0) == g]
+        handoff += [(b["measure_begin_ns"] - a["measure_end_ns"]) / 1e6 for a, b in zip(mine, mine[1:])
+                    if b.get("measure_begin_ns") and a.get("measure_end_ns")]
     out["handoff_ms"] = {"median": statistics.median(handoff) if handoff else None, "p10": pct(handoff, 0.1),
                          "p90": pct(handoff, 0.9)}
     # Samples timed while another worker created its context or was exiting.
-    busy = [(w["serial"], w["context_begin_ns"], w["device_ready_ns"]) for w in workers
+    busy = [(w["serial"], w.get("gpu", 0), w["context_begin_ns"], w["device_ready_ns"]) for w in workers
             if w.get("context_begin_ns") and w.get("device_ready_ns")]
-    busy += [(w["serial"], w["measure_end_ns"], w["exited_ns"]) for w in workers if w.get("exited_ns")]
-    overlapped = 0
-    for s in samples:
-        if any(serial != s["worker_serial"] and a < s["end_ns"] and b > s["begin_ns"] for serial, a, b in busy):
-            overlapped += 1
-    out["samples_beside_context_or_exit"] = overlapped
+    busy += [(w["serial"], w.get("gpu", 0), w["measure_end_ns"], w["exited_ns"]) for w in workers if w.get("exited_ns")]
+    def beside(same_gpu):
+        return sum(1 for s in samples if any(
+            serial != s["worker_serial"] and (g == s.get("gpu", 0)) == same_gpu and a < s["end_ns"] and b > s["begin_ns"]
+            for serial, g, a, b in busy))
+    out["gpus"] = gpus
+    out["samples_beside_context_or_exit"] = beside(True)
+    out["samples_beside_other_gpu_context_or_exit"] = beside(False)
     first = min((w["released_ns"] or w["measure_begin_ns"]) for w in workers)
     last = max(w["measure_end_ns"] for w in workers)
     wall_s = (last - first) / 1e9
     out["span_s"] = wall_s
     out["samples_per_minute"] = len(samples) / wall_s * 60
     out["wall_ms_per_worker"] = wall_s * 1e3 / len(workers)
-    out["measure_share"] = sum(span("measure_begin_ns", "measure_end_ns")) / 1e3 / wall_s
+    out["measure_share"] = sum(span("measure_begin_ns", "measure_end_ns")) / 1e3 / wall_s / len(gpus)
     return out
 
 
@@ -80,14 +87,15 @@ def main():
         del args[i:i + 2]
     rows = [phases(r) for r in args]
     print("| run | samples/min | ms per worker | start | permit | context | waiting | setup | held | measure | handoff "
-          "| exit | measuring share | samples beside a context or exit |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| exit | measuring share | samples beside a context or exit | ... on another GPU |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         cell = lambda k: "—" if r[k]["median"] is None else f"{r[k]['median']:.1f}"
         print(f"| {r['run'].rstrip('/').split('/')[-1]} | {r['samples_per_minute']:.0f} | {r['wall_ms_per_worker']:.1f} | "
               f"{cell('start_ms')} | {cell('permit_ms')} | {cell('context_ms')} | {cell('waiting_ms')} | "
               f"{cell('setup_ms')} | {cell('held_ms')} | {cell('measure_ms')} | {cell('handoff_ms')} | {cell('exit_ms')} | "
-              f"{r['measure_share']*100:.1f}% | {r['samples_beside_context_or_exit']} of {r['samples']} |")
+              f"{r['measure_share']*100:.1f}% | {r['samples_beside_context_or_exit']} of {r['samples']} | "
+              f"{r['samples_beside_other_gpu_context_or_exit']} |")
     if json_out:
         json.dump(rows, open(json_out, "w"), indent=1)
 
