@@ -195,3 +195,18 @@ benchmarks:
   CHECK(r.err.find("has ranks 2: --gpus spreads single-GPU instances") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(s.path("run")));
 }
+
+TEST_CASE("ab --gpus 0,1: both sides of an instance are measured on its GPU") {
+  Scratch s("gpus-ab");
+  const auto sweep = s.write("g.yaml", kSweep);
+  const auto r = run(bin("orchestrate") + " ab --device cpu --quiet --format none --gpus 0,1 --samples 3 --baseline " +
+                         bin("isobench-worker") + " --candidate " + bin("isobench-worker") + " --out " + s.path("run") +
+                         " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  check_samples_on_their_gpus(s, 4 * 3 * 2);
+  std::map<std::size_t, std::set<std::uint32_t>> sides;
+  for (const auto& x : read_jsonl(s.path("run/samples.jsonl")))
+    sides[x["instance_index"].get<std::size_t>()].insert(x["side"].get<std::uint32_t>());
+  for (const auto& [instance, seen] : sides) CHECK(seen == std::set<std::uint32_t>{0, 1});
+}
