@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -76,6 +77,21 @@ double median_seconds(Benchmark& bench, const TimerOptions& options, int samples
 }
 
 }  // namespace
+
+TEST_CASE("the device's UUID is spelled as NVML spells it: GPU-8-4-4-4-12 lowercase hex") {
+  const std::string uuid = device().uuid();
+  INFO(uuid);
+  REQUIRE(uuid.size() == 40);
+  CHECK(uuid.rfind("GPU-", 0) == 0);
+  for (std::size_t k = 4; k < uuid.size(); ++k) {
+    if (k == 12 || k == 17 || k == 22 || k == 27)
+      CHECK(uuid[k] == '-');
+    else
+      CHECK(std::isxdigit(static_cast<unsigned char>(uuid[k])) != 0);
+  }
+  CHECK(uuid != "GPU-00000000-0000-0000-0000-000000000000");
+  CHECK_FALSE(device().name().empty());
+}
 
 TEST_CASE("cast agrees with its reference for every conversion, tails included") {
   for (const char* conversion : {"fp32_bf16", "fp32_fp16", "fp32_fp8e4m3", "bf16_fp32"})
