@@ -172,6 +172,11 @@ void compare_run(std::string_view input) {
       FUZZ_CHECK(run.plan.count(id) == 1);
       for (double v : values) FUZZ_CHECK(std::isfinite(v) && v > 0);
     }
+  for (const auto* side : {&run.gpus, &run.candidate_gpus})
+    for (const auto& [id, gpus] : *side) {
+      FUZZ_CHECK(run.plan.count(id) == 1 && !gpus.empty());
+      for (const auto& gpu : gpus) FUZZ_CHECK(!gpu.uuid.empty() && !gpu.name.empty());
+    }
 }
 
 void segment(std::string_view input) {

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,6 +46,7 @@ struct Comparison {
   stats::BrunnerMunzelResult bm;  // two-sided, Student t
   double p_adjusted = 1;          // Holm over all compared instances
   stats::Verdict verdict = stats::Verdict::uncertain;
+  GpuSet gpus_a, gpus_b;  // the GPUs each side's samples name; empty where none does
   double median_ratio() const { return median_b / median_a; }
 };
 
@@ -60,6 +62,10 @@ struct Report {
   double geometric_mean_ratio = 1;
   ArtifactComparison artifacts;  // run directories: the archived artifacts that differ
   KernelComparison kernels;      // run directories with kernels.json: which ran other kernels
+  GpuSet gpus_a, gpus_b;         // the GPUs of all compared instances, per side
+  // Instances whose sides ran on GPUs --gpu-match does not allow: one line each, and no verdicts.
+  std::vector<std::string> gpu_refusals;
+  bool names_gpus() const { return !gpus_a.empty() || !gpus_b.empty(); }
 };
 
 Comparison compare_samples(const std::string& id, const std::vector<double>& a, const std::vector<double>& b,
@@ -104,14 +110,56 @@ std::string measurement_difference(const json& a, const json& b) {
   return differing;
 }
 
+// A run's per-instance data for `id`; empty where it has none.
+template <typename Value>
+Value entry(const std::map<std::string, Value>& by_id, const std::string& id) {
+  const auto it = by_id.find(id);
+  return it == by_id.end() ? Value{} : it->second;
+}
+
 // The two sides of one A/B run, as two runs with the same plan.
 std::pair<Run, Run> split_sides(Run run) {
   if (!run.ab) throw InputError(run.dir + ": not an A/B run (one side only); give two run directories");
   Run candidate = run;
   candidate.samples = std::move(run.candidate_samples);
+  candidate.gpus = std::move(run.candidate_gpus);
   candidate.dir = run.dir + " (candidate)";
   run.dir += " (baseline)";
   return {std::move(run), std::move(candidate)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU identity: the two sides of an instance are compared only on GPUs --gpu-match allows.
+
+// "GPU-3f1c... (NVIDIA H200), GPU-8d2e... (NVIDIA H200)"
+std::string gpus_text(const GpuSet& gpus) {
+  std::string text;
+  for (const auto& gpu : gpus) text += (text.empty() ? "" : ", ") + gpu.uuid + " (" + gpu.name + ")";
+  return text;
+}
+
+// Why two sides measured on these GPUs may not be compared under `match`; empty when they may.
+// A side whose samples name no GPU (CPU kernels, older runs) leaves nothing to check.
+std::string gpu_mismatch(const GpuSet& a, const GpuSet& b, GpuMatch match) {
+  if (match == GpuMatch::any || a.empty() || b.empty()) return {};
+  const auto key = match == GpuMatch::uuid ? &GpuIdentity::uuid : &GpuIdentity::name;
+  const auto distinct = [key](const GpuSet& gpus) {
+    std::set<std::string> keys;
+    for (const auto& gpu : gpus) keys.insert(gpu.*key);
+    return keys;
+  };
+  const auto ka = distinct(a), kb = distinct(b);
+  const std::string what = match == GpuMatch::uuid ? "GPU" : "GPU model";
+  if (ka.size() > 1 || kb.size() > 1) return "samples from more than one " + what + " on one side";
+  return ka == kb ? std::string() : "different " + what + "s";
+}
+
+std::string gpu_refusal(const std::string& id, const std::string& mismatch, const std::string& dir_a,
+                        const GpuSet& a, const std::string& dir_b, const GpuSet& b, GpuMatch match) {
+  return "instance \"" + id + "\": " + mismatch + ": " + dir_a + " ran on " + gpus_text(a) + "; " + dir_b + " on " +
+         gpus_text(b) + " (" +
+         (match == GpuMatch::uuid ? "--gpu-match model compares GPUs of one model, --gpu-match any any GPUs)"
+                                  : "--gpu-match any compares any GPUs)");
 }
 
 Report compare_runs(const CompareOptions& options, std::ostream& err) {
@@ -135,18 +183,24 @@ Report compare_runs(const CompareOptions& options, std::ostream& err) {
       report.excluded.push_back({id, "plans differ in " + differing});
       continue;
     }
-    const auto find = [&](const Run& run) {
-      const auto it = run.samples.find(id);
-      return it == run.samples.end() ? std::vector<double>{} : it->second;
-    };
-    const auto sa = find(a), sb = find(b);
+    const auto sa = entry(a.samples, id), sb = entry(b.samples, id);
     if (sa.size() < 2 || sb.size() < 2) {
       report.excluded.push_back({id, "fewer than 2 samples (" + std::to_string(sa.size()) + " in " + a.dir + ", " +
                                          std::to_string(sb.size()) + " in " + b.dir + ")"});
       continue;
     }
+    const GpuSet ga = entry(a.gpus, id), gb = entry(b.gpus, id);
+    if (const std::string mismatch = gpu_mismatch(ga, gb, options.gpu_match); !mismatch.empty()) {
+      report.gpu_refusals.push_back(gpu_refusal(id, mismatch, a.dir, ga, b.dir, gb, options.gpu_match));
+      continue;
+    }
     report.compared.push_back(compare_samples(id, sa, sb, options.confidence));
+    report.compared.back().gpus_a = ga;
+    report.compared.back().gpus_b = gb;
+    report.gpus_a.insert(ga.begin(), ga.end());
+    report.gpus_b.insert(gb.begin(), gb.end());
   }
+  if (!report.gpu_refusals.empty()) return report;
   for (const auto& id : b.order)
     if (!a.plan.count(id)) report.excluded.push_back({id, "only in " + b.dir});
   std::vector<std::string> shared_ids;
@@ -185,6 +239,20 @@ std::string format_interval(const stats::HodgesLehmannRatio& hl) {
 std::string format_p(double p) { return format("%.3g", p); }
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json gpus_json(const GpuSet& gpus) {
+  json list = json::array();
+  for (const auto& gpu : gpus) list.push_back({{"uuid", gpu.uuid}, {"name", gpu.name}});
+  return list;
+}
+
+// The terminal and markdown name the GPUs once, for the whole comparison (JSON and CSV per
+// instance); only for a report that names GPUs.
+std::string gpus_line(const Report& report) {
+  if (report.gpus_a == report.gpus_b) return "GPU (A and B): " + gpus_text(report.gpus_a);
+  const auto side = [](const GpuSet& gpus) { return gpus.empty() ? std::string("none named") : gpus_text(gpus); };
+  return "GPU: A " + side(report.gpus_a) + "; B " + side(report.gpus_b);
+}
 
 const std::vector<std::string> table_header{"instance", "n A", "n B", "median A", "median B", "B/A medians",
                                             "HL ratio B/A", "interval", "p", "p Holm", "verdict"};
@@ -256,6 +324,10 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
           const auto differ = report.kernels.differ(c.id);
           j["instances"].back()["kernels_differ"] = differ ? json(*differ) : json(nullptr);
         }
+        if (report.names_gpus()) {
+          j["instances"].back()["gpus_a"] = gpus_json(c.gpus_a);
+          j["instances"].back()["gpus_b"] = gpus_json(c.gpus_b);
+        }
       }
       for (const auto& e : report.excluded) j["not_compared"].push_back({{"instance", e.id}, {"reason", e.reason}});
       if (report.artifacts.shown()) j["artifacts"] = artifact_changes_json(report.artifacts);
@@ -268,6 +340,7 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
       // One more column, not a second table, so the CSV stays one table for any reader.
       if (report.artifacts.shown()) out << ",artifacts differ";
       if (report.kernels.shown()) out << ",kernels_differ,kernel_change";
+      if (report.names_gpus()) out << ",gpu A,gpu B";
       out << "\n";
       for (const auto& c : report.compared) {
         // Raw numbers, not the rounded terminal text.
@@ -283,6 +356,7 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
           out << "," << (differ ? (*differ ? "true" : "false") : "") << ","
               << csv_field(change ? kernel_change_text(report.kernels, *change) : "");
         }
+        if (report.names_gpus()) out << "," << csv_field(gpus_text(c.gpus_a)) << "," << csv_field(gpus_text(c.gpus_b));
         out << "\n";
       }
       return;
@@ -299,6 +373,7 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
         out << "\n";
       }
       out << "\n" << summary << "\n";
+      if (report.names_gpus()) out << "\n" << gpus_line(report) << "\n";
       for (const auto& e : report.excluded) out << "\nnot compared: " << e.id << ": " << e.reason;
       if (!report.excluded.empty()) out << "\n";
       if (report.artifacts.shown()) print_artifact_changes(report.artifacts, /*markdown=*/true, out);
@@ -312,6 +387,7 @@ void print_report(const Report& report, const CompareOptions& options, std::ostr
       for (const auto& row : rows)
         for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
       out << "A: " << report.a << "\nB: " << report.b << "\n";
+      if (report.names_gpus()) out << gpus_line(report) << "\n";
       for (const auto& row : rows) {
         for (std::size_t i = 0; i < row.size(); ++i) {
           const std::string pad(width[i] - row[i].size(), ' ');
@@ -427,6 +503,11 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
       if (options.runs.empty() || options.runs.size() > 2)
         throw InputError("needs two run directories, one A/B run directory, or --samples A B");
       report = compare_runs(options, err);
+      // Every refused instance is named before giving up, so one run shows all there is to fix.
+      if (!report.gpu_refusals.empty()) {
+        for (const auto& refusal : report.gpu_refusals) err << "compare: " << refusal << "\n";
+        return 2;
+      }
       // Runs that share instances, none of them measured alike, are not a comparison at all.
       if (report.compared.empty()) {
         for (const auto& e : report.excluded)
@@ -483,7 +564,14 @@ void register_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--fail-on", *fail_on, "which verdicts make the exit code 1")
       ->check(CLI::IsMember({"slower", "faster", "any-change", "never"}))
       ->capture_default_str();
-  cmd->callback([options, fail_on, flags, &exit_code] {
+  auto gpu_match = std::make_shared<std::string>("uuid");
+  cmd->add_option("--gpu-match", *gpu_match,
+                  "run directories: where both sides' samples name their GPU, the GPUs the two sides of an "
+                  "instance may have run on: one and the same GPU (uuid), one GPU model (model), any (any); "
+                  "other instances are refused (exit code 2)")
+      ->check(CLI::IsMember({"uuid", "model", "any"}))
+      ->capture_default_str();
+  cmd->callback([options, fail_on, gpu_match, flags, &exit_code] {
     CompareOptions o = *options;
     o.format = flags->json       ? CompareFormat::json
                : flags->markdown ? CompareFormat::markdown
@@ -493,6 +581,7 @@ void register_compare_command(CLI::App& app, int& exit_code) {
                 : *fail_on == "any-change" ? FailOn::any_change
                 : *fail_on == "never"      ? FailOn::never
                                            : FailOn::slower;
+    o.gpu_match = *gpu_match == "model" ? GpuMatch::model : *gpu_match == "any" ? GpuMatch::any : GpuMatch::uuid;
     exit_code = run_compare(o, std::cout, std::cerr);
   });
 }

@@ -6,7 +6,8 @@
 //   orchestrate compare RUN_A RUN_B             two run directories, joined by instance id
 //
 // Exit codes: 0 no failing verdict, 1 a verdict named by --fail-on (default: any SLOWER),
-// 2 bad input (one line on stderr naming file, line and problem).
+// 2 bad input (one line on stderr naming file, line and problem; or, for run directories whose
+// samples of an instance came from GPUs --gpu-match does not allow, one line per such instance).
 
 #include <iosfwd>
 #include <string>
@@ -20,6 +21,9 @@ namespace isobench::orchestrator {
 
 enum class CompareFormat { terminal, markdown, csv, json };
 enum class FailOn { slower, faster, any_change, never };
+// Which GPUs the two sides of an instance may have been measured on, where both sides' samples
+// name theirs: one and the same GPU (uuid), one GPU model (model), or any.
+enum class GpuMatch { uuid, model, any };
 
 struct CompareOptions {
   std::vector<std::string> samples;  // --samples A B: two sample files
@@ -29,6 +33,7 @@ struct CompareOptions {
   double confidence = 0.95;          // of the Hodges-Lehmann interval
   CompareFormat format = CompareFormat::terminal;
   FailOn fail_on = FailOn::slower;
+  GpuMatch gpu_match = GpuMatch::uuid;
 };
 
 // Does the comparison and prints it; returns the process exit code (0, 1 or 2).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string_view>
@@ -80,7 +81,27 @@ Run parse_run_plan(const std::string& dir, const std::string& plan_path, const s
   return run;
 }
 
-// samples.jsonl: the values of every instance of the plan, by side.
+// The GPU fields of a sample line, all optional: "gpu" (the device ordinal the worker was given:
+// checked, not kept, as it means nothing on another machine) and "gpu_uuid" with "gpu_name",
+// present together.
+std::optional<GpuIdentity> sample_gpu(const json& record, const std::string& location) {
+  if (record.contains("gpu") && !record["gpu"].is_number_integer())
+    throw InputError(location + ": \"gpu\" is not an integer: " + record["gpu"].dump());
+  const auto text = [&](const std::string& field) -> std::optional<std::string> {
+    if (!record.contains(field)) return std::nullopt;
+    const json& value = record[field];
+    if (!value.is_string() || value.get_ref<const std::string&>().empty())
+      throw InputError(location + ": \"" + field + "\" is not a non-empty string: " + value.dump());
+    return value.get<std::string>();
+  };
+  const auto uuid = text("gpu_uuid"), name = text("gpu_name");
+  if (uuid.has_value() != name.has_value())
+    throw InputError(location + (uuid ? ": \"gpu_uuid\" without \"gpu_name\"" : ": \"gpu_name\" without \"gpu_uuid\""));
+  if (!uuid) return std::nullopt;
+  return GpuIdentity{*uuid, *name};
+}
+
+// samples.jsonl: the values of every instance of the plan, and the GPUs they name, by side.
 void parse_run_samples(Run& run, const std::string& samples_path, const std::string& text, std::ostream& err) {
   std::vector<std::string> lines;
   {
@@ -117,8 +138,10 @@ void parse_run_samples(Run& run, const std::string& samples_path, const std::str
     const json side = record.contains("side") ? record["side"] : json(0);
     if (!side.is_number_integer() || side.get<int>() < 0 || side.get<int>() > (run.ab ? 1 : 0))
       throw InputError(location + ": \"side\" must be 0" + std::string(run.ab ? " or 1" : "") + ", got " + side.dump());
-    auto& into = side.get<int>() == 1 ? run.candidate_samples : run.samples;
+    const bool candidate = side.get<int>() == 1;
+    auto& into = candidate ? run.candidate_samples : run.samples;
     into[id].push_back(checked_time(record["value"].get<double>(), record["value"].dump(), location));
+    if (const auto gpu = sample_gpu(record, location)) (candidate ? run.candidate_gpus : run.gpus)[id].insert(*gpu);
   }
 }
 

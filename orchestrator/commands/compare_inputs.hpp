@@ -4,8 +4,10 @@
 // the file, the line and the problem. The parse_* functions take the text already read, so the
 // fuzzers in fuzz/ feed them bytes without touching the file system.
 
+#include <compare>
 #include <iosfwd>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +26,16 @@ class InputError : public std::runtime_error {
 std::vector<double> read_sample_file(const std::string& path);
 std::vector<double> parse_sample_text(const std::string& path, const std::string& text);
 
+// The GPU a sample was taken on, as its journal line names it ("gpu_uuid", "gpu_name"). Samples
+// taken without a CUDA device (CPU kernels, commands) and journals written before these fields
+// name none.
+struct GpuIdentity {
+  std::string uuid;  // "GPU-3f1c2a9e-6b7d-4e21-9c0a-55aa12ff0b31"
+  std::string name;  // "NVIDIA H200"
+  auto operator<=>(const GpuIdentity&) const = default;
+};
+using GpuSet = std::set<GpuIdentity>;
+
 struct Run {
   std::string dir;
   std::vector<std::string> order;  // instance ids in plan order
@@ -32,6 +44,9 @@ struct Run {
   // An A/B run holds both sides; `samples` is side 0 (baseline), `candidate_samples` side 1.
   bool ab = false;
   std::map<std::string, std::vector<double>> candidate_samples;
+  // Per instance id and by side like the samples: the distinct GPUs its samples name. An
+  // instance none of whose samples names a GPU has no entry.
+  std::map<std::string, GpuSet> gpus, candidate_gpus;
 };
 
 // kernels.json of a run made with --record-kernels: per instance id, each side's record (an

@@ -170,12 +170,17 @@ nlohmann::json instance(const std::string& id, int inner = 20) {
           {"timer", "events"}, {"statistic", "mean"}, {"cold_cache", false}};
 }
 
-std::string samples_jsonl(const std::vector<std::pair<std::string, std::vector<double>>>& series) {
+// Journal lines of the given values; `fields` (GPU identity, a side) is added to every line.
+std::string samples_jsonl(const std::vector<std::pair<std::string, std::vector<double>>>& series,
+                          const nlohmann::json& fields = nlohmann::json::object()) {
   std::ostringstream s;
   s.precision(17);
   for (const auto& [id, values] : series)
-    for (std::size_t k = 0; k < values.size(); ++k)
-      s << nlohmann::json{{"instance", id}, {"value", values[k]}, {"sample", k}}.dump() << "\n";
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      nlohmann::json line{{"instance", id}, {"value", values[k]}, {"sample", k}};
+      line.update(fields);
+      s << line.dump() << "\n";
+    }
   return s.str();
 }
 
@@ -447,5 +452,218 @@ TEST_SUITE("compare: kernel records") {
     CHECK(o.code == 0);
     CHECK(o.err.find("schema_version 2 is newer than this orchestrate reads (1); kernel records ignored") !=
           std::string::npos);
+  }
+}
+
+namespace {
+
+// The GPU fields of a sample line as a worker pinned to a CUDA device writes them.
+nlohmann::json on_gpu(int ordinal, const std::string& uuid, const std::string& name) {
+  return {{"gpu", ordinal}, {"gpu_uuid", uuid}, {"gpu_name", name}};
+}
+
+const std::string kUuid0 = "GPU-3f1c2a9e-6b7d-4e21-9c0a-55aa12ff0b31";
+const std::string kUuid1 = "GPU-8d2e4b10-1a3c-4f5e-b6d7-0c9e8f7a6b5d";
+const std::string kUuidH100 = "GPU-51e0c7d2-9f84-4b3a-a1c6-2d7e8f9a0b1c";
+const std::string kH200 = "NVIDIA H200", kH100 = "NVIDIA H100 80GB HBM3";
+
+Outcome compare_runs(const std::vector<std::string>& runs, GpuMatch match = GpuMatch::uuid,
+                     CompareFormat format = CompareFormat::terminal) {
+  CompareOptions options;
+  options.runs = runs;
+  options.gpu_match = match;
+  options.format = format;
+  return compare(options);
+}
+
+std::string refusal(const std::string& id, const std::string& problem, const std::string& a, const std::string& b,
+                    const std::string& hint) {
+  return "compare: instance \"" + id + "\": " + problem + ": " + a + "; " + b + " (" + hint + ")\n";
+}
+
+const std::string kUuidHint = "--gpu-match model compares GPUs of one model, --gpu-match any any GPUs";
+const std::string kModelHint = "--gpu-match any compares any GPUs";
+
+}  // namespace
+
+TEST_SUITE("compare: GPU identity") {
+  TEST_CASE("the same GPU on both sides compares, and every printer names it") {
+    TempDir dir;
+    write_run(dir, "A", {instance("x")}, samples_jsonl({{"x", timings(71, 1.0)}}, on_gpu(0, kUuid0, kH200)));
+    write_run(dir, "B", {instance("x")}, samples_jsonl({{"x", timings(72, 1.0)}}, on_gpu(3, kUuid0, kH200)));
+    const Outcome o = compare_runs({dir / "A", dir / "B"});
+    CHECK(o.code == 0);
+    CHECK(o.err.empty());
+    CHECK(o.out.find("B: " + (dir / "B") + "\nGPU (A and B): " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
+
+    const auto parsed =
+        nlohmann::json::parse(compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, CompareFormat::json).out);
+    REQUIRE(parsed["instances"].size() == 1);
+    const nlohmann::json gpu = nlohmann::json::array({{{"uuid", kUuid0}, {"name", kH200}}});
+    CHECK(parsed["instances"][0]["gpus_a"] == gpu);
+    CHECK(parsed["instances"][0]["gpus_b"] == gpu);
+
+    const std::string csv = compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, CompareFormat::csv).out;
+    CHECK(csv.find(",verdict,gpu A,gpu B\n") != std::string::npos);
+    CHECK(csv.find("," + kUuid0 + " (NVIDIA H200)," + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
+    const std::string md = compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, CompareFormat::markdown).out;
+    CHECK(md.find("\nGPU (A and B): " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
+  }
+
+  TEST_CASE("different GPUs are refused, every such instance on a line of its own, and no verdicts") {
+    TempDir dir;
+    const auto series = [](std::uint64_t seed) {
+      return std::vector<std::pair<std::string, std::vector<double>>>{{"x", timings(seed, 1.0)},
+                                                                       {"y", timings(seed + 1, 1.0)}};
+    };
+    write_run(dir, "A", {instance("x"), instance("y")}, samples_jsonl(series(81), on_gpu(0, kUuid0, kH200)));
+    write_run(dir, "B", {instance("x"), instance("y")}, samples_jsonl(series(83), on_gpu(0, kUuid1, kH200)));
+    const std::string a = dir / "A", b = dir / "B";
+    const std::string both = a + " ran on " + kUuid0 + " (NVIDIA H200)";
+    const std::string other = b + " on " + kUuid1 + " (NVIDIA H200)";
+    const Outcome o = compare_runs({a, b});
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err == refusal("x", "different GPUs", both, other, kUuidHint) +
+                       refusal("y", "different GPUs", both, other, kUuidHint));
+    CHECK(compare_runs({a, b}, GpuMatch::uuid, CompareFormat::json).out.empty());
+
+    // One model: --gpu-match model compares them; the JSON rows keep each side's GPU.
+    const Outcome model = compare_runs({a, b}, GpuMatch::model, CompareFormat::json);
+    CHECK(model.code == 0);
+    CHECK(model.err.empty());
+    const auto parsed = nlohmann::json::parse(model.out);
+    REQUIRE(parsed["instances"].size() == 2);
+    CHECK(parsed["instances"][0]["gpus_a"][0]["uuid"] == kUuid0);
+    CHECK(parsed["instances"][0]["gpus_b"][0]["uuid"] == kUuid1);
+    const std::string table = compare_runs({a, b}, GpuMatch::model).out;
+    CHECK(table.find("GPU: A " + kUuid0 + " (NVIDIA H200); B " + kUuid1 + " (NVIDIA H200)\n") != std::string::npos);
+    CHECK(compare_runs({a, b}, GpuMatch::any).code == 0);
+  }
+
+  TEST_CASE("--gpu-match model refuses two models; any compares them") {
+    TempDir dir;
+    write_run(dir, "A", {instance("x")}, samples_jsonl({{"x", timings(91, 1.0)}}, on_gpu(0, kUuid0, kH200)));
+    write_run(dir, "B", {instance("x")}, samples_jsonl({{"x", timings(92, 1.0)}}, on_gpu(0, kUuidH100, kH100)));
+    const std::string a = dir / "A", b = dir / "B";
+    const std::string on_a = a + " ran on " + kUuid0 + " (NVIDIA H200)";
+    const std::string on_b = b + " on " + kUuidH100 + " (NVIDIA H100 80GB HBM3)";
+    const Outcome uuid = compare_runs({a, b});
+    CHECK(uuid.code == 2);
+    CHECK(uuid.err == refusal("x", "different GPUs", on_a, on_b, kUuidHint));
+    const Outcome model = compare_runs({a, b}, GpuMatch::model);
+    CHECK(model.code == 2);
+    CHECK(model.out.empty());
+    CHECK(model.err == refusal("x", "different GPU models", on_a, on_b, kModelHint));
+    const Outcome any = compare_runs({a, b}, GpuMatch::any, CompareFormat::json);
+    CHECK(any.code == 0);
+    CHECK(any.err.empty());
+    CHECK(nlohmann::json::parse(any.out)["instances"][0]["gpus_b"][0]["name"] == kH100);
+  }
+
+  TEST_CASE("an instance whose samples on one side came from two GPUs is refused under uuid") {
+    TempDir dir;
+    const auto values = timings(101, 1.0);
+    const std::vector<double> first(values.begin(), values.begin() + 15), second(values.begin() + 15, values.end());
+    write_run(dir, "A", {instance("x")},
+              samples_jsonl({{"x", first}}, on_gpu(0, kUuid0, kH200)) +
+                  samples_jsonl({{"x", second}}, on_gpu(1, kUuid1, kH200)));
+    write_run(dir, "B", {instance("x")}, samples_jsonl({{"x", timings(102, 1.0)}}, on_gpu(0, kUuid0, kH200)));
+    const std::string a = dir / "A", b = dir / "B";
+    const Outcome o = compare_runs({a, b});
+    CHECK(o.code == 2);
+    CHECK(o.err == refusal("x", "samples from more than one GPU on one side",
+                           a + " ran on " + kUuid0 + " (NVIDIA H200), " + kUuid1 + " (NVIDIA H200)",
+                           b + " on " + kUuid0 + " (NVIDIA H200)", kUuidHint));
+    // Both GPUs are one model.
+    const Outcome model = compare_runs({a, b}, GpuMatch::model, CompareFormat::json);
+    CHECK(model.code == 0);
+    CHECK(nlohmann::json::parse(model.out)["instances"][0]["gpus_a"].size() == 2);
+  }
+
+  TEST_CASE("runs whose samples name no GPU compare as before") {
+    TempDir dir;
+    write_run(dir, "cpu", {instance("x")}, samples_jsonl({{"x", timings(111, 1.0)}}));
+    write_run(dir, "old", {instance("x")}, samples_jsonl({{"x", timings(112, 1.0)}}, {{"side", 0}}));
+    write_run(dir, "gpu", {instance("x")}, samples_jsonl({{"x", timings(113, 1.0)}}, on_gpu(0, kUuid0, kH200)));
+    // A worker given an ordinal that opened no device (a CPU kernel) names no GPU.
+    write_run(dir, "ordinal", {instance("x")}, samples_jsonl({{"x", timings(114, 1.0)}}, {{"gpu", 1}}));
+    const Outcome plain = compare_runs({dir / "cpu", dir / "old"});
+    CHECK(plain.code == 0);
+    CHECK(plain.err.empty());
+    CHECK(plain.out.find("GPU") == std::string::npos);
+    const auto parsed = nlohmann::json::parse(compare_runs({dir / "cpu", dir / "ordinal"}, GpuMatch::uuid,
+                                                           CompareFormat::json).out);
+    CHECK_FALSE(parsed["instances"][0].contains("gpus_a"));
+    CHECK(compare_runs({dir / "cpu", dir / "ordinal"}, GpuMatch::uuid, CompareFormat::csv).out.find("gpu") ==
+          std::string::npos);
+    // One side names its GPU, the other none: nothing to check, and the known side is shown.
+    const Outcome half = compare_runs({dir / "cpu", dir / "gpu"});
+    CHECK(half.code == 0);
+    CHECK(half.err.empty());
+    CHECK(half.out.find("GPU: A none named; B " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
+    const auto half_json =
+        nlohmann::json::parse(compare_runs({dir / "cpu", dir / "gpu"}, GpuMatch::uuid, CompareFormat::json).out);
+    CHECK(half_json["instances"][0]["gpus_a"] == nlohmann::json::array());
+    CHECK(half_json["instances"][0]["gpus_b"][0]["uuid"] == kUuid0);
+  }
+
+  TEST_CASE("an A/B run whose sides ran on different GPUs is refused") {
+    TempDir dir;
+    const std::string samples = samples_jsonl({{"x", timings(121, 1.0)}}, on_gpu(0, kUuid0, kH200)) +
+                                samples_jsonl({{"x", timings(122, 1.0)}}, [] {
+                                  auto fields = on_gpu(1, kUuid1, kH200);
+                                  fields["side"] = 1;
+                                  return fields;
+                                }());
+    dir.write("ab/plan.json", nlohmann::json{{"schema_version", 1},
+                                             {"instances", {instance("x")}},
+                                             {"schedule", {{"sides", 2}}}}
+                                  .dump());
+    dir.write("ab/samples.jsonl", samples);
+    const std::string ab = dir / "ab";
+    const Outcome o = compare_runs({ab});
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err == refusal("x", "different GPUs", ab + " (baseline) ran on " + kUuid0 + " (NVIDIA H200)",
+                           ab + " (candidate) on " + kUuid1 + " (NVIDIA H200)", kUuidHint));
+    CHECK(compare_runs({ab}, GpuMatch::model).code == 0);
+  }
+
+  TEST_CASE("GPU fields of the wrong type are bad input naming file, line and field") {
+    TempDir dir;
+    write_run(dir, "A", {instance("x")}, samples_jsonl({{"x", timings(131, 1.0)}}));
+    const std::string good = "{\"instance\":\"x\",\"value\":1e-5}\n";
+    const auto check_line = [&](const std::string& fields, const std::string& problem) {
+      write_run(dir, "B", {instance("x")}, good + "{\"instance\":\"x\",\"value\":2e-5," + fields + "}\n");
+      check_bad_input(compare_runs({dir / "A", dir / "B"}), "compare: " + (dir / "B") + "/samples.jsonl:2: " + problem);
+    };
+    const std::string name = "\"gpu_name\":\"NVIDIA H200\"", uuid = "\"gpu_uuid\":\"" + kUuid0 + "\"";
+    check_line("\"gpu\":\"0\"", "\"gpu\" is not an integer: \"0\"");
+    check_line("\"gpu\":1.5", "\"gpu\" is not an integer: 1.5");
+    check_line("\"gpu_uuid\":7," + name, "\"gpu_uuid\" is not a non-empty string: 7");
+    check_line("\"gpu_uuid\":\"\"," + name, "\"gpu_uuid\" is not a non-empty string: \"\"");
+    check_line(uuid + ",\"gpu_name\":null", "\"gpu_name\" is not a non-empty string: null");
+    check_line(uuid + ",\"gpu_name\":\"\"", "\"gpu_name\" is not a non-empty string: \"\"");
+    check_line(uuid, "\"gpu_uuid\" without \"gpu_name\"");
+    check_line(name, "\"gpu_name\" without \"gpu_uuid\"");
+  }
+
+  TEST_CASE("--gpu-match on the command line") {
+    TempDir dir;
+    write_run(dir, "A", {instance("x")}, samples_jsonl({{"x", timings(141, 1.0)}}, on_gpu(0, kUuid0, kH200)));
+    write_run(dir, "B", {instance("x")}, samples_jsonl({{"x", timings(142, 1.0)}}, on_gpu(1, kUuid1, kH200)));
+    const std::string runs = (dir / "A") + " " + (dir / "B");
+    int exit_code = -1;
+    const auto parse = [&](const std::string& args) {
+      CLI::App app("orchestrate");
+      register_compare_command(app, exit_code);
+      app.parse("compare " + runs + args, false);
+    };
+    parse(" --gpu-match model");
+    CHECK(exit_code == 0);
+    parse(" --gpu-match any");
+    CHECK(exit_code == 0);
+    CHECK_THROWS(parse(" --gpu-match serial"));
   }
 }
