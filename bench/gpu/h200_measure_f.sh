@@ -17,12 +17,15 @@ log="$out/commands.log"
 source "$(dirname "$0")/step.sh"
 nvidia-smi >"$out/nvidia-smi-before.txt" 2>&1
 sweep=configs/cast.yaml
+# Part two fixes the inner count, so that runs compare instance for instance (each run would
+# otherwise calibrate its own, and compare skips instances whose plans differ in inner).
+two_opts="--inner 200"
 if [ "$part" = two ]; then
   nvidia-smi topo -m >"$out/nvidia-smi-topo.txt" 2>&1
-  step gpu0 "$bin/orchestrate" --quiet --format none --gpu 0 --out "$out/gpu0" $sweep
-  step gpus01-a "$bin/orchestrate" --quiet --format none --gpus 0,1 --out "$out/gpus01-a" $sweep
-  step gpus01-b "$bin/orchestrate" --quiet --format none --gpus 0,1 --out "$out/gpus01-b" $sweep
-  step gpus10 "$bin/orchestrate" --quiet --format none --gpus 1,0 --out "$out/gpus10" $sweep
+  step gpu0 "$bin/orchestrate" --quiet --format none $two_opts --gpu 0 --out "$out/gpu0" $sweep
+  step gpus01-a "$bin/orchestrate" --quiet --format none $two_opts --gpus 0,1 --out "$out/gpus01-a" $sweep
+  step gpus01-b "$bin/orchestrate" --quiet --format none $two_opts --gpus 0,1 --out "$out/gpus01-b" $sweep
+  step gpus10 "$bin/orchestrate" --quiet --format none $two_opts --gpus 1,0 --out "$out/gpus10" $sweep
   step same-deal "$bin/orchestrate" compare --json "$out/gpus01-a" "$out/gpus01-b"
   step other-gpu-refused "$bin/orchestrate" compare "$out/gpus01-a" "$out/gpus10"
   step other-gpu "$bin/orchestrate" compare --json --gpu-match model "$out/gpus01-a" "$out/gpus10"
