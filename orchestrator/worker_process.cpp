@@ -1,5 +1,6 @@
 #include "worker_process.hpp"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -58,18 +59,34 @@ std::optional<ExitStatus> WorkerProcess::poll() {
   if (ec) {
     // ECHILD: someone else reaped it; we cannot know how it ended.
     ended_ = ExitStatus{false, -1, 0};
-    return ended_;
+  } else if (!running) {
+    ended_ = decode_wait_status(impl_->proc->native_exit_code());
   }
-  if (!running) ended_ = decode_wait_status(impl_->proc->native_exit_code());
+  if (ended_) forget();
   return ended_;
 }
 
+// Boost.Process v2's terminate() only sends SIGKILL: it neither waits nor stores a status (1.81),
+// and native_exit_code() then holds its "still active" 0x7f, which reads as exit code 127 (what
+// the two-H200 run journaled for every rank it stopped). So the child is killed and reaped here;
+// waitpid returns once it is gone, so a killed CUDA worker's teardown is over before anything
+// measures beside it.
 ExitStatus WorkerProcess::kill() {
   if (auto s = poll()) return *s;
-  boost::system::error_code ec;
-  impl_->proc->terminate(ec);  // SIGKILL and waitpid; stores the wait status
-  ended_ = ec ? ExitStatus{true, 0, SIGKILL} : decode_wait_status(impl_->proc->native_exit_code());
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  pid_t reaped = -1;
+  do {
+    reaped = ::waitpid(pid_, &status, 0);
+  } while (reaped < 0 && errno == EINTR);
+  ended_ = reaped == pid_ ? decode_wait_status(status) : ExitStatus{true, 0, SIGKILL};
+  forget();
   return *ended_;
 }
+
+// The child is reaped: Boost's handle must not touch its pid again. Its destructor would
+// waitpid(pid, WNOHANG) and SIGKILL whatever runs under that pid, which by then may be a newer
+// worker that was given the same pid.
+void WorkerProcess::forget() { impl_->proc->detach(); }
 
 }  // namespace isobench::orchestrator

@@ -39,6 +39,7 @@ class WorkerProcess {
 
  private:
   struct Impl;
+  void forget();  // once reaped: the handle lets go of the pid
   std::unique_ptr<Impl> impl_;
   pid_t pid_ = -1;
   std::optional<ExitStatus> ended_;

@@ -84,6 +84,9 @@ TEST_CASE("a hung worker is killed after --worker-timeout and the run goes on") 
   CHECK(r.exit_code == 0);
   const auto f = first_failure(s);
   CHECK(f["reason"].get<std::string>().find("hung: no heartbeat") == 0);
+  // Killed and reaped by the orchestrator: journaled as SIGKILL (not Boost's "still active" code).
+  CHECK(f["reason"].get<std::string>().find("killed by SIGKILL") != std::string::npos);
+  CHECK(f["signal"] == 9);
   CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 6);
 }
 
