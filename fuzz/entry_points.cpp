@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ipc/instance_table.hpp"
+#include "ipc/rank_group.hpp"
 #include "ipc/segment.hpp"
 #include "orchestrator/artifacts.hpp"
 #include "orchestrator/commands/artifact_diff.hpp"
@@ -196,6 +197,16 @@ void segment(std::string_view input) {
     FUZZ_CHECK(end(h.tasks_offset, std::uint64_t{h.n_lanes} * h.tasks_per_lane, sizeof(ipc::Task)) <= input.size());
     FUZZ_CHECK(end(h.slots_offset, h.n_slots, sizeof(ipc::SampleSlot)) <= input.size());
     instances_json = std::string_view(base + h.instances_json_offset, h.instances_json_bytes);
+    // The rank table after the segment's own tables (multi-rank runs): accepted, every part of
+    // it lies inside the mapping.
+    if (ipc::validate_rank_table(base, input.size(), h.total_bytes, h.n_slots).empty()) {
+      ipc::RankTableHeader r;
+      std::memcpy(&r, base + h.total_bytes, sizeof r);
+      FUZZ_CHECK(r.max_world >= 2 && r.max_world <= ipc::kMaxRanks);
+      FUZZ_CHECK(end(r.groups_offset, r.n_groups, sizeof(ipc::RankGroup)) <= input.size());
+      FUZZ_CHECK(end(r.samples_offset, std::uint64_t{r.n_slots} * r.max_world, sizeof(ipc::RankSample)) <= input.size());
+      FUZZ_CHECK(end(r.data_offset, std::uint64_t{r.n_groups} * r.max_world, r.data_bytes_per_rank) <= input.size());
+    }
   }
   std::vector<ipc::WorkerInstance> instances;
   try {

@@ -53,18 +53,26 @@ void init_rank_table(const Segment& seg, std::uint32_t n_groups, std::uint32_t m
   std::memcpy(static_cast<char*>(seg.base()) + start, &h, sizeof h);
 }
 
+std::string validate_rank_table(const void* base, std::size_t mapped_bytes, std::uint64_t start,
+                                std::uint32_t n_slots) {
+  if (start > mapped_bytes || sizeof(RankTableHeader) > mapped_bytes - start) return "this run's segment has no rank table";
+  RankTableHeader h;
+  std::memcpy(&h, static_cast<const char*>(base) + start, sizeof h);
+  if (h.magic != kRankTableMagic) return "rank table: bad magic";
+  if (h.max_world < 2 || h.max_world > kMaxRanks || h.n_groups == 0 || h.n_groups > 4096 || h.n_slots != n_slots)
+    return "rank table: counts out of range";
+  // Re-derive the offsets from the counts, as validate_header does for the segment's own tables.
+  const RankTableHeader expected = rank_layout(start, h.n_groups, h.max_world, h.n_slots);
+  if (std::memcmp(&expected, &h, sizeof h) != 0) return "rank table: inconsistent layout";
+  if (h.end_offset > mapped_bytes) return "rank table: overruns the segment";
+  return {};
+}
+
 RankTable::RankTable(const Segment& seg) : base_(static_cast<char*>(seg.base())) {
   const std::uint64_t start = seg.layout().total_bytes;
-  if (start + sizeof(RankTableHeader) > seg.size()) throw SegmentError("this run's segment has no rank table");
+  if (auto problem = validate_rank_table(base_, seg.size(), start, seg.layout().n_slots); !problem.empty())
+    throw SegmentError(problem);
   std::memcpy(&layout_, base_ + start, sizeof layout_);
-  if (layout_.magic != kRankTableMagic) throw SegmentError("rank table: bad magic");
-  if (layout_.max_world < 2 || layout_.max_world > kMaxRanks || layout_.n_groups == 0 ||
-      layout_.n_groups > 4096 || layout_.n_slots != seg.layout().n_slots)
-    throw SegmentError("rank table: counts out of range");
-  // Re-derive the offsets from the counts, as validate_header does for the segment's own tables.
-  const RankTableHeader expected = rank_layout(start, layout_.n_groups, layout_.max_world, layout_.n_slots);
-  if (std::memcmp(&expected, &layout_, sizeof layout_) != 0) throw SegmentError("rank table: inconsistent layout");
-  if (layout_.end_offset > seg.size()) throw SegmentError("rank table: overruns the segment");
 }
 
 RankGroup& RankTable::group(std::uint32_t g) const {

@@ -74,6 +74,12 @@ std::uint32_t world_size(const WorkerInstance& instance);
 std::uint64_t rank_table_bytes(std::uint32_t n_groups, std::uint32_t max_world, std::uint32_t n_slots);
 void init_rank_table(const Segment& seg, std::uint32_t n_groups, std::uint32_t max_world);
 
+// Whether `mapped_bytes` at `base` hold a sound rank table at offset `start` (a segment's
+// Header::total_bytes) for n_slots sample slots: every table it names lies inside. Empty when it
+// does, else the problem. The bytes are any process's: fuzz/ feeds this.
+std::string validate_rank_table(const void* base, std::size_t mapped_bytes, std::uint64_t start,
+                                std::uint32_t n_slots);
+
 // The table of a segment, validated against the mapping; throws SegmentError when absent or bad.
 class RankTable {
  public:

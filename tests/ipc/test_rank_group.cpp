@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -152,6 +153,31 @@ TEST_CASE("joining checks the table, the world size and the room for an all-gath
   std::vector<std::byte> big(kRankDataBytes + 1), all(2 * big.size());
   CHECK_THROWS_WITH_AS(m.all_gather(big, all),
                        doctest::Contains("exceeds the 1048576 bytes of the segment's rank area"), std::runtime_error);
+}
+
+TEST_CASE("validate_rank_table accepts the table a run made and names what is wrong with a damaged one") {
+  auto seg = segment_for(2);
+  const auto start = seg.layout().total_bytes;
+  const auto slots = seg.layout().n_slots;
+  // A copy of the mapping, damaged field by field (any process of the user can write there).
+  std::vector<char> bytes(static_cast<const char*>(seg.base()), static_cast<const char*>(seg.base()) + seg.size());
+  CHECK(validate_rank_table(bytes.data(), bytes.size(), start, slots).empty());
+  CHECK(validate_rank_table(bytes.data(), bytes.size(), start, slots + 1) == "rank table: counts out of range");
+  CHECK(validate_rank_table(bytes.data(), bytes.size() - 1, start, slots) == "rank table: overruns the segment");
+  CHECK(validate_rank_table(bytes.data(), start + 8, start, slots) == "this run's segment has no rank table");
+  CHECK(validate_rank_table(bytes.data(), bytes.size(), bytes.size() + 64, slots) ==
+        "this run's segment has no rank table");
+  auto damaged = [&](std::size_t offset, std::uint64_t value, std::size_t width) {
+    std::vector<char> copy = bytes;
+    std::memcpy(copy.data() + start + offset, &value, width);
+    return validate_rank_table(copy.data(), copy.size(), start, slots);
+  };
+  CHECK(damaged(offsetof(RankTableHeader, magic), 1, 8) == "rank table: bad magic");
+  CHECK(damaged(offsetof(RankTableHeader, max_world), 1, 4) == "rank table: counts out of range");
+  CHECK(damaged(offsetof(RankTableHeader, max_world), kMaxRanks + 1, 4) == "rank table: counts out of range");
+  CHECK(damaged(offsetof(RankTableHeader, n_groups), 0, 4) == "rank table: counts out of range");
+  CHECK(damaged(offsetof(RankTableHeader, data_offset), 1u << 30, 8) == "rank table: inconsistent layout");
+  CHECK(damaged(offsetof(RankTableHeader, end_offset), 64, 8) == "rank table: inconsistent layout");
 }
 
 TEST_CASE("an instance's world size is its ranks parameter, 1 without one") {
