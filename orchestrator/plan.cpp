@@ -147,22 +147,22 @@ nlohmann::json Plan::to_json() const {
     runs.push_back({{"side", r.side}, {"tasks", tasks}});
   }
   nlohmann::json j = {{"schema_version", 1},
-          {"sweep", sweep_name},
-          {"device", device},
-          {"settings", settings},
-          {"instances", inst},
-          {"skipped", skipped},
-          {"workers", workers},
-          {"worker_args", worker_args},
-          {"schedule",
-           {{"isolation", to_string(schedule.isolation)},
-            {"per", to_string(schedule.per)},
-            {"samples", schedule.samples},
-            {"sides", schedule.sides},
-            {"seed", schedule.seed},
-            {"groups", schedule.groups},
-            {"task_fields", {"instance", "sample", "round", "slot"}},
-            {"runs", runs}}}};
+                      {"sweep", sweep_name},
+                      {"device", device},
+                      {"settings", settings},
+                      {"instances", inst},
+                      {"skipped", skipped},
+                      {"workers", workers},
+                      {"worker_args", worker_args},
+                      {"schedule",
+                       {{"isolation", to_string(schedule.isolation)},
+                        {"per", to_string(schedule.per)},
+                        {"samples", schedule.samples},
+                        {"sides", schedule.sides},
+                        {"seed", schedule.seed},
+                        {"groups", schedule.groups},
+                        {"task_fields", {"instance", "sample", "round", "slot"}},
+                        {"runs", runs}}}};
   if (!gpus.empty()) j["gpus"] = gpus;
   return j;
 }

@@ -462,7 +462,12 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   app.add_option_function<int>(
-         "--gpu", [&o](int gpu) { o.gpu = gpu, o.gpu_given = true; }, "CUDA device index (default 0)")
+         "--gpu",
+         [&o](int gpu) {
+           o.gpu = gpu;
+           o.gpu_given = true;
+         },
+         "CUDA device index (default 0)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--gpus", o.gpus,
                  "GPUs to spread the instances over, e.g. 0,1 or all: one schedule runs on each GPU at once, each "
