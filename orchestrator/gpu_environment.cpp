@@ -191,9 +191,10 @@ nlohmann::json collect_gpu_environment() {
   return out;
 }
 
-std::optional<std::uint64_t> gpu_free_memory_bytes(int index) {
-  Nvml nvml;
-  if (!nvml.ok() || index < 0) return std::nullopt;
+namespace {
+
+// The NVML device of the GPU a worker sees as CUDA device `index`.
+std::optional<nvmlDevice_t> cuda_index_device(const Nvml& nvml, int index) {
   // `index` is the worker's CUDA device index. NVML counts every GPU in PCI order, so go through
   // CUDA_VISIBLE_DEVICES when it is set (indices, or UUIDs "GPU-..."). Without it the orders
   // agree on machines of identical GPUs (CUDA's fastest-first order ties break by PCI bus).
@@ -227,6 +228,15 @@ std::optional<std::uint64_t> gpu_free_memory_bytes(int index) {
   } else {
     d = nvml.device(index);
   }
+  return d;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> gpu_free_memory_bytes(int index) {
+  Nvml nvml;
+  if (!nvml.ok() || index < 0) return std::nullopt;
+  const auto d = cuda_index_device(nvml, index);
   if (!d) return std::nullopt;
   auto m = nvml.memory(*d);
   if (!m) return std::nullopt;
@@ -234,8 +244,13 @@ std::optional<std::uint64_t> gpu_free_memory_bytes(int index) {
 }
 
 int visible_gpu_count() {
+  Nvml nvml;  // one NVML session for the whole count
+  if (!nvml.ok()) return 0;
   int n = 0;
-  while (n < 1024 && gpu_free_memory_bytes(n)) ++n;
+  for (; n < 1024; ++n) {  // as far as gpu_free_memory_bytes answers
+    const auto d = cuda_index_device(nvml, n);
+    if (!d || !nvml.memory(*d)) break;
+  }
   return n;
 }
 

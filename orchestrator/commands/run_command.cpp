@@ -9,6 +9,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "ipc/rank_group.hpp"
 #include "kernels/plugin_loader.hpp"
 #include "orchestrator/artifacts.hpp"
 #include "orchestrator/commands/compare_command.hpp"
@@ -106,9 +107,8 @@ std::vector<int> chosen_gpus(const RunCommandOptions& options, kernels::Backend 
 void check_multi_rank_spread(const Plan& plan, const std::string& sweep_path) {
   if (plan.gpus.size() < 2) return;
   for (const auto& p : plan.instances)
-    if (p.worker.params.contains("ranks") && p.worker.params["ranks"].is_number_integer() &&
-        p.worker.params["ranks"].get<int>() > 1)
-      throw BadInput(sweep_path + ": " + p.worker.id + " has ranks " + p.worker.params["ranks"].dump() +
+    if (const auto ranks = ipc::world_size(p.worker); ranks > 1)
+      throw BadInput(sweep_path + ": " + p.worker.id + " has ranks " + std::to_string(ranks) +
                      ": --gpus spreads single-GPU instances over GPUs; run multi-rank instances with --gpu (rank r on "
                      "--gpu + r)");
 }
@@ -134,9 +134,7 @@ void check_gpu_idle(int gpu) {
 void check_rank_gpus(const Plan& plan, int gpu, const std::string& sweep_path) {
   if (plan.device != "cuda" || !gpu_free_memory_bytes(gpu)) return;
   for (const auto& p : plan.instances) {
-    const int ranks = p.worker.params.contains("ranks") && p.worker.params["ranks"].is_number_integer()
-                          ? p.worker.params["ranks"].get<int>()
-                          : 1;
+    const int ranks = static_cast<int>(ipc::world_size(p.worker));
     if (ranks > 1 && !gpu_free_memory_bytes(gpu + ranks - 1))
       throw BadInput(sweep_path + ": " + p.worker.id + " needs " + std::to_string(ranks) +
                      " GPUs (rank r runs on --gpu + r), but there is no CUDA device " +
