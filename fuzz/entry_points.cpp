@@ -199,9 +199,9 @@ void segment(std::string_view input) {
     instances_json = std::string_view(base + h.instances_json_offset, h.instances_json_bytes);
     // The rank table after the segment's own tables (multi-rank runs): accepted, every part of
     // it lies inside the mapping.
-    if (ipc::validate_rank_table(base, input.size(), h.total_bytes, h.n_slots).empty()) {
+    if (ipc::validate_rank_table(base, input.size(), h.rank_table_offset, h.n_slots).empty()) {
       ipc::RankTableHeader r;
-      std::memcpy(&r, base + h.total_bytes, sizeof r);
+      std::memcpy(&r, base + h.rank_table_offset, sizeof r);
       FUZZ_CHECK(r.max_world >= 2 && r.max_world <= ipc::kMaxRanks);
       FUZZ_CHECK(end(r.groups_offset, r.n_groups, sizeof(ipc::RankGroup)) <= input.size());
       FUZZ_CHECK(end(r.samples_offset, std::uint64_t{r.n_slots} * r.max_world, sizeof(ipc::RankSample)) <= input.size());
@@ -216,7 +216,7 @@ void segment(std::string_view input) {
   }
   for (const auto& in : instances) {
     FUZZ_CHECK(in.backend == "cpu" || in.backend == "cuda");
-    FUZZ_CHECK(in.rotate_buffers >= 1);
+    FUZZ_CHECK(in.measure.rotate_buffers >= 1);
   }
 }
 

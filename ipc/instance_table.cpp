@@ -7,23 +7,11 @@
 namespace isobench::ipc {
 
 nlohmann::json to_json(const WorkerInstance& in) {
-  return {{"id", in.id},
-          {"kernel", in.kernel},
-          {"backend", in.backend},
-          {"params", in.params},
-          {"seed", in.seed},
-          {"statistic", in.statistic},
-          {"timer", in.timer},
-          {"cold_cache", in.cold_cache},
-          {"rotate_buffers", in.rotate_buffers},
-          {"blocking_kernel", in.blocking_kernel},
-          {"slowdown_pct", in.slowdown_pct},
-          {"record_kernels", in.record_kernels},
-          {"idle_gap_ms", in.idle_gap_ms},
-          {"realloc", in.realloc},
-          {"plugin", in.plugin},
-          {"command", in.command},
-          {"command_dir", in.command_dir}};
+  nlohmann::json j = {{"id", in.id},          {"kernel", in.kernel},   {"backend", in.backend},
+                      {"params", in.params},  {"seed", in.seed},       {"plugin", in.plugin},
+                      {"command", in.command}, {"command_dir", in.command_dir}};
+  j.update(instance_table_json(in.measure));
+  return j;
 }
 
 namespace {
@@ -46,26 +34,15 @@ WorkerInstance worker_instance_from_json(const nlohmann::json& o, std::string_vi
     in.backend = o.at("backend").get<std::string>();
     in.params = o.at("params");
     in.seed = json_integer<std::uint64_t>(o.at("seed"));
-    in.statistic = o.at("statistic").get<std::string>();
-    in.timer = o.at("timer").get<std::string>();
-    in.cold_cache = o.at("cold_cache").get<bool>();
-    in.rotate_buffers = json_integer<int>(o.at("rotate_buffers"));
-    in.blocking_kernel = o.at("blocking_kernel").get<bool>();
-    in.slowdown_pct = o.at("slowdown_pct").get<double>();
+    in.measure = instance_table_settings(o);
     in.plugin = later_field<std::string>(o, "plugin", "");
     in.command = later_field<std::vector<std::string>>(o, "command", {});
     in.command_dir = later_field<std::string>(o, "command_dir", "");
-    in.record_kernels = later_field<bool>(o, "record_kernels", false);
-    in.idle_gap_ms = later_field<double>(o, "idle_gap_ms", 0);
-    in.realloc = later_field<bool>(o, "realloc", false);
     if (in.backend != "cpu" && in.backend != "cuda" && in.backend != "command")
       throw std::runtime_error("backend " + in.backend);
     if ((in.backend == "command") == in.command.empty())
       throw std::runtime_error("a command needs backend \"command\" and a program");
-    if (in.statistic != "mean" && in.statistic != "min") throw std::runtime_error("statistic " + in.statistic);
-    if (in.rotate_buffers < 1) throw std::runtime_error("rotate_buffers < 1");
-    if (!(in.idle_gap_ms >= 0 && in.idle_gap_ms <= 60000)) throw std::runtime_error("idle_gap_ms out of [0, 60000]");
-    if (in.realloc && in.backend == "command") throw std::runtime_error("realloc of a command");
+    if (in.measure.realloc && in.backend == "command") throw std::runtime_error("realloc of a command");
     return in;
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string(context) + ": " + e.what());

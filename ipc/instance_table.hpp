@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "settings.hpp"
+
 namespace isobench::ipc {
 
 struct WorkerInstance {
@@ -18,20 +20,10 @@ struct WorkerInstance {
   std::string backend;         // "cpu", "cuda" or "command"
   nlohmann::json params;       // every axis, defaults filled
   std::uint64_t seed = 0;      // inputs: the same on every side and in every run of the seed
-  std::string statistic = "mean";
-  std::string timer = "events";
-  bool cold_cache = false;
-  int rotate_buffers = 1;
-  bool blocking_kernel = false;
-  double slowdown_pct = 0;
-  // One untimed CUPTI pass after warm-up records the CUDA kernels the instance runs
-  // (--record-kernels); the samples are timed without it.
-  bool record_kernels = false;
-  // Before each measured sample, outside the timed region: the worker sleeps idle_gap_ms (host
-  // idle, device idle), and with realloc destroys the instance and sets it up and warms it up
-  // again (same seed, same inputs, fresh buffers).
-  double idle_gap_ms = 0;
-  bool realloc = false;
+  // How it is measured. Only the settings that travel in the instance table (ipc/settings.hpp)
+  // are read from it; warm-up and the inner count reach the worker pinned in the segment's
+  // InstanceEntry and keep their defaults here.
+  MeasureSettings measure;
   std::string plugin;                // the kernel's plugin library; empty: a built-in kernel
   std::vector<std::string> command;  // backend "command": the program and its arguments
   std::string command_dir;           // backend "command": its working directory

@@ -47,7 +47,7 @@ std::uint64_t rank_table_bytes(std::uint32_t n_groups, std::uint32_t max_world, 
 }
 
 void init_rank_table(const Segment& seg, std::uint32_t n_groups, std::uint32_t max_world) {
-  const std::uint64_t start = seg.layout().total_bytes;
+  const std::uint64_t start = seg.layout().rank_table_offset;
   const RankTableHeader h = rank_layout(start, n_groups, max_world, seg.layout().n_slots);
   if (h.end_offset > seg.size()) throw SegmentError("the segment has no room for its rank table");
   std::memcpy(static_cast<char*>(seg.base()) + start, &h, sizeof h);
@@ -69,7 +69,7 @@ std::string validate_rank_table(const void* base, std::size_t mapped_bytes, std:
 }
 
 RankTable::RankTable(const Segment& seg) : base_(static_cast<char*>(seg.base())) {
-  const std::uint64_t start = seg.layout().total_bytes;
+  const std::uint64_t start = seg.layout().rank_table_offset;
   if (auto problem = validate_rank_table(base_, seg.size(), start, seg.layout().n_slots); !problem.empty())
     throw SegmentError(problem);
   std::memcpy(&layout_, base_ + start, sizeof layout_);
@@ -166,9 +166,9 @@ void RankMember::all_gather(std::span<const std::byte> mine, std::span<std::byte
   barrier();  // every rank has read the blocks before any rank writes its next one
 }
 
-std::span<const RankSample> RankMember::gather_sample(std::uint32_t slot, const RankSample& mine) {
+std::span<const SampleValues> RankMember::gather_sample(std::uint32_t slot, const SampleValues& mine) {
   RankSample& shared = table_.sample(slot, rank_);
-  std::memcpy(&shared, &mine, sizeof mine);
+  std::memcpy(&shared.values, &mine, sizeof mine);
   store_release(shared.written, std::uint32_t{1});
   barrier();
   if (rank_ != 0) return {};
@@ -176,17 +176,17 @@ std::span<const RankSample> RankMember::gather_sample(std::uint32_t slot, const 
     RankSample& part = table_.sample(slot, r);
     if (load_acquire(part.written) != 1)
       throw std::runtime_error("rank " + std::to_string(r) + " passed the barrier without its sample");
-    std::memcpy(&gathered_[r], &part, sizeof part);
+    std::memcpy(&gathered_[r], &part.values, sizeof part.values);
   }
   return {gathered_, world_};
 }
 
 void RankMember::abort() { abort_rank_group(table_, group_index_, rank_ + 1); }
 
-RankSample slowest_rank(std::span<const RankSample> parts) {
+SampleValues slowest_rank(std::span<const SampleValues> parts) {
   if (parts.empty()) throw std::logic_error("slowest_rank of no ranks");
-  RankSample out = parts.front();
-  for (const RankSample& p : parts.subspan(1)) {
+  SampleValues out = parts.front();
+  for (const SampleValues& p : parts.subspan(1)) {
     if (p.value_s > out.value_s) {
       out.value_s = p.value_s;
       out.host_enqueue_s = p.host_enqueue_s;

@@ -4,7 +4,7 @@
 // The table exists only in runs that have a multi-rank instance; the orchestrator sizes it
 // (rank_table_bytes) and writes its header (init_rank_table); every rank validates it on join.
 //
-// Layout, 64-byte aligned, starting at Header::total_bytes:
+// Layout, 64-byte aligned, starting at Header::rank_table_offset:
 //   RankTableHeader | RankGroup[n_groups] | RankSample[n_slots * max_world]
 //                   | data: n_groups * max_world * data_bytes_per_rank
 //
@@ -53,13 +53,9 @@ inline constexpr std::uint32_t kAbortedByOrchestrator = 0xffffffffu;
 // One rank's part of one sample, written before the group's post-sample barrier. Rank 0 combines
 // the world's parts into the sample slot; the orchestrator journals them beside the sample.
 struct RankSample {
-  double value_s;
-  double sm_clock_mhz;
-  double host_enqueue_s;
-  std::uint64_t begin_ns;
-  std::uint64_t end_ns;
-  std::uint32_t flags;
-  std::uint32_t written;  // 1 once the fields above are this sample's
+  SampleValues values;
+  std::uint32_t written;  // 1 once `values` are this sample's
+  std::uint32_t reserved;
 };
 
 static_assert(std::is_trivially_copyable_v<RankTableHeader>);
@@ -70,12 +66,12 @@ static_assert(std::is_trivially_copyable_v<RankSample>);
 std::uint32_t world_size(const WorkerInstance& instance);
 
 // Bytes the table takes (0 when max_world <= 1: no table), and its header, written at
-// Header::total_bytes of a segment created with that much room after its tables.
+// Header::rank_table_offset of a segment created with that much room after its tables.
 std::uint64_t rank_table_bytes(std::uint32_t n_groups, std::uint32_t max_world, std::uint32_t n_slots);
 void init_rank_table(const Segment& seg, std::uint32_t n_groups, std::uint32_t max_world);
 
 // Whether `mapped_bytes` at `base` hold a sound rank table at offset `start` (a segment's
-// Header::total_bytes) for n_slots sample slots: every table it names lies inside. Empty when it
+// Header::rank_table_offset) for n_slots sample slots: every table it names lies inside. Empty when it
 // does, else the problem. The bytes are any process's: fuzz/ feeds this.
 std::string validate_rank_table(const void* base, std::size_t mapped_bytes, std::uint64_t start,
                                 std::uint32_t n_slots);
@@ -124,7 +120,7 @@ class RankMember {
   void all_gather(std::span<const std::byte> mine, std::span<std::byte> all);
   // This rank's part of the sample of `slot`; then a barrier. Rank 0 gets the world's parts
   // (world entries) to combine; the other ranks get an empty span.
-  std::span<const RankSample> gather_sample(std::uint32_t slot, const RankSample& mine);
+  std::span<const SampleValues> gather_sample(std::uint32_t slot, const SampleValues& mine);
   // Tells the other ranks this one failed (from the worker's error path).
   void abort();
 
@@ -133,12 +129,12 @@ class RankMember {
   RankGroup& group_;
   std::uint32_t group_index_, rank_, world_;
   std::function<void()> beat_;
-  RankSample gathered_[kMaxRanks];
+  SampleValues gathered_[kMaxRanks];
 };
 
 // The slowest-rank rule: the sample of a multi-rank group is its slowest rank's time. Its timed
 // region spans the earliest begin to the latest end, its flags are any rank's, its clock the
-// lowest and its host enqueue time the slowest rank's.
-RankSample slowest_rank(std::span<const RankSample> parts);
+// lowest and its host enqueue time the slowest rank's; inner and kernel GPU time are rank 0's.
+SampleValues slowest_rank(std::span<const SampleValues> parts);
 
 }  // namespace isobench::ipc

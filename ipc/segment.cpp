@@ -61,7 +61,9 @@ Header compute_layout(const SegmentShape& shape) {
   at = align_up(at + std::uint64_t{h.n_lanes} * h.tasks_per_lane * sizeof(Task));
   h.slots_offset = at;
   at = align_up(at + std::uint64_t{h.n_slots} * sizeof(SampleSlot));
-  h.total_bytes = at;
+  h.rank_table_offset = at;
+  h.rank_table_bytes = shape.rank_table_bytes;
+  h.total_bytes = at + shape.rank_table_bytes;
   return h;
 }
 
@@ -84,6 +86,8 @@ std::string validate_header(const void* base, std::size_t mapped_bytes) {
   shape.n_lanes = h.n_lanes;
   shape.tasks_per_lane = h.tasks_per_lane;
   shape.instances_json.resize(0);
+  if (h.rank_table_bytes > mapped_bytes) return "header claims more bytes than are mapped";
+  shape.rank_table_bytes = h.rank_table_bytes;
   // Re-derive every offset from the counts: a header whose offsets disagree is rejected, so no
   // table can point outside the mapping.
   if (h.n_lanes == 0 || h.n_lanes > 4096 || h.n_instances > (1u << 24) || h.n_slots > (1u << 28) ||
@@ -96,6 +100,7 @@ std::string validate_header(const void* base, std::size_t mapped_bytes) {
       h.lanes_offset != expected.lanes_offset + json_room ||
       h.tasks_offset != expected.tasks_offset + json_room ||
       h.slots_offset != expected.slots_offset + json_room ||
+      h.rank_table_offset != expected.rank_table_offset + json_room ||
       h.total_bytes != expected.total_bytes + json_room)
     return "table offsets inconsistent with the counts";
   return {};
@@ -144,7 +149,7 @@ Segment Segment::create(const SegmentShape& shape) {
   auto m = std::make_unique<Mapping>();
   try {
     m->shm = bi::shared_memory_object(bi::create_only, name.c_str(), bi::read_write, perm);
-    m->shm.truncate(static_cast<bi::offset_t>(h.total_bytes + shape.rank_table_bytes));
+    m->shm.truncate(static_cast<bi::offset_t>(h.total_bytes));
     m->region = bi::mapped_region(m->shm, bi::read_write);
   } catch (const bi::interprocess_exception& e) {
     bi::shared_memory_object::remove(name.c_str());

@@ -27,7 +27,7 @@ struct SegmentShape {
   std::uint32_t tasks_per_lane = 0;
   std::string instances_json;  // a JSON array, one object per instance (kernel, params, settings)
   // Room after the tables for the rank-group table of multi-rank runs (ipc/rank_group.hpp);
-  // 0 in runs without one. The header does not count it: the table validates itself.
+  // 0 in runs without one. The header bounds it; the table validates its own layout.
   std::uint64_t rank_table_bytes = 0;
 };
 

@@ -40,15 +40,7 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
     p.worker.backend = is_command ? "command" : kernels::to_string(in.backend);
     p.worker.params = in.params;
     p.worker.seed = instance_seed(sweep.settings.seed, in.id);
-    p.worker.statistic = in.measure.statistic;
-    p.worker.timer = in.measure.timer;
-    p.worker.cold_cache = in.measure.cold_cache;
-    p.worker.rotate_buffers = in.measure.rotate_buffers;
-    p.worker.blocking_kernel = in.measure.blocking_kernel;
-    p.worker.slowdown_pct = in.measure.slowdown_pct;
-    p.worker.record_kernels = in.measure.record_kernels;
-    p.worker.idle_gap_ms = in.measure.idle_gap_ms;
-    p.worker.realloc = in.measure.realloc;
+    p.worker.measure = in.measure;
     p.worker.plugin = in.plugin;
     p.worker.command = in.command;
     p.worker.command_dir = in.command_dir;

@@ -30,9 +30,9 @@ std::string read_rank_values(const ipc::RankTable& table, std::uint32_t slot, st
     ipc::RankSample part;
     std::memcpy(&part, &table.sample(slot, r), sizeof part);
     if (part.written != 1) return "rank " + std::to_string(r) + " reported no time for this sample";
-    if (!std::isfinite(part.value_s) || part.value_s <= 0)
+    if (!std::isfinite(part.values.value_s) || part.values.value_s <= 0)
       return "rank " + std::to_string(r) + "'s time is not a finite positive time";
-    values.push_back(part.value_s);
+    values.push_back(part.values.value_s);
   }
   if (*std::max_element(values.begin(), values.end()) != value)
     return "the sample is not the slowest rank's time";

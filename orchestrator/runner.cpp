@@ -199,7 +199,7 @@ struct Runner::Impl {
     lane.side = w->job.side;  // which side's kernel record buffer the worker writes
     std::memcpy(seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
     for (const auto& t : w->job.tasks)
-      if (t.kind == kMeasure) std::memset(&seg.slot(t.slot), 0, sizeof(ipc::SampleSlot));
+      if (t.kind == kMeasure) seg.slot(t.slot) = ipc::SampleSlot{};
     store_release(lane.state, static_cast<std::uint32_t>(ipc::LaneState::assigned));
 
     const WorkerCommand& command = options.workers.at(w->job.side);
@@ -423,7 +423,7 @@ struct Runner::Impl {
       std::memcpy(&slot, &shared, sizeof slot);
       std::vector<double> rank_values;
       std::string problem = validate_slot(slot, t, w.token, t.slot);
-      if (problem.empty() && w.world > 1) problem = read_rank_values(*rank_table, t.slot, w.world, slot.value_s, rank_values);
+      if (problem.empty() && w.world > 1) problem = read_rank_values(*rank_table, t.slot, w.world, slot.values.value_s, rank_values);
       if (!problem.empty()) {
         log.write("sample-rejected", "slot " + std::to_string(t.slot) + " of worker " + std::to_string(w.serial) +
                                          ": " + problem);
@@ -441,10 +441,11 @@ struct Runner::Impl {
     if (slot.token != token) return "written by a process that is not this slot's worker";
     if (slot.seal != ipc::seal_of(slot, slot_index)) return "contents changed after the worker sealed them";
     if (slot.instance != t.instance) return "instance index does not match the task";
-    if (!std::isfinite(slot.value_s) || slot.value_s <= 0) return "value is not a finite positive time";
-    if (slot.inner != plan.instances.at(t.instance).inner) return "inner count differs from the pinned one";
-    if (!std::isfinite(slot.host_enqueue_s) || slot.host_enqueue_s < 0) return "host enqueue time is not a finite time";
-    if (!std::isfinite(slot.kernel_gpu_s) || slot.kernel_gpu_s < 0) return "kernel GPU time is not a finite time";
+    const ipc::SampleValues& v = slot.values;
+    if (!std::isfinite(v.value_s) || v.value_s <= 0) return "value is not a finite positive time";
+    if (v.inner != plan.instances.at(t.instance).inner) return "inner count differs from the pinned one";
+    if (!std::isfinite(v.host_enqueue_s) || v.host_enqueue_s < 0) return "host enqueue time is not a finite time";
+    if (!std::isfinite(v.kernel_gpu_s) || v.kernel_gpu_s < 0) return "kernel GPU time is not a finite time";
     return {};
   }
 
@@ -458,18 +459,10 @@ struct Runner::Impl {
     r.round = ps.round;
     r.slot = ps.slot;
     r.side = ps.side;
-    r.value = slot.value_s;
-    r.inner = slot.inner;
     r.worker_pid = w.proc->pid();
     r.worker_serial = w.serial;
     r.unix_time = unix_time_now();
-    r.begin_ns = slot.begin_ns;
-    r.end_ns = slot.end_ns;
-    r.sm_clock_mhz = slot.sm_clock_mhz;
-    r.host_enqueue_s = slot.host_enqueue_s;
-    r.kernel_gpu_s = slot.kernel_gpu_s;
-    if (slot.flags & ipc::flag_low_sm_clock) r.flags.push_back("low_sm_clock");
-    if (slot.flags & ipc::flag_graph_fallback) r.flags.push_back("graph_fallback");
+    r.values = slot.values;
     r.rank_values = std::move(rank_values);
     r.gpu = pipes[w.pipe].gpu;
     const ipc::Lane& lane = seg.lane(w.lane);
@@ -782,14 +775,14 @@ struct Runner::Impl {
   // earlier start wrote and fills in what it lacked.
   void write_kernel_records() {
     bool asked = false;
-    for (const auto& p : plan.instances) asked |= p.worker.record_kernels;
+    for (const auto& p : plan.instances) asked |= p.worker.measure.record_kernels;
     if (!asked) return;
     nlohmann::json records = dir.exists("kernels.json") ? dir.read_json("kernels.json") : nlohmann::json();
     if (!records.is_object() || !records.contains("instances") || !records["instances"].is_object())
       records = {{"schema_version", kRunSchemaVersion}, {"instances", nlohmann::json::object()}};
     for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
       const auto& p = plan.instances[i];
-      if (!p.worker.record_kernels) continue;
+      if (!p.worker.measure.record_kernels) continue;
       auto& sides = records["instances"][p.worker.id];
       if (!sides.is_array()) sides = nlohmann::json::array();
       for (std::uint32_t side = 0; side < plan.schedule.sides; ++side) {

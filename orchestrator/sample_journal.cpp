@@ -14,14 +14,15 @@
 namespace isobench::orchestrator {
 
 nlohmann::json SampleRecord::to_json() const {
-  nlohmann::json j = {{"type", "sample"},       {"instance", instance}, {"instance_index", instance_index},
-                      {"sample", sample},       {"round", round},       {"slot", slot},
-                      {"side", side},           {"value", value},       {"unit", "s"},
-                      {"inner", inner},         {"worker_pid", worker_pid}, {"worker_serial", worker_serial},
-                      {"time", unix_time},      {"begin_ns", begin_ns}, {"end_ns", end_ns},
-                      {"sm_clock_mhz", sm_clock_mhz}, {"flags", flags}};
-  j["host_enqueue_s"] = host_enqueue_s;
-  if (kernel_gpu_s > 0) j["kernel_gpu_s"] = kernel_gpu_s;  // only samples of a worker that recorded
+  const ipc::SampleValues& v = values;
+  nlohmann::json j = {{"type", "sample"},       {"instance", instance},   {"instance_index", instance_index},
+                      {"sample", sample},       {"round", round},         {"slot", slot},
+                      {"side", side},           {"value", v.value_s},     {"unit", "s"},
+                      {"inner", v.inner},       {"worker_pid", worker_pid}, {"worker_serial", worker_serial},
+                      {"time", unix_time},      {"begin_ns", v.begin_ns}, {"end_ns", v.end_ns},
+                      {"sm_clock_mhz", v.sm_clock_mhz}, {"flags", ipc::sample_flag_names(v.flags)}};
+  j["host_enqueue_s"] = v.host_enqueue_s;
+  if (v.kernel_gpu_s > 0) j["kernel_gpu_s"] = v.kernel_gpu_s;  // only samples of a worker that recorded
   if (!rank_values.empty()) j["rank_values"] = rank_values;
   if (gpu >= 0) j["gpu"] = gpu;
   if (!gpu_uuid.empty()) j["gpu_uuid"] = gpu_uuid;
@@ -37,17 +38,22 @@ SampleRecord SampleRecord::from_json(const nlohmann::json& j) {
   r.round = ipc::json_integer<std::uint32_t>(j.at("round"));
   r.slot = ipc::json_integer<std::uint32_t>(j.at("slot"));
   r.side = j.contains("side") ? ipc::json_integer<std::uint32_t>(j["side"]) : 0;
-  r.value = j.at("value").get<double>();
-  r.inner = ipc::json_integer<std::uint32_t>(j.at("inner"));
+  ipc::SampleValues& v = r.values;
+  v.value_s = j.at("value").get<double>();
+  v.inner = ipc::json_integer<std::uint32_t>(j.at("inner"));
   r.worker_pid = ipc::json_integer<std::int64_t>(j.at("worker_pid"));
   r.worker_serial = ipc::json_integer<std::uint64_t>(j.at("worker_serial"));
   r.unix_time = j.at("time").get<double>();
-  r.begin_ns = j.contains("begin_ns") ? ipc::json_integer<std::uint64_t>(j["begin_ns"]) : 0;
-  r.end_ns = j.contains("end_ns") ? ipc::json_integer<std::uint64_t>(j["end_ns"]) : 0;
-  r.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
-  r.flags = j.value("flags", std::vector<std::string>{});
-  r.host_enqueue_s = j.value("host_enqueue_s", 0.0);  // absent in journals written before it
-  r.kernel_gpu_s = j.value("kernel_gpu_s", 0.0);
+  v.begin_ns = j.contains("begin_ns") ? ipc::json_integer<std::uint64_t>(j["begin_ns"]) : 0;
+  v.end_ns = j.contains("end_ns") ? ipc::json_integer<std::uint64_t>(j["end_ns"]) : 0;
+  v.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
+  for (const auto& name : j.value("flags", std::vector<std::string>{})) {
+    const auto bit = ipc::sample_flag_bit(name);
+    if (!bit) throw std::runtime_error("flags: \"" + name + "\" is no sample flag");
+    v.flags |= *bit;
+  }
+  v.host_enqueue_s = j.value("host_enqueue_s", 0.0);  // absent in journals written before it
+  v.kernel_gpu_s = j.value("kernel_gpu_s", 0.0);
   r.rank_values = j.value("rank_values", std::vector<double>{});
   r.gpu = j.contains("gpu") ? ipc::json_integer<int>(j["gpu"]) : -1;  // absent before --gpus
   r.gpu_uuid = j.value("gpu_uuid", std::string());

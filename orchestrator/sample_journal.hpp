@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ipc/sample.hpp"
+
 namespace isobench::orchestrator {
 
 struct SampleRecord {
@@ -19,17 +21,13 @@ struct SampleRecord {
   std::uint32_t round = 0;
   std::uint32_t slot = 0;
   std::uint32_t side = 0;
-  double value = 0;  // seconds per launch
-  std::uint32_t inner = 0;
   std::int64_t worker_pid = 0;
   std::uint64_t worker_serial = 0;  // which worker process of the run (0, 1, ...)
   double unix_time = 0;
-  std::uint64_t begin_ns = 0;  // CLOCK_MONOTONIC around the timed region
-  std::uint64_t end_ns = 0;
-  double sm_clock_mhz = 0;
-  std::vector<std::string> flags;
-  double host_enqueue_s = 0;  // host time queueing the launches, per launch (0: unknown)
-  double kernel_gpu_s = 0;    // kernel GPU time per launch from the worker's record pass (0: none)
+  // What the worker measured, as it wrote it into its slot (ipc/sample.hpp): the value in seconds
+  // per launch, inner, begin/end, SM clock, host enqueue and kernel GPU time, and the flags
+  // (bits here, names in the journal).
+  ipc::SampleValues values;
   // A multi-rank instance's sample: each rank's own time, by rank; `value` is the largest
   // (docs/multi-rank.md). Empty for an instance of one process.
   std::vector<double> rank_values;

@@ -43,8 +43,8 @@ std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<Sampl
     std::vector<double> values;
     InstanceSummary row;
     for (const auto* r : recs) {
-      values.push_back(r->value);
-      if (std::find(r->flags.begin(), r->flags.end(), "low_sm_clock") != r->flags.end()) ++row.low_clock_samples;
+      values.push_back(r->values.value_s);
+      if (r->values.flags & ipc::flag_low_sm_clock) ++row.low_clock_samples;
     }
     const auto d = stats::describe(values);
     row.id = p.worker.id;

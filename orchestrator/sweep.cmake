@@ -3,5 +3,5 @@
 add_library(isobench_sweep STATIC ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp)
 target_include_directories(isobench_sweep PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(isobench_sweep
-  PUBLIC isobench_kernel_specs nlohmann_json::nlohmann_json
+  PUBLIC isobench_kernel_specs isobench_ipc nlohmann_json::nlohmann_json
   PRIVATE isobench::yaml isobench_options)

@@ -25,27 +25,25 @@ namespace isobench::orchestrator {
 
 using nlohmann::json;
 
-nlohmann::json MeasureSettings::to_json() const {
-  return {{"warmup", warmup},
-          {"inner", inner ? json(*inner) : json("auto")},
-          {"min_sample_time_s", min_sample_time_s},
-          {"statistic", statistic},
-          {"timer", timer},
-          {"cold_cache", cold_cache},
-          {"rotate_buffers", rotate_buffers},
-          {"blocking_kernel", blocking_kernel},
-          {"slowdown_pct", slowdown_pct},
-          {"record_kernels", record_kernels},
-          {"idle_gap_ms", idle_gap_ms},
-          {"realloc", realloc}};
+void SettingsOverrides::set(const std::string& name, nlohmann::json value) {
+  if (!ipc::find_setting(name)) throw std::invalid_argument("no setting named " + name);
+  values_[name] = std::move(value);
 }
 
-nlohmann::json RunSettings::to_json() const {
-  return {{"samples", samples},
-          {"isolation", isolation},
-          {"per", per},
-          {"seed", seed},
-          {"measure", measure.to_json()}};
+void SettingsOverrides::set_text(const std::string& name, const std::string& text) {
+  const ipc::SettingSpec* spec = ipc::find_setting(name);
+  if (!spec) throw std::invalid_argument("no setting named " + name);
+  values_[name] = ipc::setting_value_from_text(*spec, text);
+}
+
+SettingsOverrides SettingsOverrides::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("overrides: expected an object of settings");
+  SettingsOverrides o;
+  for (const auto& [name, value] : j.items()) {
+    if (!ipc::find_setting(name)) throw std::runtime_error("overrides: unknown setting " + name);
+    o.values_[name] = value;
+  }
+  return o;
 }
 
 namespace {
@@ -118,11 +116,6 @@ std::string suggestion(const std::string& given, const std::vector<std::string>&
   return " (known: " + list + ")";
 }
 
-std::string dashed(std::string name) {
-  std::replace(name.begin(), name.end(), '_', '-');
-  return "--" + name;
-}
-
 // ---- Scalars ---------------------------------------------------------------------------------
 
 // What a YAML scalar stands for: a quoted scalar is a string; a plain one is a boolean, an
@@ -167,218 +160,17 @@ json axis_value(const kernels::AxisSpec& axis, const YAML::Node& node) {
   return value;
 }
 
-// ---- Settings --------------------------------------------------------------------------------
-// One rule per setting, shared by the file, the per-benchmark overrides and the command line.
-
-std::string check_int(const json& v, long long min, long long max, long long& out) {
-  const json n = normalize_number(v);
-  if (!n.is_number_integer()) return "expected an integer, got " + v.dump();
-  if (n.is_number_unsigned() && n.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
-    return "must be at most " + std::to_string(max) + ", got " + v.dump();
-  const long long x = n.get<long long>();
-  if (x < min) return "must be at least " + std::to_string(min) + ", got " + v.dump();
-  if (x > max) return "must be at most " + std::to_string(max) + ", got " + v.dump();
-  out = x;
-  return {};
-}
-
-std::string check_number(const json& v, double min, bool min_inclusive, double& out) {
-  if (!v.is_number()) return "expected a number, got " + v.dump();
-  const double x = v.get<double>();
-  if (!std::isfinite(x)) return "must be finite, got " + v.dump();
-  if (min_inclusive ? x < min : x <= min) {
-    std::ostringstream os;
-    os << (min_inclusive ? "must be at least " : "must be greater than ") << min << ", got "
-       << v.dump();
-    return os.str();
-  }
-  out = x;
-  return {};
-}
-
-std::string check_choice(const json& v, std::initializer_list<const char*> choices,
-                         std::string& out) {
-  std::string list;
-  for (const char* c : choices) list += (list.empty() ? "" : ", ") + std::string(c);
-  if (v.is_string())
-    for (const char* c : choices)
-      if (v.get<std::string>() == c) {
-        out = c;
-        return {};
-      }
-  return "must be one of " + list + ", got " + v.dump();
-}
-
-std::string check_bool(const json& v, bool& out) {
-  if (!v.is_boolean()) return "expected true or false, got " + v.dump();
-  out = v.get<bool>();
-  return {};
-}
-
-enum class Scope { run, measure };
-
-struct SettingRule {
-  const char* name;
-  Scope scope;
-  std::string (*apply)(const json& value, RunSettings& run, MeasureSettings& measure);
-};
-
-const std::vector<SettingRule>& setting_rules() {
-  static const std::vector<SettingRule> rules = {
-      {"samples", Scope::run,
-       [](const json& v, RunSettings& r, MeasureSettings&) {
-         long long x = 0;
-         auto problem = check_int(v, 2, INT_MAX, x);
-         if (problem.empty()) r.samples = static_cast<int>(x);
-         return problem;
-       }},
-      {"warmup", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         long long x = 0;
-         auto problem = check_int(v, 0, INT_MAX, x);
-         if (problem.empty()) m.warmup = static_cast<int>(x);
-         return problem;
-       }},
-      {"inner", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) -> std::string {
-         if (v.is_string() && v.get<std::string>() == "auto") {
-           m.inner.reset();
-           return {};
-         }
-         long long x = 0;
-         if (!normalize_number(v).is_number_integer())
-           return "expected \"auto\" or an integer, got " + v.dump();
-         auto problem = check_int(v, 1, INT_MAX, x);
-         if (problem.empty()) m.inner = static_cast<int>(x);
-         return problem;
-       }},
-      {"min_sample_time_ms", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         double x = 0;
-         auto problem = check_number(v, 0, false, x);
-         if (problem.empty()) m.min_sample_time_s = x / 1000.0;
-         return problem;
-       }},
-      {"statistic", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         return check_choice(v, {"mean", "min"}, m.statistic);
-       }},
-      {"isolation", Scope::run,
-       [](const json& v, RunSettings& r, MeasureSettings&) {
-         return check_choice(v, {"sequential", "interleave", "process"}, r.isolation);
-       }},
-      {"per", Scope::run,
-       [](const json& v, RunSettings& r, MeasureSettings&) {
-         return check_choice(v, {"sample", "batch"}, r.per);
-       }},
-      {"seed", Scope::run,
-       [](const json& v, RunSettings& r, MeasureSettings&) -> std::string {
-         const json n = normalize_number(v);
-         if (!n.is_number_integer()) return "expected an integer, got " + v.dump();
-         if (n.is_number_unsigned()) {
-           r.seed = n.get<std::uint64_t>();
-           return {};
-         }
-         if (n.get<long long>() < 0) return "must be at least 0, got " + v.dump();
-         r.seed = static_cast<std::uint64_t>(n.get<long long>());
-         return {};
-       }},
-      {"timer", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         return check_choice(v, {"events", "graph"}, m.timer);
-       }},
-      {"cold_cache", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) { return check_bool(v, m.cold_cache); }},
-      {"rotate_buffers", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         long long x = 0;
-         auto problem = check_int(v, 1, INT_MAX, x);
-         if (problem.empty()) m.rotate_buffers = static_cast<int>(x);
-         return problem;
-       }},
-      {"blocking_kernel", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         return check_bool(v, m.blocking_kernel);
-       }},
-      {"slowdown_pct", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         return check_number(v, 0, true, m.slowdown_pct);
-       }},
-      {"record_kernels", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) { return check_bool(v, m.record_kernels); }},
-      {"idle_gap_ms", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) {
-         double x = 0;
-         auto problem = check_number(v, 0, true, x);
-         // A pause is seconds at most; a bound keeps a typo from parking every worker for hours.
-         if (problem.empty() && x > 60000) problem = "must be at most 60000 (one minute), got " + v.dump();
-         if (problem.empty()) m.idle_gap_ms = x;
-         return problem;
-       }},
-      {"realloc", Scope::measure,
-       [](const json& v, RunSettings&, MeasureSettings& m) { return check_bool(v, m.realloc); }},
-  };
-  return rules;
-}
-
-const SettingRule* find_rule(const std::string& name) {
-  for (const auto& rule : setting_rules())
-    if (name == rule.name) return &rule;
-  return nullptr;
-}
-
-std::vector<std::string> setting_names(bool measure_only) {
-  std::vector<std::string> names;
-  for (const auto& rule : setting_rules())
-    if (!measure_only || rule.scope == Scope::measure) names.emplace_back(rule.name);
-  return names;
-}
-
-// The command-line overrides as (setting name, value) pairs, in rule order.
-std::vector<std::pair<std::string, json>> override_values(const SettingsOverrides& o) {
-  std::vector<std::pair<std::string, json>> values;
-  auto add = [&](const char* name, const auto& field) {
-    if (field) values.emplace_back(name, json(*field));
-  };
-  add("samples", o.samples);
-  add("warmup", o.warmup);
-  if (o.inner) {
-    // Typed on a command line: "12" means the integer.
-    json inner = *o.inner;
-    long long x = 0;
-    const char* first = o.inner->data();
-    const char* last = first + o.inner->size();
-    if (auto [end, ec] = std::from_chars(first, last, x); ec == std::errc() && end == last)
-      inner = x;
-    values.emplace_back("inner", inner);
-  }
-  add("min_sample_time_ms", o.min_sample_time_ms);
-  add("statistic", o.statistic);
-  add("isolation", o.isolation);
-  add("per", o.per);
-  add("seed", o.seed);
-  add("timer", o.timer);
-  add("cold_cache", o.cold_cache);
-  add("rotate_buffers", o.rotate_buffers);
-  add("blocking_kernel", o.blocking_kernel);
-  add("slowdown_pct", o.slowdown_pct);
-  add("record_kernels", o.record_kernels);
-  add("idle_gap_ms", o.idle_gap_ms);
-  add("realloc", o.realloc);
-  return values;
-}
-
-void finalize(MeasureSettings& m) {
-  if (m.cold_cache) m.inner = 1;  // each sample is one launch after a flush
-}
-
 // ---- The parser ------------------------------------------------------------------------------
 
 class SweepParser {
  public:
   SweepParser(std::string file, const SettingsOverrides& overrides,
               const std::vector<kernels::KernelSpec>& catalog)
-      : file_(std::move(file)), overrides_(override_values(overrides)), catalog_(catalog) {
+      : file_(std::move(file)), catalog_(catalog) {
+    // In the table's order, so that of several bad options the first documented is reported.
+    for (const auto& spec : ipc::setting_specs())
+      if (overrides.has(std::string(spec.name)))
+        overrides_.emplace_back(&spec, overrides.values().at(std::string(spec.name)));
     for (const auto& spec : catalog_) kernels_by_name_.emplace(spec.name, &spec);
   }
 
@@ -422,13 +214,10 @@ class SweepParser {
     if (!benchmarks) fail(root.Mark(), "benchmarks", "missing: a sweep needs a list of benchmarks");
 
     file_measure_ = sweep.settings.measure;
-    for (const auto& [name, value] : overrides_) {
-      const SettingRule* rule = find_rule(name);
-      if (auto problem = rule->apply(value, sweep.settings, sweep.settings.measure);
-          !problem.empty())
-        throw SweepError("command line: " + dashed(name) + ": " + problem);
-    }
-    finalize(sweep.settings.measure);
+    for (const auto& [spec, value] : overrides_)
+      if (auto problem = ipc::apply_setting(*spec, value, sweep.settings, sweep.settings.measure); !problem.empty())
+        throw SweepError("command line: " + spec->flag() + ": " + problem);
+    ipc::finalize(sweep.settings.measure);
 
     if (!benchmarks->IsSequence())
       fail(benchmarks->Mark(), "benchmarks", "expected a list of benchmarks");
@@ -485,14 +274,18 @@ class SweepParser {
     for (const auto& [key, value] : entries(node, path)) {
       const std::string& name = key.Scalar();
       const std::string field = path + "." + name;
-      const SettingRule* rule = find_rule(name);
-      if (!rule) fail(key.Mark(), field, "unknown setting" + suggestion(name, setting_names(measure_only)));
-      if (measure_only && rule->scope == Scope::run)
+      const ipc::SettingSpec* spec = ipc::find_setting(name);
+      if (!spec)
+        fail(key.Mark(), field,
+             "unknown setting" +
+                 suggestion(name, ipc::setting_names(measure_only ? std::optional(ipc::SettingScope::measure)
+                                                                  : std::nullopt)));
+      if (measure_only && spec->scope == ipc::SettingScope::run)
         fail(key.Mark(), field,
              "a run setting: it can be set in the top-level settings or on the command line, "
              "not per benchmark");
       if (!value.IsScalar()) fail(value.Mark(), field, "expected a single value");
-      if (auto problem = rule->apply(scalar_value(value), run, measure); !problem.empty())
+      if (auto problem = ipc::apply_setting(*spec, scalar_value(value), run, measure); !problem.empty())
         fail(value.Mark(), field, problem);
     }
   }
@@ -732,9 +525,9 @@ class SweepParser {
     MeasureSettings measure = file_measure_;
     if (settings_node)
       parse_settings(*settings_node, path + ".settings", unused_run, measure, true);
-    for (const auto& [name, value] : overrides_)
-      if (find_rule(name)->scope == Scope::measure) find_rule(name)->apply(value, unused_run, measure);
-    finalize(measure);
+    for (const auto& [setting, value] : overrides_)
+      if (setting->scope == ipc::SettingScope::measure) ipc::apply_setting(*setting, value, unused_run, measure);
+    ipc::finalize(measure);
     if (command_node && measure.realloc) {
       // A command sample is a fresh program run already; there is no instance to set up again.
       // Point at this benchmark's own realloc when it has one, else at the command.
@@ -743,7 +536,7 @@ class SweepParser {
         for (const auto& [key, value] : entries(*settings_node, path + ".settings"))
           if (key.Scalar() == "realloc") own = key;
       const bool from_command_line = std::any_of(overrides_.begin(), overrides_.end(),
-                                                 [](const auto& o) { return o.first == "realloc"; });
+                                                 [](const auto& o) { return o.first->name == "realloc"; });
       // No hint when the command line set it: --realloc was typed there, and a calibrate variant
       // names itself in front of this message.
       fail(own ? own->Mark() : command_node->Mark(), own ? path + ".settings.realloc" : path + ".command",
@@ -911,7 +704,7 @@ class SweepParser {
   }
 
   std::string file_;
-  std::vector<std::pair<std::string, json>> overrides_;
+  std::vector<std::pair<const ipc::SettingSpec*, json>> overrides_;  // checked once, in parse()
   const std::vector<kernels::KernelSpec>& catalog_;
   std::unordered_map<std::string, const kernels::KernelSpec*> kernels_by_name_;
   std::unordered_map<std::string, std::size_t> first_producer_;  // instance id -> benchmark

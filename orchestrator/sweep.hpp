@@ -48,6 +48,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ipc/settings.hpp"
 #include "kernels/kernel_spec.hpp"
 
 namespace isobench::orchestrator {
@@ -57,33 +58,9 @@ class SweepError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// How one instance is measured: what the worker's timer needs, pinned per instance.
-struct MeasureSettings {
-  int warmup = 3;
-  std::optional<int> inner;          // nullopt: calibrated ("auto"); cold_cache forces 1
-  double min_sample_time_s = 0.010;  // the sample length "auto" calibrates towards
-  std::string statistic = "mean";    // mean | min
-  std::string timer = "events";      // events | graph
-  bool cold_cache = false;
-  int rotate_buffers = 1;
-  bool blocking_kernel = false;
-  double slowdown_pct = 0;
-  bool record_kernels = false;
-  double idle_gap_ms = 0;  // host sleep before each sample, outside the timed region
-  bool realloc = false;    // destroy and set up the instance again before each sample
-
-  nlohmann::json to_json() const;
-};
-
-struct RunSettings {
-  int samples = 12;
-  std::string isolation = "process";  // sequential | interleave | process
-  std::string per = "batch";          // sample | batch (isolation: process)
-  std::uint64_t seed = 1;
-  MeasureSettings measure;  // the run's defaults; each instance carries its own copy
-
-  nlohmann::json to_json() const;
-};
+// The settings and their rules: ipc/settings.hpp (the measurement settings travel to the worker).
+using ipc::MeasureSettings;
+using ipc::RunSettings;
 
 struct Instance {
   std::string id;  // kernels::instance_id: stable across runs, builds and machines
@@ -109,25 +86,21 @@ struct Sweep {
   std::vector<std::string> plugins;  // absolute paths of the plugins it uses, first use first
 };
 
-// Command-line overrides of run settings. They apply to the run and to every instance, over the
-// file's settings and over per-benchmark settings.
-struct SettingsOverrides {
-  std::optional<int> samples;
-  std::optional<int> warmup;
-  std::optional<std::string> inner;  // "auto" or an integer, as typed
-  std::optional<double> min_sample_time_ms;
-  std::optional<std::string> statistic;
-  std::optional<std::string> isolation;
-  std::optional<std::string> per;
-  std::optional<std::uint64_t> seed;
-  std::optional<std::string> timer;
-  std::optional<bool> cold_cache;
-  std::optional<int> rotate_buffers;
-  std::optional<bool> blocking_kernel;
-  std::optional<double> slowdown_pct;
-  std::optional<bool> record_kernels;
-  std::optional<double> idle_gap_ms;
-  std::optional<bool> realloc;
+// Command-line overrides of settings, by setting name (ipc/settings.hpp), as typed or given: they
+// apply to the run and to every instance, over the file's settings and over per-benchmark
+// settings, and are checked by the same rules (a problem names the option, --idle-gap-ms).
+class SettingsOverrides {
+ public:
+  // Throws std::invalid_argument for a name that is no setting (a programming error).
+  void set(const std::string& name, nlohmann::json value);
+  // As typed on a command line: "12" is the integer where the setting takes one, "true" a boolean.
+  void set_text(const std::string& name, const std::string& text);
+  bool has(const std::string& name) const { return values_.contains(name); }
+  const nlohmann::json& values() const { return values_; }  // an object, in name order
+  static SettingsOverrides from_json(const nlohmann::json& j);  // throws std::runtime_error
+
+ private:
+  nlohmann::json values_ = nlohmann::json::object();
 };
 
 // Reads and validates a sweep file against the built-in catalog. Throws SweepError.

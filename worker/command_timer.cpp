@@ -143,7 +143,7 @@ class CommandTimer final : public Timer {
     bench_.launch();
     const auto& v = bench_.values();
     Measurement m;
-    m.seconds = options_.statistic == SampleStatistic::min ? *std::min_element(v.begin(), v.end())
+    m.sample.value_s = options_.statistic == SampleStatistic::min ? *std::min_element(v.begin(), v.end())
                                                            : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
     // host_enqueue_s stays 0 (unknown): the program times itself, its launches are not seen here.
     return m;

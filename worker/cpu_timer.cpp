@@ -43,8 +43,8 @@ class CpuTimer final : public Timer {
     if (options_.statistic == SampleStatistic::mean) {
       const auto t0 = Clock::now();
       for (int i = 0; i < inner; ++i) launch_once();
-      m.seconds = seconds_since(t0) / inner;
-      m.host_enqueue_s = m.seconds;
+      m.sample.value_s = seconds_since(t0) / inner;
+      m.sample.host_enqueue_s = m.sample.value_s;
     } else {
       double best = std::numeric_limits<double>::infinity();
       double total = 0;
@@ -55,8 +55,8 @@ class CpuTimer final : public Timer {
         best = std::min(best, took);
         total += took;
       }
-      m.seconds = best;
-      m.host_enqueue_s = total / inner;
+      m.sample.value_s = best;
+      m.sample.host_enqueue_s = total / inner;
     }
     return m;
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ipc/sample.hpp"
 #include "kernels/benchmark.hpp"
 
 namespace isobench::worker {
@@ -22,15 +23,11 @@ struct TimerOptions {
   double slowdown_pct = 0;              // extra cost added per launch, for power experiments
 };
 
+// What a timer measured: the sample's value, its SM clock, its host enqueue time and its flags
+// (ipc/sample.hpp); the session adds where and when (begin, end, inner, kernel GPU time).
 struct Measurement {
-  double seconds = 0;                   // per launch: the mean or min over the inner launches
-  std::vector<std::string> flags;       // e.g. "low_sm_clock", "graph_fallback"
-  double sm_clock_mhz = 0;              // lowest SM clock read around the sample (CUDA; 0 = unknown)
-  // Host time (steady clock) spent queueing the inner launches, per launch. CUDA: the launch
-  // calls (or the graph launch) only, so beside the GPU time it shows a host-bound kernel; CPU:
-  // the launches themselves, the same as their wall time; commands: 0 (unknown).
-  double host_enqueue_s = 0;
-  std::string note;                     // why a flag was raised, for the log
+  ipc::SampleValues sample;
+  std::string note;  // why a flag was raised, for the log
 };
 
 class Timer {

@@ -107,7 +107,12 @@ class Session {
   }
 
  private:
+  // Every state the worker stores is the protocol's next one (ipc/lane_protocol.hpp).
   void set_state(ipc::LaneState s) {
+    if (!ipc::allowed_transition(state_, s))
+      throw std::logic_error("lane protocol: " + std::string(ipc::to_string(state_)) + " -> " +
+                             std::string(ipc::to_string(s)) + " is no transition");
+    state_ = s;
     beat();
     store_release(lane_.state, static_cast<std::uint32_t>(s));
   }
@@ -124,11 +129,11 @@ class Session {
   TimerOptions timer_options(const ipc::WorkerInstance& in, std::uint32_t inner) const {
     TimerOptions o;
     o.inner = static_cast<int>(inner);
-    o.statistic = in.statistic == "min" ? SampleStatistic::min : SampleStatistic::mean;
-    o.timer = in.timer;
-    o.cold_cache = in.cold_cache;
-    o.blocking_kernel = in.blocking_kernel;
-    o.slowdown_pct = in.slowdown_pct;
+    o.statistic = in.measure.statistic == "min" ? SampleStatistic::min : SampleStatistic::mean;
+    o.timer = in.measure.timer;
+    o.cold_cache = in.measure.cold_cache;
+    o.blocking_kernel = in.measure.blocking_kernel;
+    o.slowdown_pct = in.measure.slowdown_pct;
 #ifdef ISOBENCH_BUILD_SLOWDOWN_PCT
     // A build with a regression compiled in: the candidate of the A/B tests, slower for real.
     o.slowdown_pct += ISOBENCH_BUILD_SLOWDOWN_PCT;
@@ -209,7 +214,7 @@ class Session {
   // of each side writes them; kernels.json), their GPU time per launch beside every sample this
   // worker takes. Calibration-only workers record nothing. Without CUPTI the record is a reason.
   void record_kernels(std::uint32_t index, PreparedInstance& p) {
-    if (!p.spec->record_kernels || !measures(index)) return;
+    if (!p.spec->measure.record_kernels || !measures(index)) return;
     auto& entry = seg_.instance(index);
     std::string text;
     if (p.spec->backend != "cuda") {
@@ -247,7 +252,7 @@ class Session {
     if (!p.bench) throw std::runtime_error("kernel '" + spec.kernel + "' is not in this worker build");
     kernels::SetupContext ctx;
     ctx.seed = spec.seed;
-    ctx.rotate_buffers = spec.rotate_buffers;
+    ctx.rotate_buffers = spec.measure.rotate_buffers;
     ctx.replay = pinned_choice(spec);
     if (ipc::world_size(spec) != options_.world)
       throw std::runtime_error(spec.id + " runs on " + std::to_string(ipc::world_size(spec)) +
@@ -299,7 +304,7 @@ class Session {
   // the same inputs in re-allocated buffers) and warmed up as after the worker's first setup, so
   // each sample sees the state the first sample of a fresh worker sees. None of it is timed.
   void renew_for_sample(std::uint32_t index, PreparedInstance& p) {
-    if (!p.spec->realloc) return;
+    if (!p.spec->measure.realloc) return;
     beat();
     p.timer.reset();  // a timer holds a reference to the benchmark it times
     p.bench.reset();  // the old buffers go before the new ones are made: peak memory stays one instance
@@ -310,10 +315,10 @@ class Session {
   // idle_gap_ms: host asleep and no work queued on the device, right before the timed region.
   // Sleeps in short steps with a heartbeat, so a long gap is not taken for a hung worker.
   void idle_gap(const ipc::WorkerInstance& spec) {
-    if (spec.idle_gap_ms <= 0) return;
+    if (spec.measure.idle_gap_ms <= 0) return;
     const auto until = std::chrono::steady_clock::now() +
                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double, std::milli>(spec.idle_gap_ms));
+                           std::chrono::duration<double, std::milli>(spec.measure.idle_gap_ms));
     for (auto now = std::chrono::steady_clock::now(); now < until; now = std::chrono::steady_clock::now()) {
       beat();
       std::this_thread::sleep_for(
@@ -343,7 +348,7 @@ class Session {
       auto timer = make_timer(p, inner);
       // The ranks of a group decide alike, from the slowest rank's time: they must run the same
       // launches, or a collective in one of them would wait forever.
-      const double total = slowest_of_ranks(timer->measure().seconds * inner);
+      const double total = slowest_of_ranks(timer->measure().sample.value_s * inner);
       per_launch = total / inner;
       if (total >= target || inner >= (1u << 24)) break;
       const double grow = total > 0 ? std::clamp(target / total * 1.2, 2.0, 100.0) : 100.0;
@@ -369,17 +374,12 @@ class Session {
     auto& slot = seg_.slot(t.slot);
     idle_gap(*p.spec);
     if (auto* ranks = rank_comm()) ranks->member().barrier();  // a group's ranks start each sample together
-    ipc::RankSample sample{};
-    sample.begin_ns = ipc::monotonic_ns();
-    const Measurement m = p.timer->measure();
+    const auto begin_ns = ipc::monotonic_ns();
+    ipc::SampleValues sample = p.timer->measure().sample;
+    sample.begin_ns = begin_ns;
     sample.end_ns = ipc::monotonic_ns();
-    sample.value_s = m.seconds;
-    sample.sm_clock_mhz = m.sm_clock_mhz;
-    sample.host_enqueue_s = m.host_enqueue_s;
-    for (const auto& f : m.flags) {
-      if (f == "low_sm_clock") sample.flags |= ipc::flag_low_sm_clock;
-      if (f == "graph_fallback") sample.flags |= ipc::flag_graph_fallback;
-    }
+    sample.inner = inner;
+    sample.kernel_gpu_s = p.kernel_gpu_s;
     if (auto* ranks = rank_comm()) {
       // The slowest-rank rule: rank 0 writes the slot once every rank has reported its part.
       const auto parts = ranks->member().gather_sample(t.slot, sample);
@@ -388,14 +388,7 @@ class Session {
     }
     slot.instance = t.instance;
     slot.token = options_.token;
-    slot.value_s = sample.value_s;
-    slot.sm_clock_mhz = sample.sm_clock_mhz;
-    slot.flags = sample.flags;
-    slot.inner = inner;
-    slot.begin_ns = sample.begin_ns;
-    slot.end_ns = sample.end_ns;
-    slot.host_enqueue_s = sample.host_enqueue_s;
-    slot.kernel_gpu_s = p.kernel_gpu_s;
+    slot.values = sample;
     slot.seal = ipc::seal_of(slot, t.slot);
     store_release(slot.state, static_cast<std::uint32_t>(ipc::SlotState::written));
   }
@@ -425,6 +418,7 @@ class Session {
   std::unique_ptr<SegmentRankComm> ranks_;  // before prepared_: benchmarks hold a pointer to it
   std::map<std::uint32_t, PreparedInstance> prepared_;
   std::uint32_t side_ = 0;  // which build this worker is (the lane's side)
+  ipc::LaneState state_ = ipc::LaneState::assigned;  // the last state stored (the orchestrator's at start)
   std::vector<bool> measured_;  // by instance index: measure tasks in this worker (measures())
 #ifdef ISOBENCH_WITH_CUDA
   std::unique_ptr<CudaDevice> device_;

@@ -22,58 +22,6 @@ namespace isobench::orchestrator::calibration {
 
 namespace {
 
-template <class T>
-void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
-  if (v) j[key] = *v;
-}
-
-template <class T>
-void get(const nlohmann::json& j, const char* key, std::optional<T>& v) {
-  if (j.contains(key)) v = j.at(key).get<T>();
-}
-
-nlohmann::json overrides_json(const SettingsOverrides& o) {
-  nlohmann::json j = nlohmann::json::object();
-  put(j, "samples", o.samples);
-  put(j, "warmup", o.warmup);
-  put(j, "inner", o.inner);
-  put(j, "min_sample_time_ms", o.min_sample_time_ms);
-  put(j, "statistic", o.statistic);
-  put(j, "isolation", o.isolation);
-  put(j, "per", o.per);
-  put(j, "seed", o.seed);
-  put(j, "timer", o.timer);
-  put(j, "cold_cache", o.cold_cache);
-  put(j, "rotate_buffers", o.rotate_buffers);
-  put(j, "blocking_kernel", o.blocking_kernel);
-  put(j, "slowdown_pct", o.slowdown_pct);
-  put(j, "idle_gap_ms", o.idle_gap_ms);
-  put(j, "realloc", o.realloc);
-  put(j, "record_kernels", o.record_kernels);
-  return j;
-}
-
-SettingsOverrides overrides_from_json(const nlohmann::json& j) {
-  SettingsOverrides o;
-  get(j, "samples", o.samples);
-  get(j, "warmup", o.warmup);
-  get(j, "inner", o.inner);
-  get(j, "min_sample_time_ms", o.min_sample_time_ms);
-  get(j, "statistic", o.statistic);
-  get(j, "isolation", o.isolation);
-  get(j, "per", o.per);
-  get(j, "seed", o.seed);
-  get(j, "timer", o.timer);
-  get(j, "cold_cache", o.cold_cache);
-  get(j, "rotate_buffers", o.rotate_buffers);
-  get(j, "blocking_kernel", o.blocking_kernel);
-  get(j, "slowdown_pct", o.slowdown_pct);
-  get(j, "idle_gap_ms", o.idle_gap_ms);
-  get(j, "realloc", o.realloc);
-  get(j, "record_kernels", o.record_kernels);
-  return o;
-}
-
 std::string pct_text(double pct) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", pct);
@@ -103,13 +51,13 @@ RunCommandOptions run_options(const ExperimentSpec& spec, const PlannedRun& run)
   o.format = "none";
   o.quiet = true;
   o.overrides = with_variant(spec.overrides, run.variant);
-  o.overrides.slowdown_pct = run.slowdown_pct;  // A/A runs: none, even if the sweep sets one
+  o.overrides.set("slowdown_pct", run.slowdown_pct);  // A/A runs: none, even if the sweep sets one
   o.command_line = {"orchestrate", "calibrate", "(in-process run of " + run.label() + ")"};
   if (run.mode == "sequential" || run.mode == "interleave") {
-    o.overrides.isolation = run.mode;
+    o.overrides.set("isolation", run.mode);
   } else {
-    o.overrides.isolation = "process";
-    o.overrides.per = run.mode == "process-sample" ? "sample" : "batch";
+    o.overrides.set("isolation", "process");
+    o.overrides.set("per", run.mode == "process-sample" ? "sample" : "batch");
   }
   if (run.mode == "ab") {
     o.ab = true;
@@ -126,7 +74,7 @@ const std::vector<std::string>& known_modes() {
 }
 
 nlohmann::json ExperimentSpec::measurement_json() const {
-  return {{"device", device}, {"gpu", gpu}, {"worker", worker}, {"overrides", overrides_json(overrides)}};
+  return {{"device", device}, {"gpu", gpu}, {"worker", worker}, {"overrides", overrides.values()}};
 }
 
 nlohmann::json ExperimentSpec::to_json() const {
@@ -174,7 +122,7 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     s.device = m.at("device").get<std::string>();
     s.gpu = m.at("gpu").get<int>();
     s.worker = m.at("worker").get<std::string>();
-    s.overrides = overrides_from_json(m.at("overrides"));
+    s.overrides = SettingsOverrides::from_json(m.at("overrides"));
     s.worker_timeout_s = j.at("worker_timeout_s").get<double>();
     s.retries = j.at("retries").get<int>();
     s.prestart = j.value("prestart", -1);
@@ -313,7 +261,7 @@ CalibrationInput load_input(const ExperimentSpec& spec) {
       for (const auto& s : read_journal(dir.file("samples.jsonl")).samples) {
         const std::size_t i = index.at(s.instance);
         if (data.values.size() <= i) data.values.resize(i + 1);
-        data.values[i][s.side < 2 ? s.side : 1].push_back(s.value);
+        data.values[i][s.side < 2 ? s.side : 1].push_back(s.values.value_s);
       }
     }
     const auto info = dir.read_json("run.json");

@@ -12,29 +12,19 @@ namespace isobench::orchestrator::calibration {
 
 namespace {
 
-enum class ValueKind { flag, integer, number };
-
-// The isolation measures a variant can set, in canonical order. Bounds are the sweep's own
-// (orchestrator/sweep.cpp); every variant's settings also go through the sweep's validation
-// before anything runs.
+// The isolation measures a variant can set, in canonical order, with how variant_syntax() shows
+// them. Their types and bounds are the settings table's (ipc/settings.hpp); every variant's
+// settings also go through the sweep's validation before anything runs.
 struct Measure {
   const char* name;
-  ValueKind kind;
-  double min, max;
-  const char* syntax;  // as variant_syntax() shows it
-  void (*apply)(SettingsOverrides& o, double value);
+  const char* syntax;
+  const ipc::SettingSpec& spec() const { return *ipc::find_setting(name); }
 };
 
 const std::vector<Measure>& measures() {
   static const std::vector<Measure> all = {
-      {"cold_cache", ValueKind::flag, 0, 1, "cold_cache",
-       [](SettingsOverrides& o, double v) { o.cold_cache = v != 0; }},
-      {"rotate_buffers", ValueKind::integer, 1, INT_MAX, "rotate_buffers=N",
-       [](SettingsOverrides& o, double v) { o.rotate_buffers = static_cast<int>(v); }},
-      {"idle_gap_ms", ValueKind::number, 0, 60000, "idle_gap_ms=MS",
-       [](SettingsOverrides& o, double v) { o.idle_gap_ms = v; }},
-      {"realloc", ValueKind::flag, 0, 1, "realloc", [](SettingsOverrides& o, double v) { o.realloc = v != 0; }},
-  };
+      {"cold_cache", "cold_cache"}, {"rotate_buffers", "rotate_buffers=N"}, {"idle_gap_ms", "idle_gap_ms=MS"},
+      {"realloc", "realloc"}};
   return all;
 }
 
@@ -51,33 +41,38 @@ std::string number_text(double v) {
   return buf;
 }
 
-// The value of `name=value` for `m`, checked; `has_value` false for a bare name.
+// The value of `name=value` for `m`, checked against the setting's bounds; `has_value` false for
+// a bare name.
 double parse_value(const Measure& m, bool has_value, const std::string& value) {
   const std::string name = m.name;
-  switch (m.kind) {
-    case ValueKind::flag:
+  const ipc::SettingSpec& spec = m.spec();
+  switch (spec.type) {
+    case ipc::SettingType::boolean:
       if (!has_value || value == "true") return 1;
       if (value == "false") return 0;
       throw std::invalid_argument(name + " takes true or false, or no value (true), got '" + value + "'");
-    case ValueKind::integer: {
+    case ipc::SettingType::integer: {
       if (!has_value) throw std::invalid_argument(name + " needs a value: " + m.syntax);
       long long x = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
-      if (ec != std::errc() || end != value.data() + value.size() || x < m.min || x > m.max)
-        throw std::invalid_argument(name + " must be an integer >= " + number_text(m.min) + ", got '" + value + "'");
+      if (ec != std::errc() || end != value.data() + value.size() || x < spec.min || x > spec.max)
+        throw std::invalid_argument(name + " must be an integer >= " + number_text(spec.min) + ", got '" + value +
+                                    "'");
       return static_cast<double>(x);
     }
-    case ValueKind::number: {
+    case ipc::SettingType::number: {
       if (!has_value) throw std::invalid_argument(name + " needs a value: " + m.syntax);
       double x = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
-      if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(x) || x < m.min || x > m.max)
-        throw std::invalid_argument(name + " must be a number from " + number_text(m.min) + " to " +
-                                    number_text(m.max) + ", got '" + value + "'");
+      if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(x) || x < spec.min ||
+          x > spec.max)
+        throw std::invalid_argument(name + " must be a number from " + number_text(spec.min) + " to " +
+                                    number_text(spec.max) + ", got '" + value + "'");
       return x;
     }
+    default: break;
   }
-  return 0;
+  throw std::logic_error(name + ": a variant measure of a type variants do not take");
 }
 
 }  // namespace
@@ -119,7 +114,7 @@ Variant parse_variant(const std::string& text) {
     v.settings.emplace_back(m.name, value);
     if (!v.name.empty()) v.name += '+';
     v.name += m.name;
-    if (m.kind != ValueKind::flag)
+    if (m.spec().type != ipc::SettingType::boolean)
       v.name.append("=").append(number_text(value));
     else if (value == 0)
       v.name += "=false";
@@ -142,7 +137,15 @@ std::vector<Variant> parse_variants(const std::string& text) {
 }
 
 SettingsOverrides with_variant(SettingsOverrides base, const Variant& variant) {
-  for (const auto& [name, value] : variant.settings) measures()[measure_index(name)].apply(base, value);
+  for (const auto& [name, value] : variant.settings) {
+    const auto type = measures()[measure_index(name)].spec().type;
+    if (type == ipc::SettingType::boolean)
+      base.set(name, value != 0);
+    else if (type == ipc::SettingType::integer)
+      base.set(name, static_cast<long long>(value));
+    else
+      base.set(name, value);
+  }
   return base;
 }
 

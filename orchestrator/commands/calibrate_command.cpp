@@ -72,7 +72,6 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw BadInput("calibrate: --target-alpha must be in (0, 1)");
   if (a.max_n < 2) throw BadInput("calibrate: --max-n must be at least 2");
   if (a.power_repetitions == 0) throw BadInput("calibrate: --power-repetitions must be at least 1");
-  if (a.overrides.samples && *a.overrides.samples < 2) throw BadInput("calibrate: --samples must be at least 2");
   ExperimentSpec s;
   s.sweep_path = a.sweep;
   s.modes = split_modes(a.modes);
@@ -254,7 +253,7 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 8));
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
   // Measurement settings of every run; isolation comes from --modes, slowdowns from --real-slowdown.
-  add_measurement_options(*cmd, a.overrides);
+  add_setting_options(*cmd, a.overrides, {"isolation", "per", "slowdown_pct"});
   cmd->callback([args, &exit_code] {
     try {
       exit_code = calibrate(*args);

@@ -31,9 +31,17 @@ namespace {
 using nlohmann::json;
 
 // The plan fields that define what a sample measures: instances differing in any of them
-// measure different things and are never compared.
-constexpr const char* measurement_fields[] = {"kernel",     "params",      "inner",       "timer",
-                                              "statistic",  "cold_cache",  "idle_gap_ms", "realloc"};
+// measure different things and are never compared. The kernel, its parameters and the pinned
+// inner count, and every setting the settings table marks as changing a sample.
+const std::vector<std::string>& measurement_fields() {
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> f = {"kernel", "params", "inner"};
+    for (const auto& spec : ipc::setting_specs())
+      if (spec.changes_sample && spec.travel == ipc::SettingTravel::instance_table) f.emplace_back(spec.name);
+    return f;
+  }();
+  return fields;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The comparison data model: every printer renders these.
@@ -101,11 +109,11 @@ std::string measurement_difference(const json& a, const json& b) {
   // instance table's own default (ipc::WorkerInstance), and old runs stay comparable with new ones.
   static const json defaults = ipc::to_json(ipc::WorkerInstance{});
   std::string differing;
-  for (const char* field : measurement_fields) {
+  for (const auto& field : measurement_fields()) {
     const json none = defaults.contains(field) ? defaults[field] : json();
     const json& va = a.contains(field) ? a[field] : none;
     const json& vb = b.contains(field) ? b[field] : none;
-    if (va != vb) differing += (differing.empty() ? "" : ", ") + std::string(field);
+    if (va != vb) differing += (differing.empty() ? "" : ", ") + field;
   }
   return differing;
 }

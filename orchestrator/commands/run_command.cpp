@@ -32,11 +32,6 @@ struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-template <class T>
-void add_override(CLI::App& app, const std::string& flag, std::optional<T>& field, const std::string& help) {
-  app.add_option_function<T>(flag, [&field](const T& v) { field = v; }, help);
-}
-
 kernels::Backend choose_device(const std::string& device) {
   if (device == "cpu") return kernels::Backend::cpu;
 #ifdef ISOBENCH_WITH_CUDA
@@ -498,34 +493,23 @@ void add_run_options(CLI::App& app, RunCommandOptions& o) {
   app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
   app.add_flag("--require-idle-gpu", o.require_idle_gpu,
                "refuse to run while another process uses the GPU (otherwise a loud warning)");
-  auto& ov = o.overrides;
-  add_override(app, "--isolation", ov.isolation, "sequential, interleave or process (overrides the sweep)");
-  add_override(app, "--per", ov.per, "process mode: a fresh worker per sample or per batch (round)");
-  add_measurement_options(app, ov);
-  add_override(app, "--slowdown-pct", ov.slowdown_pct, "inject a real extra cost per launch, in percent");
+  add_setting_options(app, o.overrides, {});
   app.add_option("--replay-from", o.replay_from,
                  "run directory whose recorded choices (cuBLASLt algorithms, instance_reports.json) this run replays");
 }
 
-void add_measurement_options(CLI::App& app, SettingsOverrides& ov) {
-  add_override(app, "--samples", ov.samples, "samples per instance (>= 2)");
-  add_override(app, "--warmup", ov.warmup, "warm-up launches per instance and worker");
-  add_override(app, "--inner", ov.inner, "launches per sample: auto or an integer");
-  add_override(app, "--min-sample-time-ms", ov.min_sample_time_ms, "target sample length for --inner auto");
-  add_override(app, "--statistic", ov.statistic, "per sample: mean or min of the inner launches");
-  add_override(app, "--seed", ov.seed, "seed of the schedule and the inputs");
-  add_override(app, "--timer", ov.timer, "CUDA timer: events or graph");
-  add_override(app, "--cold-cache", ov.cold_cache, "flush L2 before each sample (true/false; forces inner 1)");
-  add_override(app, "--rotate-buffers", ov.rotate_buffers, "copies of every input, cycled through");
-  add_override(app, "--blocking-kernel", ov.blocking_kernel, "queue launches behind a blocking kernel (true/false)");
-  add_override(app, "--idle-gap-ms", ov.idle_gap_ms,
-               "milliseconds the worker idles (host and device) before each sample, untimed");
-  add_override(app, "--realloc", ov.realloc,
-               "set every instance up again (fresh buffers, same inputs) before each sample, untimed (true/false)");
-  app.add_flag_callback(
-      "--record-kernels", [&ov] { ov.record_kernels = true; },
-      "record the CUDA kernels each instance runs (CUPTI, one untimed pass per worker after warm-up) into "
-      "kernels.json; compare and ab then say when the two sides ran different kernels");
+void add_setting_options(CLI::App& app, SettingsOverrides& overrides, const std::vector<std::string>& except) {
+  for (const auto& spec : ipc::setting_specs()) {
+    const std::string name(spec.name);
+    if (std::find(except.begin(), except.end(), name) != except.end()) continue;
+    const std::string help = std::string(spec.help) + " (overrides the sweep)";
+    if (spec.bare_flag) {
+      app.add_flag_callback(spec.flag(), [&overrides, name] { overrides.set(name, true); }, help);
+      continue;
+    }
+    app.add_option_function<std::string>(
+        spec.flag(), [&overrides, name](const std::string& text) { overrides.set_text(name, text); }, help);
+  }
 }
 
 void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_code) {

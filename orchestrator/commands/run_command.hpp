@@ -44,10 +44,10 @@ struct RunCommandOptions {
 // Adds the run options to the top-level app (or to the `ab` subcommand).
 void add_run_options(CLI::App& app, RunCommandOptions& options);
 
-// Adds the overrides of measurement settings (--samples, --warmup, --inner, --statistic, --seed,
-// --timer, --cold-cache, ...) that every verb running sweeps shares; `calibrate` sets isolation
-// and slowdowns itself.
-void add_measurement_options(CLI::App& app, SettingsOverrides& overrides);
+// Adds one option per setting of the settings table (--samples, --warmup, --inner, --timer,
+// --idle-gap-ms, ...), but those named in `except` (`calibrate` sets isolation and slowdowns
+// itself); each overrides the sweep and is checked by the setting's rule when the sweep loads.
+void add_setting_options(CLI::App& app, SettingsOverrides& overrides, const std::vector<std::string>& except);
 
 // Adds `orchestrate ab --baseline X --candidate Y SWEEP`; its callback stores the exit code.
 void register_ab_command(CLI::App& app, RunCommandOptions& options, int& exit_code);

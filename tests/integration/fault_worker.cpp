@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
     auto& slot = seg.slot(first.slot);
     slot.instance = first.instance;
     slot.token = options.token ^ 0xdeadbeef;
-    slot.value_s = 1e-9;
-    slot.inner = seg.instance(first.instance).inner;
+    slot.values.value_s = 1e-9;
+    slot.values.inner = seg.instance(first.instance).inner;
     ipc::store_release(slot.state, static_cast<std::uint32_t>(ipc::SlotState::written));
     // Give the orchestrator time to see (and reject) the forged sample before the real one.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -136,17 +136,17 @@ bool scribble_until_exit(pid_t pid, const Scratch& s, bool error_text, int& wait
         forged.state = static_cast<std::uint32_t>(ipc::SlotState::written);
         forged.instance = static_cast<std::uint32_t>(rng() % h.n_instances);
         forged.token = rng();
-        forged.value_s = kForgedValue;
-        forged.inner = kInner;
-        forged.begin_ns = rng();
-        forged.end_ns = rng();
+        forged.values.value_s = kForgedValue;
+        forged.values.inner = kInner;
+        forged.values.begin_ns = rng();
+        forged.values.end_ns = rng();
         std::memcpy(slot, &forged, sizeof forged);
         ++done.slots;
         break;
       }
       case 1: {  // only one time of a slot, maybe one a worker wrote and the orchestrator has not read yet
         auto* slot = reinterpret_cast<ipc::SampleSlot*>(m.base + h.slots_offset) + rng() % h.n_slots;
-        double* field[] = {&slot->value_s, &slot->host_enqueue_s, &slot->kernel_gpu_s};
+        double* field[] = {&slot->values.value_s, &slot->values.host_enqueue_s, &slot->values.kernel_gpu_s};
         std::memcpy(field[rng() % 3], &kForgedValue, sizeof kForgedValue);
         ++done.values;
         break;

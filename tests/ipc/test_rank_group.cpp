@@ -88,10 +88,10 @@ TEST_CASE("broadcast hands rank 0's bytes to every rank; all-gather stacks the r
 
 TEST_CASE("rank 0 gets every rank's part of a sample, and the sample is the slowest rank's") {
   auto seg = segment_for(3);
-  std::vector<RankSample> at_rank0;
+  std::vector<SampleValues> at_rank0;
   std::vector<std::size_t> sizes(3);
   run_ranks(seg, 3, [&](RankMember& m) {
-    RankSample mine{};
+    SampleValues mine{};
     mine.value_s = 1.0 + m.rank();  // rank 2 is the slowest
     mine.begin_ns = 100 - m.rank();
     mine.end_ns = 200 + m.rank();
@@ -103,7 +103,7 @@ TEST_CASE("rank 0 gets every rank's part of a sample, and the sample is the slow
     if (m.rank() == 0) at_rank0.assign(parts.begin(), parts.end());
   });
   CHECK(sizes == std::vector<std::size_t>{3, 0, 0});
-  const RankSample s = slowest_rank(at_rank0);
+  const SampleValues s = slowest_rank(at_rank0);
   CHECK(s.value_s == 3.0);
   CHECK(s.host_enqueue_s == 2.5);
   CHECK(s.begin_ns == 98);
@@ -157,7 +157,7 @@ TEST_CASE("joining checks the table, the world size and the room for an all-gath
 
 TEST_CASE("validate_rank_table accepts the table a run made and names what is wrong with a damaged one") {
   auto seg = segment_for(2);
-  const auto start = seg.layout().total_bytes;
+  const auto start = seg.layout().rank_table_offset;
   const auto slots = seg.layout().n_slots;
   // A copy of the mapping, damaged field by field (any process of the user can write there).
   std::vector<char> bytes(static_cast<const char*>(seg.base()), static_cast<const char*>(seg.base()) + seg.size());

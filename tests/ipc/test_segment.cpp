@@ -40,8 +40,8 @@ TEST_CASE("a created segment is private to its user and found by name") {
   CHECK(seg.header().owner_pid == getpid());
 
   auto other = Segment::attach(seg.name());
-  seg.slot(5).value_s = 1.5;
-  CHECK(other.slot(5).value_s == 1.5);
+  seg.slot(5).values.value_s = 1.5;
+  CHECK(other.slot(5).values.value_s == 1.5);
   CHECK(decode_instances(other.instances_json()).size() == 3);
   CHECK_THROWS_AS(other.slot(36), SegmentError);
   CHECK_THROWS_AS(other.lane(2), SegmentError);
@@ -134,22 +134,22 @@ TEST_CASE("the instance table round-trips and names the broken entry") {
   in.backend = "cuda";
   in.params = {{"n", 1}};
   in.seed = 42;
-  in.statistic = "min";
-  in.cold_cache = true;
-  in.slowdown_pct = 5;
-  in.record_kernels = true;
+  in.measure.statistic = "min";
+  in.measure.cold_cache = true;
+  in.measure.slowdown_pct = 5;
+  in.measure.record_kernels = true;
   const auto back = decode_instances(encode_instances({in}));
   REQUIRE(back.size() == 1);
   CHECK(back[0].id == "x[n=1]");
   CHECK(back[0].seed == 42);
-  CHECK(back[0].statistic == "min");
-  CHECK(back[0].cold_cache);
-  CHECK(back[0].slowdown_pct == 5);
-  CHECK(back[0].record_kernels);
+  CHECK(back[0].measure.statistic == "min");
+  CHECK(back[0].measure.cold_cache);
+  CHECK(back[0].measure.slowdown_pct == 5);
+  CHECK(back[0].measure.record_kernels);
   // Written before record_kernels existed: absent means off.
   auto older = nlohmann::json::parse(encode_instances({in}));
   older[0].erase("record_kernels");
-  CHECK_FALSE(decode_instances(older.dump())[0].record_kernels);
+  CHECK_FALSE(decode_instances(older.dump())[0].measure.record_kernels);
   CHECK_THROWS_WITH(decode_instances("[{\"id\": 1}]"), doctest::Contains("entry 0"));
   CHECK_THROWS(decode_instances("not json"));
 }
@@ -158,28 +158,28 @@ TEST_CASE("a sealed slot: any change to what the worker wrote breaks the seal") 
   SampleSlot s{};
   s.instance = 2;
   s.token = 0x1234567890abcdefULL;
-  s.value_s = 1.25e-5;
-  s.sm_clock_mhz = 1980;
-  s.inner = 20;
-  s.begin_ns = 1000;
-  s.end_ns = 251000;
+  s.values.value_s = 1.25e-5;
+  s.values.sm_clock_mhz = 1980;
+  s.values.inner = 20;
+  s.values.begin_ns = 1000;
+  s.values.end_ns = 251000;
   s.seal = seal_of(s, 7);
   CHECK(s.seal == seal_of(s, 7));
   CHECK(s.seal != seal_of(s, 8));  // the same contents in another slot
   SampleSlot changed = s;
-  changed.value_s = 7.0;
+  changed.values.value_s = 7.0;
   CHECK(seal_of(changed, 7) != s.seal);
   changed = s;
   changed.token ^= 1;
   CHECK(seal_of(changed, 7) != s.seal);
   changed = s;
-  changed.end_ns += 1;
+  changed.values.end_ns += 1;
   CHECK(seal_of(changed, 7) != s.seal);
   changed = s;
-  changed.host_enqueue_s = 1e-6;
+  changed.values.host_enqueue_s = 1e-6;
   CHECK(seal_of(changed, 7) != s.seal);
   changed = s;
-  changed.kernel_gpu_s = 1e-6;
+  changed.values.kernel_gpu_s = 1e-6;
   CHECK(seal_of(changed, 7) != s.seal);
   changed = s;
   changed.state = 1;  // the state is not sealed: it is what publishes the slot
@@ -192,17 +192,17 @@ TEST_CASE("a slot's host and kernel times travel through the segment under the s
   SampleSlot& written = worker.slot(3);
   written.instance = 1;
   written.token = 99;
-  written.value_s = 2e-5;
-  written.inner = 10;
-  written.host_enqueue_s = 4.5e-6;
-  written.kernel_gpu_s = 1.9e-5;
+  written.values.value_s = 2e-5;
+  written.values.inner = 10;
+  written.values.host_enqueue_s = 4.5e-6;
+  written.values.kernel_gpu_s = 1.9e-5;
   written.seal = seal_of(written, 3);
   SampleSlot copy;
   std::memcpy(&copy, &seg.slot(3), sizeof copy);
-  CHECK(copy.host_enqueue_s == 4.5e-6);
-  CHECK(copy.kernel_gpu_s == 1.9e-5);
+  CHECK(copy.values.host_enqueue_s == 4.5e-6);
+  CHECK(copy.values.kernel_gpu_s == 1.9e-5);
   CHECK(copy.seal == seal_of(copy, 3));
-  seg.slot(3).kernel_gpu_s = 0;  // another process rewrites one after the worker sealed it
+  seg.slot(3).values.kernel_gpu_s = 0;  // another process rewrites one after the worker sealed it
   std::memcpy(&copy, &seg.slot(3), sizeof copy);
   CHECK(copy.seal != seal_of(copy, 3));
 }

@@ -62,7 +62,7 @@ void check_agrees(const std::string& kernel, const json& given) {
   CHECK_MESSAGE(problem.empty(), problem);
 }
 
-bool finite_positive(const Measurement& m) { return std::isfinite(m.seconds) && m.seconds > 0; }
+bool finite_positive(const Measurement& m) { return std::isfinite(m.sample.value_s) && m.sample.value_s > 0; }
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -72,7 +72,7 @@ double median_of(std::vector<double> v) {
 double median_seconds(Benchmark& bench, const TimerOptions& options, int samples) {
   auto timer = isobench::worker::make_cuda_timer(bench, options, device());
   std::vector<double> values;
-  for (int i = 0; i < samples; ++i) values.push_back(timer->measure().seconds);
+  for (int i = 0; i < samples; ++i) values.push_back(timer->measure().sample.value_s);
   return median_of(values);
 }
 
@@ -195,12 +195,12 @@ TEST_CASE("every timer mode gives finite positive times") {
     auto timer = isobench::worker::make_cuda_timer(*inst.bench, mode.options, device());
     for (int i = 0; i < 3; ++i) {
       const Measurement m = timer->measure();
-      std::printf("%-15s %10.3f us  sm %4.0f MHz  flags %zu  %s | %s\n", mode.name, m.seconds * 1e6,
-                  m.sm_clock_mhz, m.flags.size(), m.note.c_str(), timer->setup_note().c_str());
+      std::printf("%-15s %10.3f us  sm %4.0f MHz  flags %zu  %s | %s\n", mode.name, m.sample.value_s * 1e6,
+                  m.sample.sm_clock_mhz, isobench::ipc::sample_flag_names(m.sample.flags).size(), m.note.c_str(), timer->setup_note().c_str());
       CHECK(finite_positive(m));
-      CHECK(m.sm_clock_mhz >= 0);
-      CHECK(std::find(m.flags.begin(), m.flags.end(), "graph_fallback") == m.flags.end());
-      CHECK(std::find(m.flags.begin(), m.flags.end(), "blocking_timeout") == m.flags.end());
+      CHECK(m.sample.sm_clock_mhz >= 0);
+      CHECK((m.sample.flags & isobench::ipc::flag_graph_fallback) == 0);
+      CHECK((m.sample.flags & isobench::ipc::flag_blocking_timeout) == 0);
     }
   }
 }
@@ -332,7 +332,7 @@ TEST_CASE("a graph timer whose capture fails falls back to events and says so") 
   CHECK(timer->setup_note().find("graph capture failed") != std::string::npos);
   const Measurement m = timer->measure();
   CHECK(finite_positive(m));
-  CHECK(std::find(m.flags.begin(), m.flags.end(), "graph_fallback") != m.flags.end());
+  CHECK((m.sample.flags & isobench::ipc::flag_graph_fallback) != 0);
   CHECK(m.note.find("graph capture failed") != std::string::npos);
   // The stream is usable afterwards.
   check_agrees("cast", {{"n", 1000}});

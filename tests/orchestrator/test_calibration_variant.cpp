@@ -34,17 +34,17 @@ TEST_CASE("variants parse into canonical names and the settings they override") 
   CHECK(v[5].name == "idle_gap_ms=2.5+realloc=false");  // measures in a fixed order
 
   SettingsOverrides base;
-  base.samples = 9;
-  base.idle_gap_ms = 1;
-  const auto over = with_variant(base, v[3]);
-  CHECK(over.samples == 9);         // what the variant does not set stays
-  CHECK(over.idle_gap_ms == 50.0);  // what it sets wins over the command line
-  CHECK_FALSE(over.realloc.has_value());
-  const auto both = with_variant({}, v[5]);
-  CHECK(both.idle_gap_ms == 2.5);
-  CHECK(both.realloc == false);
-  CHECK(with_variant({}, v[1]).cold_cache == true);
-  CHECK(with_variant({}, v[2]).rotate_buffers == 4);
+  base.set("samples", 9);
+  base.set("idle_gap_ms", 1.0);
+  const auto over = with_variant(base, v[3]).values();
+  CHECK(over.at("samples") == 9);         // what the variant does not set stays
+  CHECK(over.at("idle_gap_ms") == 50.0);  // what it sets wins over the command line
+  CHECK_FALSE(over.contains("realloc"));
+  const auto both = with_variant({}, v[5]).values();
+  CHECK(both.at("idle_gap_ms") == 2.5);
+  CHECK(both.at("realloc") == false);
+  CHECK(with_variant({}, v[1]).values().at("cold_cache") == true);
+  CHECK(with_variant({}, v[2]).values().at("rotate_buffers") == 4);
   CHECK(parse_variant("cold_cache=true").name == "cold_cache");
 }
 

@@ -33,17 +33,17 @@ benchmarks:
 TEST_CASE("plan.json round-trips every instance field, idle_gap_ms and realloc included") {
   const Plan plan = plan_of(kSweep);
   REQUIRE(plan.instances.size() == 2);
-  CHECK(plan.instances[0].worker.idle_gap_ms == 12.5);
-  CHECK(plan.instances[0].worker.realloc);
-  CHECK(plan.instances[0].worker.rotate_buffers == 2);
-  CHECK(plan.instances[1].worker.idle_gap_ms == 0);
-  CHECK_FALSE(plan.instances[1].worker.realloc);
+  CHECK(plan.instances[0].worker.measure.idle_gap_ms == 12.5);
+  CHECK(plan.instances[0].worker.measure.realloc);
+  CHECK(plan.instances[0].worker.measure.rotate_buffers == 2);
+  CHECK(plan.instances[1].worker.measure.idle_gap_ms == 0);
+  CHECK_FALSE(plan.instances[1].worker.measure.realloc);
 
   const json written = plan.to_json();
   const Plan read = Plan::from_json(json::parse(written.dump()));
   CHECK(read.to_json() == written);
-  CHECK(read.instances[0].worker.idle_gap_ms == 12.5);
-  CHECK(read.instances[0].worker.realloc);
+  CHECK(read.instances[0].worker.measure.idle_gap_ms == 12.5);
+  CHECK(read.instances[0].worker.measure.realloc);
   CHECK(read.instances[1].fixed_inner == 7u);
 
   // Every field of the instance table is in plan.json, under the same name and value.
@@ -64,8 +64,8 @@ TEST_CASE("plan.json written before idle_gap_ms and realloc existed reads with t
   }
   const Plan read = Plan::from_json(j);
   for (const auto& p : read.instances) {
-    CHECK(p.worker.idle_gap_ms == 0);
-    CHECK_FALSE(p.worker.realloc);
+    CHECK(p.worker.measure.idle_gap_ms == 0);
+    CHECK_FALSE(p.worker.measure.realloc);
   }
 }
 

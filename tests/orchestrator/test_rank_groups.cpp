@@ -31,12 +31,12 @@ TEST_CASE("a multi-rank sample is journaled only with every rank's part, and onl
   std::vector<double> values;
   CHECK(read_rank_values(table, 1, 2, 2.0, values) == "rank 0 reported no time for this sample");
   for (std::uint32_t r = 0; r < 2; ++r) {
-    table.sample(1, r).value_s = 1.0 + r;
+    table.sample(1, r).values.value_s = 1.0 + r;
     table.sample(1, r).written = 1;
   }
   CHECK(read_rank_values(table, 1, 2, 2.0, values) == "");
   CHECK(values == std::vector<double>{1.0, 2.0});
   CHECK(read_rank_values(table, 1, 2, 1.0, values) == "the sample is not the slowest rank's time");
-  table.sample(1, 0).value_s = -1;
+  table.sample(1, 0).values.value_s = -1;
   CHECK(read_rank_values(table, 1, 2, 2.0, values) == "rank 0's time is not a finite positive time");
 }

@@ -128,7 +128,7 @@ TEST_CASE("defaults fill missing axes and settings") {
   CHECK(s.seed == 1);
   CHECK(s.measure.to_json() == json{{"warmup", 3},
                                     {"inner", "auto"},
-                                    {"min_sample_time_s", 0.010},
+                                    {"min_sample_time_ms", 10.0},
                                     {"statistic", "mean"},
                                     {"timer", "events"},
                                     {"cold_cache", false},
@@ -273,12 +273,12 @@ benchmarks:
   CHECK(sweep.instances[2].measure.inner == 1);  // cold_cache forces one launch per sample
 
   SettingsOverrides cli;
-  cli.samples = 4;
-  cli.inner = "7";
-  cli.rotate_buffers = 1;
-  cli.isolation = "process";
-  cli.seed = 3;
-  cli.statistic = "mean";
+  cli.set("samples", 4);
+  cli.set_text("inner", "7");
+  cli.set("rotate_buffers", 1);
+  cli.set("isolation", "process");
+  cli.set("seed", 3);
+  cli.set("statistic", "mean");
   const Sweep overridden = parse(text, cli);
   CHECK(overridden.settings.samples == 4);
   CHECK(overridden.settings.isolation == "process");
@@ -294,7 +294,7 @@ benchmarks:
   CHECK(overridden.instances[2].measure.inner == 1);         // cold_cache still wins
 
   SettingsOverrides automatic;
-  automatic.inner = "auto";
+  automatic.set_text("inner", "auto");
   CHECK_FALSE(parse(text, automatic).instances[1].measure.inner.has_value());
 }
 
@@ -405,19 +405,19 @@ TEST_CASE("errors name the file, line, column and field") {
 TEST_CASE("command-line overrides are validated like the file, and named as options") {
   const std::string text = "benchmarks: [{kernel: cpu_copy}]\n";
   SettingsOverrides samples;
-  samples.samples = 1;
+  samples.set("samples", 1);
   CHECK(error_of(text, samples) == "command line: --samples: must be at least 2, got 1");
   SettingsOverrides inner;
-  inner.inner = "0";
+  inner.set_text("inner", "0");
   CHECK(error_of(text, inner) == "command line: --inner: must be at least 1, got 0");
-  inner.inner = "lots";
+  inner.set_text("inner", "lots");
   CHECK(error_of(text, inner) == "command line: --inner: expected \"auto\" or an integer, got \"lots\"");
   SettingsOverrides time;
-  time.min_sample_time_ms = -1;
+  time.set("min_sample_time_ms", -1.0);
   CHECK(error_of(text, time) ==
         "command line: --min-sample-time-ms: must be greater than 0, got -1.0");
   SettingsOverrides isolation;
-  isolation.isolation = "threads";
+  isolation.set("isolation", "threads");
   CHECK(error_of(text, isolation) ==
         "command line: --isolation: must be one of sequential, interleave, process, got \"threads\"");
   // The file is checked first: its own mistakes are reported with their place.
@@ -545,8 +545,8 @@ benchmarks:
   CHECK_FALSE(plain.instances[0].measure.realloc);
 
   SettingsOverrides cli;
-  cli.idle_gap_ms = 7;
-  cli.realloc = false;
+  cli.set("idle_gap_ms", 7.0);
+  cli.set("realloc", false);
   for (const auto& instance : parse(text, cli).instances) {
     CHECK(instance.measure.idle_gap_ms == 7);
     CHECK_FALSE(instance.measure.realloc);
@@ -561,7 +561,7 @@ benchmarks:
   CHECK(error_of("benchmarks:\n  - kernel: cpu_copy\n    settings: {realloc: 1}\n") ==
         "configs/t.yaml:3:25: benchmarks[0].settings.realloc: expected true or false, got 1");
   SettingsOverrides negative;
-  negative.idle_gap_ms = -2;
+  negative.set("idle_gap_ms", -2.0);
   CHECK(error_of("benchmarks: [{kernel: cpu_copy}]\n", negative) ==
         "command line: --idle-gap-ms: must be at least 0, got -2.0");
 }
@@ -577,7 +577,7 @@ TEST_CASE("realloc is refused for a command benchmark, pointing at where it was 
         "configs/t.yaml:4:14: benchmarks[1].command: " + problem +
             "; set realloc: false in this benchmark's settings");
   SettingsOverrides cli;
-  cli.realloc = true;
+  cli.set("realloc", true);
   CHECK(error_of("benchmarks:\n" + command, cli) == "configs/t.yaml:2:14: benchmarks[0].command: " + problem);
   // Switched off for the command alone, the rest keeps it.
   const Sweep mixed = parse("settings: {realloc: true}\nbenchmarks:\n  - kernel: cpu_copy\n" + command +
@@ -602,7 +602,7 @@ benchmarks:
   CHECK_FALSE(sweep.instances[1].measure.record_kernels);
   CHECK(sweep.instances[0].measure.to_json()["record_kernels"] == true);
   SettingsOverrides cli;
-  cli.record_kernels = true;
+  cli.set("record_kernels", true);
   for (const auto& instance : parse(text, cli).instances) CHECK(instance.measure.record_kernels);
   CHECK_THROWS_WITH_AS(parse("settings: {record_kernels: 1}\nbenchmarks:\n  - kernel: cpu_spin\n"),
                        doctest::Contains("settings.record_kernels: expected true or false, got 1"), SweepError);

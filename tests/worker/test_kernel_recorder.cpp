@@ -105,11 +105,11 @@ TEST_CASE("after the recorder is gone (CUPTI detached) timing works, and a new r
   options.inner = 50;
   auto timer = make_cuda_timer(*cast, options, device());
   const Measurement m = timer->measure();
-  CHECK(std::isfinite(m.seconds));
-  CHECK(m.seconds > 0);
+  CHECK(std::isfinite(m.sample.value_s));
+  CHECK(m.sample.value_s > 0);
   // Host enqueue time: the launch calls, per launch; positive, and far below a millisecond.
-  CHECK(m.host_enqueue_s > 0);
-  CHECK(m.host_enqueue_s < 1e-3);
+  CHECK(m.sample.host_enqueue_s > 0);
+  CHECK(m.sample.host_enqueue_s < 1e-3);
   KernelRecorder again;
   REQUIRE(again.unavailable_reason().empty());
   CHECK(record(again, *cast, 7).kernel_launches == 7);

@@ -160,25 +160,25 @@ class CudaTimer final : public Timer {
     Measurement m;
     const unsigned clock_before = clock_.current_mhz();
     const TimedSample sample = time_sample();
-    m.seconds = sample.seconds_per_launch;
-    m.host_enqueue_s = sample.enqueue_s / options_.inner;
+    m.sample.value_s = sample.seconds_per_launch;
+    m.sample.host_enqueue_s = sample.enqueue_s / options_.inner;
     const unsigned clock_after = clock_.current_mhz();
 
     std::ostringstream note;
     if (!fallback_reason_.empty()) {
-      m.flags.push_back("graph_fallback");
+      m.sample.flags |= ipc::flag_graph_fallback;
       note << "graph capture failed (" << fallback_reason_ << "); timed with events. ";
     }
     if (sample.blocking_timed_out) {
-      m.flags.push_back("blocking_timeout");
+      m.sample.flags |= ipc::flag_blocking_timeout;
       note << "the blocking kernel timed out before all launches were queued (too many inner "
               "launches for the launch queue?); launch latency may be in this sample. ";
     }
     if (clock_before > 0 && clock_after > 0) {
-      m.sm_clock_mhz = std::min(clock_before, clock_after);
-      if (clock_.max_mhz() > 0 && m.sm_clock_mhz < kLowClockFraction * clock_.max_mhz()) {
-        m.flags.push_back("low_sm_clock");
-        note << "SM clock " << m.sm_clock_mhz << " MHz is below " << kLowClockFraction * 100
+      m.sample.sm_clock_mhz = std::min(clock_before, clock_after);
+      if (clock_.max_mhz() > 0 && m.sample.sm_clock_mhz < kLowClockFraction * clock_.max_mhz()) {
+        m.sample.flags |= ipc::flag_low_sm_clock;
+        note << "SM clock " << m.sample.sm_clock_mhz << " MHz is below " << kLowClockFraction * 100
              << "% of the maximum " << clock_.max_mhz() << " MHz. ";
       }
     }
