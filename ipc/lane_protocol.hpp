@@ -75,7 +75,8 @@ constexpr bool allowed_transition(LaneState from, LaneState to) {
 constexpr bool reachable(LaneState from, LaneState to) {
   if (from == to) return true;
   if (from == LaneState::empty || from == LaneState::done || from == LaneState::failed) return false;
-  return static_cast<std::uint32_t>(to) > static_cast<std::uint32_t>(from);
+  const auto t = static_cast<std::uint32_t>(to);
+  return t > static_cast<std::uint32_t>(from) && t <= static_cast<std::uint32_t>(LaneState::failed);
 }
 
 struct Lane {

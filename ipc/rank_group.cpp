@@ -99,7 +99,7 @@ void reset_rank_group(const RankTable& table, std::uint32_t g, std::uint32_t wor
   std::memset(&group, 0, sizeof group);
   group.world = world;
   for (std::uint32_t slot : slots)
-    for (std::uint32_t r = 0; r < world; ++r) std::memset(&table.sample(slot, r), 0, sizeof(RankSample));
+    for (std::uint32_t r = 0; r < world; ++r) table.sample(slot, r) = RankSample{};
   std::atomic_thread_fence(std::memory_order_release);
 }
 

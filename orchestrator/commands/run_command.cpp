@@ -18,7 +18,7 @@
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/run_directory.hpp"
-#include "orchestrator/runner.hpp"
+#include "orchestrator/runner/runner.hpp"
 #include "orchestrator/sample_journal.hpp"
 #include "orchestrator/summary.hpp"
 

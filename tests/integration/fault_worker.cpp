@@ -6,6 +6,8 @@
 //   slow-exit:MS | hang-exit         finish every task, then take MS milliseconds (or forever) to exit,
 //                                    as a slow CUDA teardown would
 //   abort-group                      (a rank) abort its rank group, as a failing rank does, then hang
+//   lane-backwards                   once a task is done, keep writing its lane's state back to
+//                                    attached, as a stray process would (no such move is allowed)
 // With ISOBENCH_TEST_FAULT_RANK=R only rank R of a multi-rank group faults (the others run).
 // With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
 // With ISOBENCH_TEST_FAULT_NTH=N and ISOBENCH_TEST_FAULT_COUNTER=FILE it happens only in the N-th
@@ -98,6 +100,18 @@ int main(int argc, char** argv) {
       raise(SIGSEGV);
     });
     watcher.detach();
+  }
+  if (fault == "lane-backwards") {
+    std::thread scribbler([options] {
+      auto seg = ipc::Segment::attach(options.segment);
+      auto& lane = seg.lane(options.lane);
+      while (ipc::load_acquire(lane.tasks_done) < 1) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      for (;;) {  // again and again, as a stray writer would, so no look can miss it
+        ipc::store_release(lane.state, static_cast<std::uint32_t>(ipc::LaneState::attached));
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    });
+    scribbler.detach();
   }
   const int code = worker::run_worker(options);
   if (fault.rfind("slow-exit:", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(fault.substr(10))));

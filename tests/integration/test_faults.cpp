@@ -101,6 +101,17 @@ TEST_CASE("a worker that always fails: the run ends, says what failed, exit code
   CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").size() >= 2);
 }
 
+TEST_CASE("a lane moved backwards breaks the lane protocol: its worker is killed and its samples measured again") {
+  Scratch s("lane-backwards");
+  const auto r = run_with_fault(s, "lane-backwards", "--isolation interleave", true, 3000);
+  CHECK(r.exit_code == 0);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 6);  // every sample, once
+  const std::string log = slurp(s.path("run/log.txt"));
+  CHECK(log.find("[lane-broken]") != std::string::npos);
+  CHECK(log.find("lane protocol broken: its lane went from") != std::string::npos);
+  CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").size() == 1);
+}
+
 TEST_CASE("a sample forged with another token never reaches the results") {
   Scratch s("forge");
   const auto r = run_with_fault(s, "forge", "--isolation interleave");

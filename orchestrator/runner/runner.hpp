@@ -9,11 +9,12 @@
 
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "plan.hpp"
-#include "run_directory.hpp"
+#include "orchestrator/plan.hpp"
+#include "orchestrator/run_directory.hpp"
 
 namespace isobench::orchestrator {
 
@@ -55,15 +56,20 @@ struct RunOutcome {
   double wall_seconds = 0;
 };
 
+// The measurement could not be made: a calibration failed after every retry.
+class MeasurementFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Runner {
  public:
   Runner(const RunDirectory& dir, Plan& plan, RunnerOptions options, RunLog& log);
   // Runs what the journal does not hold yet. Writes plan.json (with pinned inner counts) and
-  // calibration.json when it calibrates.
+  // calibration.json when it calibrates. Throws MeasurementFailed when a calibration fails.
   RunOutcome run();
 
  private:
-  struct Impl;
   const RunDirectory& dir_;
   Plan& plan_;
   RunnerOptions options_;

@@ -1,0 +1,282 @@
+#include "worker_pipelines.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "orchestrator/interrupt.hpp"
+
+namespace isobench::orchestrator {
+
+void WorkerPipelines::run_jobs(std::deque<Job> jobs) {
+  for (auto& job : jobs) s_.pipes[s_.pipe_of(job)].jobs.push_back(std::move(job));
+  auto busy = [&] {
+    return std::any_of(s_.pipes.begin(), s_.pipes.end(),
+                       [](const Pipeline& p) { return !p.jobs.empty() || !p.active.empty(); });
+  };
+  auto sleep_for = std::chrono::microseconds(20);
+  while (busy()) {
+    if (interrupt_requested()) {
+      for (auto& pipe : s_.pipes) {
+        for (auto& w : pipe.active) {
+          const auto status = w->proc->kill();
+          intake_.drain(*w);
+          retire(std::move(w), "interrupted", &status);
+        }
+        pipe.active.clear();
+        pipe.jobs.clear();
+      }
+      s_.outcome.interrupted = true;
+      return;
+    }
+    reap_exiting();
+    bool event = false;
+    for (auto& pipe : s_.pipes) event |= step(pipe);
+    s_.progress.update(s_.outcome.samples_recorded, s_.outcome.workers_started);
+    // Back off to 1 ms between looks. Polling every 100 us while a worker measured made CPU
+    // kernels bimodal on a 2-core machine (a third of the fresh processes 15-30% slower; see
+    // docs/results/process-overhead.md): the orchestrator must stay off the CPU it measures.
+    if (event) {
+      sleep_for = std::chrono::microseconds(20);
+    } else {
+      std::this_thread::sleep_for(sleep_for);
+      sleep_for = std::min(sleep_for * 2, std::chrono::microseconds(1000));
+    }
+  }
+}
+
+// One look at a pipeline. The head of `active` is the only worker of the pipeline allowed to
+// measure; up to options.prestart more are started behind it and wait, loaded, for their turn.
+// True when something happened.
+bool WorkerPipelines::step(Pipeline& pipe) {
+  auto& jobs = pipe.jobs;
+  auto& active = pipe.active;
+  const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, s_.options.prestart));
+  bool event = false;
+  while (active.size() < depth && !jobs.empty() && !s_.free_lanes.empty() &&
+         (active.empty() || s_.world_of(jobs.front()) == 1)) {
+    active.push_back(lanes_.start(std::move(jobs.front()), !active.empty()));
+    jobs.pop_front();
+    event = true;
+  }
+  if (active.empty()) return event;
+  Worker& head = *active.front();
+  event |= lanes_.admit(head, active.size() > 1 ? active[1].get() : nullptr);
+  const std::size_t before = head.next_task;
+  intake_.drain(head);
+  event |= head.next_task != before;
+
+  for (std::size_t k = 0; k < active.size(); ++k) {
+    Worker& w = *active[k];
+    const bool is_head = k == 0;
+    lanes_.state(w);  // every look checks the lane against the protocol
+    if (is_head && lanes_.finished(w) && w.rejected.empty() && w.broken.empty()) {
+      // Reported everything: release the next one now; this process tears down on its own.
+      auto done = std::move(active.front());
+      active.pop_front();
+      retire(std::move(done), "", nullptr);
+      return true;
+    }
+    std::optional<ExitStatus> status = w.proc->poll();
+    std::string reason;
+    if (!w.broken.empty()) {
+      // Its lane was written by something else: nothing more it reports can be trusted.
+      status = w.proc->kill();
+      reason = "lane protocol broken: " + w.broken;
+    } else if (is_head && lanes_.finished(w)) {
+      // Done, but a sample in its slots was not its own: those slots are measured again.
+      status = w.proc->kill();
+      reason = w.rejected;
+    } else if (auto peer = peer_failure(w)) {
+      w.proc->kill();
+      if (is_head) intake_.drain(w);
+      status = peer->status;  // the failure is recorded as the failed rank's
+      reason = std::move(peer->reason);
+    } else if (status) {
+      if (is_head) intake_.drain(w);
+      reason = failure_reason(w, *status);
+    } else if (lanes_.silent_seconds(w) > s_.options.worker_timeout_s) {
+      status = w.proc->kill();
+      reason = "hung: no heartbeat for " + std::to_string(static_cast<int>(lanes_.silent_seconds(w))) +
+               " s (--worker-timeout " + std::to_string(s_.options.worker_timeout_s) + " s), " + status->describe();
+    }
+    if (!status) continue;
+    auto gone = std::move(active[k]);
+    active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+    if (!reason.empty()) note_failure(*gone, reason, *status);
+    auto retry = reason.empty() ? std::nullopt : retry_of(*gone);
+    retire(std::move(gone), reason, &*status);
+    if (retry) {
+      // The replacement takes the failed worker's place in the order: plan order is kept.
+      auto replacement = lanes_.start(std::move(*retry), !is_head);
+      active.insert(active.begin() + static_cast<std::ptrdiff_t>(k), std::move(replacement));
+    }
+    return true;  // `active` changed: look again from the top
+  }
+  return event;
+}
+
+// Why the worker failed, from its exit status and its lane; empty if it did not.
+std::string WorkerPipelines::failure_reason(Worker& w, const ExitStatus& status) {
+  if (!w.rejected.empty()) return w.rejected;
+  if (!status.ok()) {
+    const ipc::Lane& lane = s_.seg.lane(w.lane);
+    const std::string lane_error = printable_text(lane.error, sizeof lane.error);
+    return status.describe() + (lane_error.empty() ? "" : ": " + lane_error);
+  }
+  if (!lanes_.finished(w))
+    return "exited without finishing its tasks (" + std::to_string(w.next_task) + " of " +
+           std::to_string(w.job.tasks.size()) + ")";
+  return {};
+}
+
+// A rank of w's group beyond rank 0 that failed: it ended before finishing its tasks, or has been
+// silent longer than --worker-timeout (ranks waiting for a peer keep beating, so the silent one is
+// the culprit). None while every peer is sound.
+std::optional<WorkerPipelines::RankFailure> WorkerPipelines::peer_failure(Worker& w) {
+  for (auto& peer : w.peers) {
+    const std::string who = "rank " + std::to_string(peer->rank) + " (pid " + std::to_string(peer->proc->pid()) + ")";
+    if (const auto status = peer->proc->poll()) {
+      if (status->ok() && lanes_.state(*peer) == ipc::LaneState::done) continue;
+      return RankFailure{who + ": " + failure_reason(*peer, *status), *status};
+    }
+    if (const double silent = lanes_.silent_seconds(*peer); silent > s_.options.worker_timeout_s)
+      return RankFailure{who + " hung: no heartbeat for " + std::to_string(static_cast<int>(silent)) +
+                             " s (--worker-timeout " + std::to_string(s_.options.worker_timeout_s) + " s)",
+                         peer->proc->kill()};
+  }
+  return std::nullopt;
+}
+
+// The other ranks leave with rank 0. After a success they end on their own (reaped with the
+// exiting workers); after a failure the group is aborted, so no rank waits at its barrier for one
+// that is gone, and they are killed.
+void WorkerPipelines::stop_peers(Worker& w, bool ok) {
+  if (w.peers.empty()) return;
+  if (!ok) ipc::abort_rank_group(*s_.rank_table, w.group, ipc::kAbortedByOrchestrator);
+  for (auto& peer : w.peers) {
+    if (ok) {
+      s_.pipes[w.pipe].exiting.push_back(
+          {std::move(peer->proc), peer->serial, Clock::now(), peer->rank, s_.device_bytes_of(w.job)});
+    } else {
+      const auto status = peer->proc->kill();
+      s_.log.write("rank-stopped", "rank " + std::to_string(peer->rank) + " pid " + std::to_string(peer->proc->pid()) +
+                                       " of worker " + std::to_string(w.serial) + ": " + status.describe());
+    }
+    s_.free_lanes.push_back(peer->lane);
+  }
+  w.peers.clear();
+}
+
+// The worker is over: journal what it did, free its lane, keep its process to reap later.
+void WorkerPipelines::retire(std::unique_ptr<Worker> w, const std::string& reason, const ExitStatus* status) {
+  stop_peers(*w, reason.empty());
+  const ipc::Lane& lane = s_.seg.lane(w->lane);
+  s_.journal.append_event({{"type", "worker"},
+                           {"serial", w->serial},
+                           {"pid", w->proc->pid()},
+                           {"lane", w->lane},
+                           {"side", w->job.side},
+                           {"gpu", s_.pipes[w->pipe].gpu},
+                           {"what", w->job.what},
+                           {"tasks", w->job.tasks.size()},
+                           {"released_ns", w->released_ns},
+                           {"permit_ns", w->permit_ns},
+                           {"measure_permit_ns", w->measure_permit_ns},
+                           {"spawned_ns", lane.spawned_ns},
+                           {"attached_ns", lane.attached_ns},
+                           {"context_begin_ns", lane.context_begin_ns},
+                           {"device_ready_ns", lane.device_ready_ns},
+                           {"prepared_ns", lane.prepared_ns},
+                           {"measure_begin_ns", lane.measure_begin_ns},
+                           {"measure_end_ns", lane.measure_end_ns},
+                           {"ok", reason.empty()}});
+  s_.log.write(reason.empty() ? "worker-done" : "worker-failed",
+               "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
+                   (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
+  s_.free_lanes.push_back(w->lane);
+  if (!status)
+    s_.pipes[w->pipe].exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, s_.device_bytes_of(w->job)});
+}
+
+void WorkerPipelines::note_failure(const Worker& w, const std::string& reason, const ExitStatus& status) {
+  nlohmann::json f = {{"type", "worker_failure"},
+                      {"what", w.job.what},
+                      {"pid", w.proc->pid()},
+                      {"serial", w.serial},
+                      {"attempt", w.job.attempt},
+                      {"released", w.released},
+                      {"reason", reason},
+                      {"time", unix_time_now()},
+                      {"signal", status.signaled ? status.signal : 0},
+                      {"exit_code", status.signaled ? -1 : status.code}};
+  s_.journal.append_event(f);
+  s_.outcome.failures.push_back(f);
+  s_.progress.message("worker failed (" + w.job.what + "): " + reason);
+}
+
+// The job's tasks that are not done yet, as a new attempt; nullopt when there are none or no
+// attempts are left (then the loss is logged).
+std::optional<Job> WorkerPipelines::retry_of(const Worker& w) {
+  Job next;
+  next.what = w.job.what;
+  next.side = w.job.side;
+  next.attempt = w.job.attempt + 1;
+  for (std::size_t i = 0; i < w.job.tasks.size(); ++i) {
+    const auto& t = w.job.tasks[i];
+    const bool done = t.kind == kMeasureTask ? s_.done_slots.count(t.slot) > 0 : s_.setup_task_done(t);
+    if (done) continue;
+    next.tasks.push_back(t);
+    if (t.kind == kMeasureTask) next.planned.push_back(w.job.planned[i]);
+  }
+  if (next.tasks.empty()) return std::nullopt;
+  if (next.attempt > s_.options.retries) {
+    s_.log.write("samples-lost", std::to_string(next.tasks.size()) + " " + w.job.what + " tasks abandoned after " +
+                                     std::to_string(s_.options.retries + 1) + " workers");
+    return std::nullopt;
+  }
+  return next;
+}
+
+// Collects workers that finished tearing down; the journal gets when each was seen gone. One that
+// takes longer than the heartbeat timeout to exit is killed: with the context gate the next timed
+// phase waits for it.
+void WorkerPipelines::reap_exiting() {
+  for (auto& pipe : s_.pipes) {
+    auto& exiting = pipe.exiting;
+    for (auto it = exiting.begin(); it != exiting.end();) {
+      auto status = it->proc->poll();
+      if (!status && Clock::now() - it->since > std::chrono::duration<double>(s_.options.worker_timeout_s)) {
+        status = it->proc->kill();
+        s_.log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " still exiting after " +
+                                            std::to_string(s_.options.worker_timeout_s) + " s: " + status->describe());
+      }
+      if (!status) {
+        ++it;
+        continue;
+      }
+      if (!status->ok())
+        s_.log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " ended with " +
+                                            status->describe() + " after reporting all its samples");
+      s_.journal.append_event({{"type", "worker_exit"},
+                               {"serial", it->serial},
+                               {"pid", it->proc->pid()},
+                               {"exited_ns", ipc::monotonic_ns()},
+                               {"ok", status->ok()}});
+      it = exiting.erase(it);
+    }
+  }
+}
+
+bool WorkerPipelines::any_exiting() const {
+  return std::any_of(s_.pipes.begin(), s_.pipes.end(), [](const Pipeline& p) { return !p.exiting.empty(); });
+}
+
+void WorkerPipelines::wait_for_exits() {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(s_.options.worker_timeout_s);
+  while (any_exiting() && Clock::now() < deadline) {
+    reap_exiting();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace isobench::orchestrator

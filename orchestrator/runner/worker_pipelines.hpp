@@ -1,0 +1,52 @@
+#pragma once
+// Runs jobs through the per-GPU pipelines, every pipeline at once: starts workers up to the
+// pre-start depth, admits the head through the context gate, journals its samples, and retires
+// whatever ended. A worker that crashes, fails, breaks the lane protocol or stops beating its
+// heart is killed if needed and recorded, and its missing tasks go to a fresh worker (up to
+// --retries times); the run goes on. Interrupted (Ctrl-C), every running worker is killed.
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lane_host.hpp"
+#include "run_state.hpp"
+#include "sample_intake.hpp"
+
+namespace isobench::orchestrator {
+
+class WorkerPipelines {
+ public:
+  WorkerPipelines(RunState& state, LaneHost& lanes, SampleIntake& intake) : s_(state), lanes_(lanes), intake_(intake) {}
+
+  // Runs the jobs, each on the pipeline of its GPU, until every one is done or abandoned, or the
+  // run is interrupted (then outcome.interrupted is set).
+  void run_jobs(std::deque<Job> jobs);
+  // Waits (up to --worker-timeout) for the last workers' teardown, so the run ends with no child
+  // left behind.
+  void wait_for_exits();
+
+ private:
+  struct RankFailure {
+    std::string reason;
+    ExitStatus status;  // how the failed rank ended (killed here when it hung)
+  };
+
+  bool step(Pipeline& pipe);
+  void retire(std::unique_ptr<Worker> w, const std::string& reason, const ExitStatus* status);
+  void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status);
+  std::optional<Job> retry_of(const Worker& w);
+  std::string failure_reason(Worker& w, const ExitStatus& status);
+  std::optional<RankFailure> peer_failure(Worker& w);
+  void stop_peers(Worker& w, bool ok);
+  void reap_exiting();
+  bool any_exiting() const;
+
+  RunState& s_;
+  LaneHost& lanes_;
+  SampleIntake& intake_;
+};
+
+}  // namespace isobench::orchestrator
