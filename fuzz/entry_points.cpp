@@ -18,9 +18,9 @@
 #include "ipc/rank_group.hpp"
 #include "ipc/segment.hpp"
 #include "orchestrator/artifacts.hpp"
-#include "orchestrator/commands/artifact_diff.hpp"
-#include "orchestrator/commands/compare_inputs.hpp"
-#include "orchestrator/commands/kernel_diff.hpp"
+#include "orchestrator/compare/artifact_diff.hpp"
+#include "orchestrator/compare/compare_inputs.hpp"
+#include "orchestrator/compare/kernel_diff.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/sample_journal.hpp"
 #include "orchestrator/sweep.hpp"
@@ -144,7 +144,7 @@ void compare_samples(std::string_view input) {
   std::vector<double> values;
   try {
     values = orch::parse_sample_text("fuzz.txt", std::string(input));
-  } catch (const orch::InputError&) {
+  } catch (const orch::UsageError&) {
     return;
   }
   FUZZ_CHECK(values.size() >= 2);
@@ -163,7 +163,7 @@ void compare_run(std::string_view input) {
   orch::Run run;
   try {
     run = orch::parse_run("run", plan_text, samples_text, warnings);
-  } catch (const orch::InputError&) {
+  } catch (const orch::UsageError&) {
     return;
   }
   FUZZ_CHECK(run.order.size() == run.plan.size());

@@ -14,16 +14,19 @@ int main(int argc, char** argv) {
                "  orchestrate [options] SWEEP.yaml      run a sweep (default isolation: process)\n"
                "  orchestrate --resume RUN_DIR          finish an interrupted run\n"
                "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
-               "  orchestrate compare A B               compare two runs or sample files"};
-  RunCommandOptions run_options;
-  for (int i = 0; i < argc; ++i) run_options.command_line.emplace_back(argv[i]);
-  add_run_options(app, run_options);
+               "  orchestrate compare A B               compare two runs or sample files\n"
+               "  orchestrate calibrate SWEEP.yaml      false-positive rate and power on this machine"};
+  app.footer(kExitCodesHelp);
+  std::vector<std::string> command_line(argv, argv + argc);
+  RunCommand run;
+  run.request.command_line = command_line;
+  add_run_options(app, run);
   int exit_code = 0;
   register_compare_command(app, exit_code);
   register_calibrate_command(app, exit_code);
-  RunCommandOptions ab_options;
-  ab_options.command_line = run_options.command_line;
-  register_ab_command(app, ab_options, exit_code);
+  RunCommand ab;
+  ab.request.command_line = command_line;
+  register_ab_command(app, ab, exit_code);
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -33,8 +36,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "orchestrate: " << e.what() << "\n";
-    return 2;
+    return exit_bad_input;
   }
   if (!app.get_subcommands().empty()) return exit_code;
-  return run_command(run_options);
+  return run_command(run);
 }

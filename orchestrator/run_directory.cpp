@@ -13,20 +13,24 @@ namespace fs = std::filesystem;
 
 namespace isobench::orchestrator {
 
+std::string dump_json(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 RunDirectory RunDirectory::create(const std::string& path) {
   std::error_code ec;
   if (fs::exists(path, ec) && !fs::is_empty(path, ec))
-    throw std::runtime_error(path + ": run directory exists and is not empty (use --resume to finish it)");
+    throw UsageError(path + ": run directory exists and is not empty (use --resume to finish it)");
   fs::create_directories(path, ec);
-  if (ec) throw std::runtime_error(path + ": cannot create run directory: " + ec.message());
+  if (ec) throw UsageError(path + ": cannot create run directory: " + ec.message());
   return RunDirectory(path);
 }
 
 RunDirectory RunDirectory::open(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_directory(path, ec)) throw std::runtime_error(path + ": not a run directory");
+  if (!fs::is_directory(path, ec)) throw UsageError(path + ": not a run directory");
   RunDirectory dir(path);
-  if (!dir.exists("run.json")) throw std::runtime_error(path + ": no run.json: not a run directory");
+  if (!dir.exists("run.json")) throw UsageError(path + ": no run.json: not a run directory");
   check_schema_version(dir.read_json("run.json"), dir.file("run.json"));
   return dir;
 }
@@ -46,7 +50,7 @@ void RunDirectory::write_text(const std::string& name, const std::string& text) 
 }
 
 void RunDirectory::write_json(const std::string& name, const nlohmann::json& j) const {
-  write_text(name, j.dump(2) + "\n");
+  write_text(name, dump_json(j, 2) + "\n");
 }
 
 nlohmann::json RunDirectory::read_json(const std::string& name) const {

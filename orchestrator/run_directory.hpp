@@ -15,13 +15,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/errors.hpp"
+
 namespace isobench::orchestrator {
 
 inline constexpr int kRunSchemaVersion = 1;
 
 class RunDirectory {
  public:
-  // Creates `path`; refuses one that exists and is not empty.
+  // Creates `path`; refuses (UsageError) one that exists and is not empty, or cannot be made.
   static RunDirectory create(const std::string& path);
   // Opens an existing run directory; throws when it is missing or from a newer schema.
   static RunDirectory open(const std::string& path);
@@ -39,6 +41,9 @@ class RunDirectory {
   explicit RunDirectory(std::string path) : path_(std::move(path)) {}
   std::string path_;
 };
+
+// JSON text that never throws: bytes that are not UTF-8 (a path, a command line) become U+FFFD.
+std::string dump_json(const nlohmann::json& j, int indent = -1);
 
 // Checks a schema_version field; throws with the file named when it is newer than this build.
 void check_schema_version(const nlohmann::json& j, const std::string& file);

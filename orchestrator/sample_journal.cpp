@@ -1,4 +1,5 @@
 #include "sample_journal.hpp"
+#include "run_directory.hpp"
 #include "ipc/json_integer.hpp"
 
 #include <fcntl.h>
@@ -70,9 +71,9 @@ SampleJournal::~SampleJournal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void SampleJournal::append(const SampleRecord& record) { write_line(record.to_json().dump()); }
+void SampleJournal::append(const SampleRecord& record) { write_line(dump_json(record.to_json())); }
 
-void SampleJournal::append_event(const nlohmann::json& event) { write_line(event.dump()); }
+void SampleJournal::append_event(const nlohmann::json& event) { write_line(dump_json(event)); }
 
 void SampleJournal::write_line(const std::string& json_text) {
   const std::string line = json_text + "\n";

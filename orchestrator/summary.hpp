@@ -1,9 +1,8 @@
 #pragma once
-// Per-instance statistics of a run, and the renderings of them: terminal table, JSON, CSV and
-// Markdown all print the same numbers.
+// Per-instance statistics of a run: summary.json holds them, and every printer
+// (orchestrator/printers/) renders the same numbers.
 
 #include <cstdint>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,12 +32,7 @@ bool spans_gpus(const std::vector<InstanceSummary>& rows);
 
 std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<SampleRecord>& samples);
 
+// summary.json's form, which the JSON printer prints too.
 nlohmann::json summary_to_json(const std::vector<InstanceSummary>& rows);
-void print_table(std::ostream& out, const std::vector<InstanceSummary>& rows);
-void print_csv(std::ostream& out, const std::vector<InstanceSummary>& rows);
-void print_markdown(std::ostream& out, const std::vector<InstanceSummary>& rows);
-
-// "12.34 us", "1.502 ms", "2.000 s"
-std::string format_time(double seconds);
 
 }  // namespace isobench::orchestrator

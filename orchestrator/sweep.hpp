@@ -49,13 +49,15 @@
 #include <nlohmann/json.hpp>
 
 #include "ipc/settings.hpp"
+#include "orchestrator/errors.hpp"
 #include "kernels/kernel_spec.hpp"
 
 namespace isobench::orchestrator {
 
-class SweepError : public std::runtime_error {
+// Bad input in a sweep file (or an override of its settings): "file:line:column: field: problem".
+class SweepError : public UsageError {
  public:
-  using std::runtime_error::runtime_error;
+  using UsageError::UsageError;
 };
 
 // The settings and their rules: ipc/settings.hpp (the measurement settings travel to the worker).

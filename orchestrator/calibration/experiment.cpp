@@ -10,7 +10,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "orchestrator/commands/run_command.hpp"
+#include "orchestrator/run/run.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/progress.hpp"
 #include "orchestrator/run_directory.hpp"
@@ -39,8 +39,8 @@ std::string run_status(const std::string& dir) {
   }
 }
 
-RunCommandOptions run_options(const ExperimentSpec& spec, const PlannedRun& run) {
-  RunCommandOptions o;
+RunRequest run_request(const ExperimentSpec& spec, const PlannedRun& run) {
+  RunRequest o;
   o.sweep_path = (fs::path(spec.dir) / "sweep.yaml").string();
   o.device = spec.device;
   o.gpu = spec.gpu;
@@ -48,13 +48,13 @@ RunCommandOptions run_options(const ExperimentSpec& spec, const PlannedRun& run)
   o.worker_timeout_s = spec.worker_timeout_s;
   o.retries = spec.retries;
   o.prestart = spec.prestart;
-  o.format = "none";
   o.quiet = true;
   o.overrides = with_variant(spec.overrides, run.variant);
   o.overrides.set("slowdown_pct", run.slowdown_pct);  // A/A runs: none, even if the sweep sets one
   o.command_line = {"orchestrate", "calibrate", "(in-process run of " + run.label() + ")"};
   if (run.mode == "sequential" || run.mode == "interleave") {
     o.overrides.set("isolation", run.mode);
+    o.overrides.set("per", "batch");  // one worker takes every sample in these modes
   } else {
     o.overrides.set("isolation", "process");
     o.overrides.set("per", run.mode == "process-sample" ? "sample" : "batch");
@@ -65,6 +65,9 @@ RunCommandOptions run_options(const ExperimentSpec& spec, const PlannedRun& run)
   }
   return o;
 }
+
+// One run of the experiment; its exit code by the contract (130 interrupted, 3 incomplete).
+int run_experiment_run(const RunRequest& request) { return run(request).exit_code(); }
 
 }  // namespace
 
@@ -175,29 +178,39 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, bool quiet) {
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < todo.size(); ++i) {
     const PlannedRun& run = *todo[i];
-    auto options = run_options(spec, run);
+    auto request = run_request(spec, run);
     const std::string status = run_status(run.dir);
     std::error_code ec;
     if (!status.empty()) {
-      options.resume_dir = run.dir;
+      request.resume_dir = run.dir;  // on the GPU its plan names
+      request.sweep_path.clear();
+      request.gpu.reset();
     } else if (fs::exists(run.dir, ec) && !fs::exists(fs::path(run.dir) / "samples.jsonl", ec)) {
       // Stopped between creating the directory and its first run.json: nothing measured yet.
       fs::remove_all(run.dir, ec);
     }
-    if (options.resume_dir.empty()) {
-      options.out_dir = run.dir;
+    if (request.resume_dir.empty()) {
+      request.out_dir = run.dir;
       fs::create_directories(fs::path(run.dir).parent_path(), ec);
     }
     const auto run_start = std::chrono::steady_clock::now();
-    const int rc = run_command(options);
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (rc == 130) {
-      outcome.exit_code = 130;
+    // A run that broke off (MeasurementFailed) is recorded in its directory and counts as not
+    // complete; bad input stops the experiment (UsageError goes to the verb).
+    int rc = exit_ok;
+    try {
+      rc = run_experiment_run(request);
+    } catch (const MeasurementFailed& e) {
+      if (!quiet) std::cerr << "calibrate: " << run.label() << ": " << e.what() << "\n";
+      rc = exit_measurement_failed;
+    } catch (const UsageError& e) {
+      outcome.exit_code = exit_bad_input;
+      outcome.refusal = e.what();
       return outcome;
     }
-    if (rc == 2) {
-      outcome.exit_code = 2;
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (rc == exit_interrupted) {
+      outcome.exit_code = exit_interrupted;
       return outcome;
     }
     ++outcome.ran;
@@ -211,7 +224,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, bool quiet) {
                 << format_duration(elapsed / static_cast<double>(i + 1) * static_cast<double>(left)) << "\n";
     }
   }
-  if (outcome.incomplete) outcome.exit_code = 3;
+  if (outcome.incomplete) outcome.exit_code = exit_measurement_failed;
   return outcome;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The runs of a calibration and where they live: K identical runs per isolation mode in
 // DIR/<mode>/run-<k>/, and K runs per injected slowdown in DIR/<mode>/slowdown-<pct>/run-<k>/,
-// each an ordinary run directory made by run_command in-process. A variant other than baseline
+// each an ordinary run directory made by the run library (orchestrator/run/run.hpp) in-process. A variant other than baseline
 // (--variants) adds its name under the mode: DIR/<mode>/<variant>/run-<k>/. DIR/experiment.json
 // keeps the settings, so a second invocation (or --resume DIR) skips complete runs and resumes
 // the rest.
@@ -59,6 +59,7 @@ std::vector<PlannedRun> planned_runs(const ExperimentSpec& spec);
 
 struct ExperimentOutcome {
   int exit_code = 0;      // 0; 3 some run not complete; 130 interrupted; 2 bad input
+  std::string refusal;    // exit code 2: why the first run refused its input
   std::size_t skipped = 0;  // runs already complete
   std::size_t ran = 0;
   std::size_t incomplete = 0;

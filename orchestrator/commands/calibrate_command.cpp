@@ -24,10 +24,6 @@ namespace {
 
 using namespace calibration;
 
-struct BadInput : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 struct CalibrateArgs {
   std::string sweep, resume, out;
   std::string modes = "sequential,interleave,process,ab";
@@ -52,33 +48,33 @@ std::vector<std::string> split_modes(const std::string& text) {
   std::string mode;
   while (std::getline(in, mode, ',')) {
     if (std::find(known_modes().begin(), known_modes().end(), mode) == known_modes().end())
-      throw BadInput("calibrate: --modes: unknown mode '" + mode +
+      throw UsageError("calibrate: --modes: unknown mode '" + mode +
                      "' (known: sequential, interleave, process, process-sample, ab)");
     if (std::find(modes.begin(), modes.end(), mode) != modes.end())
-      throw BadInput("calibrate: --modes: '" + mode + "' given twice");
+      throw UsageError("calibrate: --modes: '" + mode + "' given twice");
     modes.push_back(mode);
   }
-  if (modes.empty()) throw BadInput("calibrate: --modes: give at least one mode");
+  if (modes.empty()) throw UsageError("calibrate: --modes: give at least one mode");
   return modes;
 }
 
 ExperimentSpec spec_from_args(const CalibrateArgs& a) {
-  if (a.runs < 2) throw BadInput("calibrate: --runs must be at least 2 (A/A pairs need two runs)");
+  if (a.runs < 2) throw UsageError("calibrate: --runs must be at least 2 (A/A pairs need two runs)");
   for (double p : a.real_slowdowns)
-    if (!(p > 0)) throw BadInput("calibrate: --real-slowdown must be a positive percentage");
+    if (!(p > 0)) throw UsageError("calibrate: --real-slowdown must be a positive percentage");
   if (!(a.target_power_pct > 0 && a.target_power_pct < 100))
-    throw BadInput("calibrate: --target-power must be a percentage in (0, 100)");
-  if (!(a.target_delta_pct > 0)) throw BadInput("calibrate: --target-delta must be a positive percentage");
-  if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw BadInput("calibrate: --target-alpha must be in (0, 1)");
-  if (a.max_n < 2) throw BadInput("calibrate: --max-n must be at least 2");
-  if (a.power_repetitions == 0) throw BadInput("calibrate: --power-repetitions must be at least 1");
+    throw UsageError("calibrate: --target-power must be a percentage in (0, 100)");
+  if (!(a.target_delta_pct > 0)) throw UsageError("calibrate: --target-delta must be a positive percentage");
+  if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw UsageError("calibrate: --target-alpha must be in (0, 1)");
+  if (a.max_n < 2) throw UsageError("calibrate: --max-n must be at least 2");
+  if (a.power_repetitions == 0) throw UsageError("calibrate: --power-repetitions must be at least 1");
   ExperimentSpec s;
   s.sweep_path = a.sweep;
   s.modes = split_modes(a.modes);
   try {
     s.variants = parse_variants(a.variants);
   } catch (const std::invalid_argument& e) {
-    throw BadInput(std::string("calibrate: --variants: ") + e.what());
+    throw UsageError(std::string("calibrate: --variants: ") + e.what());
   }
   s.runs = a.runs;
   s.real_slowdowns = a.real_slowdowns;
@@ -111,20 +107,20 @@ bool directory_has_files(const std::string& dir) {
 // Prepares the calibration directory; returns true when this invocation created it.
 bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
   if (!args.resume.empty()) {
-    if (!args.sweep.empty()) throw BadInput("calibrate: give a sweep file or --resume DIR, not both");
+    if (!args.sweep.empty()) throw UsageError("calibrate: give a sweep file or --resume DIR, not both");
     spec.dir = args.resume;
     std::error_code ec;
     if (!fs::exists(fs::path(spec.dir) / "experiment.json", ec))
-      throw BadInput("calibrate: " + spec.dir + ": not a calibration directory (no experiment.json)");
+      throw UsageError("calibrate: " + spec.dir + ": not a calibration directory (no experiment.json)");
     try {
       spec = ExperimentSpec::from_json(read_calibration_json(spec.dir, "experiment.json"));
     } catch (const std::exception& e) {
-      throw BadInput("calibrate: " + spec.dir + ": " + e.what());
+      throw UsageError("calibrate: " + spec.dir + ": " + e.what());
     }
     spec.dir = args.resume;
     return false;
   }
-  if (args.sweep.empty()) throw BadInput("calibrate: give a sweep file (or --resume DIR); see --help");
+  if (args.sweep.empty()) throw UsageError("calibrate: give a sweep file (or --resume DIR); see --help");
   spec = spec_from_args(args);
   const Sweep sweep = load_sweep(args.sweep, spec.overrides);  // every problem before anything runs
   for (const auto& v : spec.variants) {
@@ -132,7 +128,7 @@ bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
     try {
       load_sweep(args.sweep, with_variant(spec.overrides, v));  // e.g. realloc with a command benchmark
     } catch (const SweepError& e) {
-      throw BadInput("calibrate: --variants " + v.name + ": " + e.what());
+      throw UsageError("calibrate: --variants " + v.name + ": " + e.what());
     }
   }
   spec.sweep_name = sweep.name;
@@ -144,13 +140,13 @@ bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
     std::ifstream in(fs::path(spec.dir) / "sweep.yaml");
     const std::string stored_sweep((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (stored.measurement_json() != spec.measurement_json() || stored_sweep != sweep.source_text)
-      throw BadInput("calibrate: " + spec.dir +
+      throw UsageError("calibrate: " + spec.dir +
                      " holds a calibration with another sweep or other measurement settings; use another --out");
     write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
     return false;
   }
   if (directory_has_files(spec.dir))
-    throw BadInput("calibrate: " + spec.dir + " exists and is not a calibration directory");
+    throw UsageError("calibrate: " + spec.dir + " exists and is not a calibration directory");
   fs::create_directories(spec.dir);
   write_calibration_file(spec.dir, "sweep.yaml", sweep.source_text);
   write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
@@ -180,14 +176,14 @@ int calibrate(const CalibrateArgs& args) {
   const bool created = prepare_directory(spec, args);
   if (!args.quiet) std::cerr << "calibration directory: " << spec.dir << "\n";
   const auto outcome = run_experiment(spec, args.quiet);
-  if (outcome.exit_code == 2) {
-    // The first run refused its input (run_command said why): leave nothing behind.
+  if (outcome.exit_code == exit_bad_input) {
+    // The first run refused its input: leave nothing behind.
     if (created && outcome.ran == 0 && outcome.skipped == 0) fs::remove_all(spec.dir);
-    return 2;
+    throw UsageError("calibrate: " + outcome.refusal);
   }
-  if (outcome.exit_code == 130) {
+  if (outcome.exit_code == exit_interrupted) {
     std::cerr << "calibrate: interrupted; finish with: orchestrate calibrate --resume " << spec.dir << "\n";
-    return 130;
+    return exit_interrupted;
   }
   const auto input = load_input(spec);
   const auto result = analyse(input, spec.analysis);
@@ -254,18 +250,19 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
   // Measurement settings of every run; isolation comes from --modes, slowdowns from --real-slowdown.
   add_setting_options(*cmd, a.overrides, {"isolation", "per", "slowdown_pct"});
+  cmd->footer(std::string(kExitCodesHelp) + " calibrate never exits 1: it measures false-positive rates, not a change.");
   cmd->callback([args, &exit_code] {
     try {
       exit_code = calibrate(*args);
-    } catch (const BadInput& e) {
-      std::cerr << e.what() << "\n";
-      exit_code = 2;
     } catch (const SweepError& e) {
       std::cerr << "calibrate: " << e.what() << "\n";
-      exit_code = 2;
-    } catch (const std::exception& e) {
+      exit_code = exit_bad_input;
+    } catch (const UsageError& e) {
+      std::cerr << e.what() << "\n";
+      exit_code = exit_bad_input;
+    } catch (const std::exception& e) {  // a run directory or report that cannot be written
       std::cerr << "calibrate: " << e.what() << "\n";
-      exit_code = 1;
+      exit_code = exit_measurement_failed;
     }
   });
 }

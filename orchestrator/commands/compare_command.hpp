@@ -1,17 +1,22 @@
 #pragma once
-
 // `orchestrate compare`: is the candidate (B) slower than the baseline (A)?
 //
 //   orchestrate compare --samples A.txt B.txt   two sample files
 //   orchestrate compare RUN_A RUN_B             two run directories, joined by instance id
+//   orchestrate compare AB_RUN                  the two sides of one A/B run
 //
-// Exit codes: 0 no failing verdict, 1 a verdict named by --fail-on (default: any SLOWER),
-// 2 bad input (one line on stderr naming file, line and problem; or, for run directories whose
-// samples of an instance came from GPUs --gpu-match does not allow, one line per such instance).
+// The verb maps its command line onto a CompareRequest, prints the finished report
+// (orchestrator/compare/comparison.hpp); when it left instances out, it ends with the outcome line
+// that says how many and why. Exit codes as
+// every verb's (orchestrator/errors.hpp): 0 no verdict named by --fail-on, 1 one is, 2 bad input
+// or nothing compared (one line on stderr per problem, e.g. per instance whose samples came from
+// GPUs --gpu-match does not allow).
 
 #include <iosfwd>
-#include <string>
-#include <vector>
+#include <optional>
+
+#include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/printers/printer.hpp"
 
 namespace CLI {
 class App;
@@ -19,27 +24,25 @@ class App;
 
 namespace isobench::orchestrator {
 
-enum class CompareFormat { terminal, markdown, csv, json };
-enum class FailOn { slower, faster, any_change, never };
-// Which GPUs the two sides of an instance may have been measured on, where both sides' samples
-// name theirs: one and the same GPU (uuid), one GPU model (model), or any.
-enum class GpuMatch { uuid, model, any };
+// The options compare and ab share: --alpha, --threshold, --confidence, --fail-on.
+void add_verdict_options(CLI::App& app, VerdictRule& rule);
 
-struct CompareOptions {
-  std::vector<std::string> samples;  // --samples A B: two sample files
-  std::vector<std::string> runs;     // RUN_A RUN_B: two run directories
-  double alpha = 0.001;              // significance after Holm's correction
-  double threshold = 0.02;           // noise floor: SLOWER needs the interval above 1+threshold
-  double confidence = 0.95;          // of the Hodges-Lehmann interval
-  CompareFormat format = CompareFormat::terminal;
-  FailOn fail_on = FailOn::slower;
-  GpuMatch gpu_match = GpuMatch::uuid;
+// The verb's command line as data: what to compare, the verdict rule, and how to print it.
+struct CompareOptions : CompareRequest {
+  Format format = Format::table;
 };
 
-// Does the comparison and prints it; returns the process exit code (0, 1 or 2).
+// Prints the outcome line, "outcome: 12 compared: 2 SLOWER, 1 FASTER, 9 SAME -> exit 1", where `format`
+// puts it: the last line of a table or of Markdown; stderr beside CSV or no output (machine
+// formats stay parseable). JSON carries it as "outcome" (without the exit code).
+void print_outcome_line(const ComparisonReport& report, int exit_code, std::optional<Format> format,
+                        std::ostream& out, std::ostream& err);
+
+// Compares, prints in the options' format and returns the exit code (errors as one line each on
+// `err`).
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
 
-// Adds the `compare` subcommand; its callback stores run_compare's result in exit_code.
+// Adds the `compare` subcommand; its callback stores its exit code in exit_code.
 void register_compare_command(CLI::App& app, int& exit_code);
 
 }  // namespace isobench::orchestrator

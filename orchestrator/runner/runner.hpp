@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/errors.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/run_directory.hpp"
 
@@ -54,12 +55,6 @@ struct RunOutcome {
   std::vector<nlohmann::json> failures;  // one per failed worker process
   bool interrupted = false;
   double wall_seconds = 0;
-};
-
-// The measurement could not be made: a calibration failed after every retry.
-class MeasurementFailed : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 class Runner {

@@ -19,10 +19,11 @@ benchmarks:
     axes: {microseconds: [100, 200]}
 )";
 
-Result run_ab(const Scratch& s, const std::string& candidate, const std::string& extra = "") {
+Result run_ab(const Scratch& s, const std::string& candidate, const std::string& extra = "",
+              const std::string& out = "run") {
   const auto sweep = s.write("ab.yaml", kSweep);
   return run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + bin("isobench-worker") + " --candidate " +
-                 bin(candidate) + " " + extra + " --out " + s.path("run") + " " + sweep,
+                 bin(candidate) + " " + extra + " --out " + s.path(out) + " " + sweep,
              s);
 }
 
@@ -57,6 +58,16 @@ TEST_CASE("ab: a build with a real 10% regression is SLOWER; the same build on b
     const auto r = run_ab(s, "isobench-worker-slow10");
     CHECK(r.exit_code == 1);  // a SLOWER verdict fails the run for CI gates
     CHECK_MESSAGE(r.out.find("SLOWER") != std::string::npos, r.out);
+    // The outcome closes the output, and the verdict does not depend on what is printed.
+    CHECK_MESSAGE(r.out.find("\noutcome: 2 compared: 2 SLOWER -> exit 1\n") != std::string::npos, r.out);
+    const auto silent = run_ab(s, "isobench-worker-slow10", "--format none", "silent");
+    CHECK(silent.exit_code == 1);
+    CHECK(silent.out.empty());
+    CHECK_MESSAGE(silent.err.find("outcome: 2 compared: 2 SLOWER -> exit 1") != std::string::npos, silent.err);
+    // --fail-on as compare takes it: a SLOWER candidate passes a gate on FASTER.
+    const auto gate = run_ab(s, "isobench-worker-slow10", "--fail-on faster", "gate");
+    CHECK(gate.exit_code == 0);
+    CHECK(gate.out.find("-> exit 0") != std::string::npos);
     const auto cmp = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
     CHECK(cmp.exit_code == 1);
     const auto j = nlohmann::json::parse(cmp.out);

@@ -14,7 +14,7 @@
 
 #include "ipc/artifact_folder.hpp"
 #include "orchestrator/artifacts.hpp"
-#include "orchestrator/commands/artifact_diff.hpp"
+#include "orchestrator/compare/artifact_diff.hpp"
 #include "orchestrator/commands/compare_command.hpp"
 #include "orchestrator/sha256.hpp"
 #include "temp_dir.hpp"
@@ -228,7 +228,7 @@ TEST_CASE("compare on an A/B run directory lists the artifacts that differ; with
   }
   dir.write("run/plan.json", plan.dump());
   dir.write("run/samples.jsonl", samples);
-  auto compare = [&](CompareFormat format) {
+  auto compare = [&](Format format) {
     CompareOptions options;
     options.runs = {run.string()};
     options.format = format;
@@ -237,18 +237,18 @@ TEST_CASE("compare on an A/B run directory lists the artifacts that differ; with
     CHECK_MESSAGE(code == 0, err.str());
     return out.str();
   };
-  const std::string formats_before[] = {compare(CompareFormat::json), compare(CompareFormat::csv),
-                                        compare(CompareFormat::markdown), compare(CompareFormat::terminal)};
+  const std::string formats_before[] = {compare(Format::json), compare(Format::csv),
+                                        compare(Format::markdown), compare(Format::table)};
 
   SUBCASE("artifacts.json without files: every output unchanged") {
     dir.write("run/artifacts.json",
               json{{"schema_version", 1},
                    {"sides", {{{"side", 0}, {"instances", json::object()}}, {{"side", 1}, {"instances", json::object()}}}}}
                   .dump());
-    CHECK(compare(CompareFormat::json) == formats_before[0]);
-    CHECK(compare(CompareFormat::csv) == formats_before[1]);
-    CHECK(compare(CompareFormat::markdown) == formats_before[2]);
-    CHECK(compare(CompareFormat::terminal) == formats_before[3]);
+    CHECK(compare(Format::json) == formats_before[0]);
+    CHECK(compare(Format::csv) == formats_before[1]);
+    CHECK(compare(Format::markdown) == formats_before[2]);
+    CHECK(compare(Format::table) == formats_before[3]);
   }
   SUBCASE("a differing artifact is listed in every format; verdicts stay as they were") {
     auto entry = [](const std::string& content) {
@@ -260,7 +260,7 @@ TEST_CASE("compare on an A/B run directory lists the artifacts that differ; with
                     {{{"side", 0}, {"instances", {{"k[n=1]", entry("a")}, {"k[n=2]", entry("same")}}}},
                      {{"side", 1}, {"instances", {{"k[n=1]", entry("b")}, {"k[n=2]", entry("same")}}}}}}}
                   .dump());
-    const json j = json::parse(compare(CompareFormat::json));
+    const json j = json::parse(compare(Format::json));
     REQUIRE(j.contains("artifacts"));
     CHECK(j["artifacts"]["files_a"] == 2);
     REQUIRE(j["artifacts"]["differ"].size() == 1);
@@ -270,7 +270,7 @@ TEST_CASE("compare on an A/B run directory lists the artifacts that differ; with
     without.erase("artifacts");
     CHECK(without == json::parse(formats_before[0]));
 
-    std::istringstream csv(compare(CompareFormat::csv));
+    std::istringstream csv(compare(Format::csv));
     std::string header, row1, row2;
     std::getline(csv, header);
     std::getline(csv, row1);
@@ -279,8 +279,8 @@ TEST_CASE("compare on an A/B run directory lists the artifacts that differ; with
     CHECK(row1.starts_with("k[n=1],"));
     CHECK(row1.ends_with(",config.txt"));
     CHECK(row2.ends_with(","));  // k[n=2]: nothing differs, an empty cell
-    CHECK(compare(CompareFormat::markdown).find("| k[n=1] | config.txt | differs |") != std::string::npos);
-    const std::string text = compare(CompareFormat::terminal);
+    CHECK(compare(Format::markdown).find("| k[n=1] | config.txt | differs |") != std::string::npos);
+    const std::string text = compare(Format::table);
     CHECK(text.starts_with(formats_before[3]));
     CHECK(text.substr(formats_before[3].size()) == "artifacts that differ (2 archived in A, 2 in B):\n  k[n=1]: config.txt differs\n");
   }

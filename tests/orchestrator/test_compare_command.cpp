@@ -48,7 +48,7 @@ Outcome compare(CompareOptions options) {
   return {code, out.str(), err.str()};
 }
 
-Outcome compare_files(const std::string& a, const std::string& b, CompareFormat format = CompareFormat::terminal) {
+Outcome compare_files(const std::string& a, const std::string& b, Format format = Format::table) {
   CompareOptions options;
   options.samples = {a, b};
   options.format = format;
@@ -78,7 +78,7 @@ TEST_SUITE("compare --samples") {
     CHECK(o.out.find("Hodges-Lehmann ratio B/A: ") != std::string::npos);
     CHECK(o.out.find("complete separation") == std::string::npos);
 
-    const Outcome j = compare_files(a, b, CompareFormat::json);
+    const Outcome j = compare_files(a, b, Format::json);
     CHECK(j.code == 1);
     const auto parsed = nlohmann::json::parse(j.out);
     CHECK(parsed["verdict"] == "SLOWER");
@@ -99,9 +99,9 @@ TEST_SUITE("compare --samples") {
     reverse.samples = {b, a};
     CHECK(compare(reverse).code == 0);
     CHECK(compare(reverse).out.find("verdict: FASTER") != std::string::npos);
-    reverse.fail_on = FailOn::any_change;
+    reverse.rule.fail_on = FailOn::any_change;
     CHECK(compare(reverse).code == 1);
-    reverse.fail_on = FailOn::never;
+    reverse.rule.fail_on = FailOn::never;
     CHECK(compare(reverse).code == 0);
   }
 
@@ -212,7 +212,7 @@ TEST_SUITE("compare RUN_A RUN_B") {
     CHECK(o.out.find("not compared: inner: plans differ in inner") != std::string::npos);
     CHECK(o.out.find("geometric mean of HL ratios B/A over 2 instances") != std::string::npos);
 
-    options.format = CompareFormat::json;
+    options.format = Format::json;
     const auto parsed = nlohmann::json::parse(compare(options).out);
     REQUIRE(parsed["instances"].size() == 2);
     CHECK(parsed["instances"][0]["instance"] == "slow");
@@ -229,15 +229,15 @@ TEST_SUITE("compare RUN_A RUN_B") {
     const double r0 = parsed["instances"][0]["hl_ratio"], r1 = parsed["instances"][1]["hl_ratio"];
     CHECK(geo == doctest::Approx(std::sqrt(r0 * r1)));
 
-    options.format = CompareFormat::csv;
+    options.format = Format::csv;
     const std::string csv = compare(options).out;
     CHECK(csv.rfind("instance,n A,n B,median A,median B,B/A medians,HL ratio B/A,interval,p,p Holm,verdict\n", 0) == 0);
     CHECK(csv.find("\nslow,30,30,") != std::string::npos);
-    options.format = CompareFormat::markdown;
+    options.format = Format::markdown;
     const std::string md = compare(options).out;
     CHECK(md.find("| slow | 30 | 30 |") != std::string::npos);
     CHECK(md.find("SLOWER |") != std::string::npos);
-    options.fail_on = FailOn::never;
+    options.rule.fail_on = FailOn::never;
     CHECK(compare(options).code == 0);
   }
 
@@ -253,7 +253,7 @@ TEST_SUITE("compare RUN_A RUN_B") {
     write_run(dir, "gap", {with_gap}, samples_jsonl({{"x", timings(33, 1.0)}}));
     CompareOptions options;
     options.runs = {dir / "old", dir / "new"};
-    options.format = CompareFormat::json;
+    options.format = Format::json;
     const auto parsed = nlohmann::json::parse(compare(options).out);
     CHECK(parsed["instances"].size() == 1);
     CHECK(parsed["not_compared"].empty());
@@ -321,7 +321,7 @@ TEST_SUITE("compare: kernel records") {
     write_run(dir, "B", {instance("gemm"), instance("cast")}, b_samples);
     CompareOptions options;
     options.runs = {dir / "A", dir / "B"};
-    options.format = CompareFormat::json;
+    options.format = Format::json;
     const auto without = nlohmann::json::parse(compare(options).out);
 
     write_kernels(dir, "A", {{"gemm", {kernel_record({kGemmA, "splitk_reduce"})}},
@@ -351,7 +351,7 @@ TEST_SUITE("compare: kernel records") {
     CHECK(change["only_b"] == nlohmann::json::array({kGemmB}));
     CHECK(parsed["kernels"]["instances_recorded"] == 2);
 
-    options.format = CompareFormat::terminal;
+    options.format = Format::table;
     const std::string table = compare(options).out;
     CHECK(table.find("gemm: kernels differ: only B ran " + kGemmB + "; only A ran " + kGemmA) != std::string::npos);
     CHECK(table.find("cast: kernels differ") == std::string::npos);
@@ -360,13 +360,13 @@ TEST_SUITE("compare: kernel records") {
     CHECK(table.find("SLOWER   differ\n") != std::string::npos);
     CHECK(table.find("same\n") != std::string::npos);
 
-    options.format = CompareFormat::markdown;
+    options.format = Format::markdown;
     const std::string md = compare(options).out;
     CHECK(md.find("| verdict | kernels |") != std::string::npos);
     CHECK(md.find("| SLOWER | differ |") != std::string::npos);
     CHECK(md.find("- `gemm`: kernels differ: only B ran " + kGemmB) != std::string::npos);
 
-    options.format = CompareFormat::csv;
+    options.format = Format::csv;
     const std::string csv = compare(options).out;
     CHECK(csv.rfind("instance,n A,n B,median A,median B,B/A medians,HL ratio B/A,interval,p,p Holm,verdict,"
                     "kernels_differ,kernel_change\n",
@@ -385,24 +385,24 @@ TEST_SUITE("compare: kernel records") {
     write_kernels(dir, "B", {{"gemm", {kernel_record({"splitk_reduce", kGemmA})}}});  // order does not matter
     CompareOptions options;
     options.runs = {dir / "A", dir / "B"};
-    options.format = CompareFormat::json;
+    options.format = Format::json;
     auto parsed = nlohmann::json::parse(compare(options).out);
     CHECK(parsed["instances"][0]["kernels_differ"] == false);
     CHECK(parsed["kernels"]["changes"].empty());
-    options.format = CompareFormat::terminal;
+    options.format = Format::table;
     const std::string table = compare(options).out;
     CHECK(table.find("kernels differ") == std::string::npos);
     CHECK(table.find("kernels: the same kernel names on both sides for all 1 instances with records") != std::string::npos);
-    options.format = CompareFormat::csv;
+    options.format = Format::csv;
     CHECK(compare(options).out.find(",false,\n") != std::string::npos);
 
     // B ran without --record-kernels (or CUPTI was missing there: a reason instead of kernels).
     write_kernels(dir, "B", {{"gemm", {{{"reason", "cannot load libcupti"}}}}});
-    options.format = CompareFormat::json;
+    options.format = Format::json;
     parsed = nlohmann::json::parse(compare(options).out);
     CHECK_FALSE(parsed["instances"][0].contains("kernels_differ"));
     CHECK_FALSE(parsed.contains("kernels"));
-    options.format = CompareFormat::csv;
+    options.format = Format::csv;
     CHECK(compare(options).out.find("kernels_differ") == std::string::npos);
   }
 
@@ -427,7 +427,7 @@ TEST_SUITE("compare: kernel records") {
     CHECK(o.code == 0);
     CHECK(o.out.find("gemm: kernels differ: only candidate ran " + kGemmB + "; only baseline ran " + kGemmA +
                      " (a record left its smallest kernels out to fit: some may be missing)") != std::string::npos);
-    options.format = CompareFormat::json;
+    options.format = Format::json;
     const auto parsed = nlohmann::json::parse(compare(options).out);
     CHECK(parsed["kernels"]["a"] == "baseline");
     CHECK(parsed["kernels"]["b"] == "candidate");
@@ -468,7 +468,7 @@ const std::string kUuidH100 = "GPU-51e0c7d2-9f84-4b3a-a1c6-2d7e8f9a0b1c";
 const std::string kH200 = "NVIDIA H200", kH100 = "NVIDIA H100 80GB HBM3";
 
 Outcome compare_runs(const std::vector<std::string>& runs, GpuMatch match = GpuMatch::uuid,
-                     CompareFormat format = CompareFormat::terminal) {
+                     Format format = Format::table) {
   CompareOptions options;
   options.runs = runs;
   options.gpu_match = match;
@@ -497,16 +497,16 @@ TEST_SUITE("compare: GPU identity") {
     CHECK(o.out.find("B: " + (dir / "B") + "\nGPU (A and B): " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
 
     const auto parsed =
-        nlohmann::json::parse(compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, CompareFormat::json).out);
+        nlohmann::json::parse(compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, Format::json).out);
     REQUIRE(parsed["instances"].size() == 1);
     const nlohmann::json gpu = nlohmann::json::array({{{"uuid", kUuid0}, {"name", kH200}}});
     CHECK(parsed["instances"][0]["gpus_a"] == gpu);
     CHECK(parsed["instances"][0]["gpus_b"] == gpu);
 
-    const std::string csv = compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, CompareFormat::csv).out;
+    const std::string csv = compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, Format::csv).out;
     CHECK(csv.find(",verdict,gpu A,gpu B\n") != std::string::npos);
     CHECK(csv.find("," + kUuid0 + " (NVIDIA H200)," + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
-    const std::string md = compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, CompareFormat::markdown).out;
+    const std::string md = compare_runs({dir / "A", dir / "B"}, GpuMatch::uuid, Format::markdown).out;
     CHECK(md.find("\nGPU (A and B): " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
   }
 
@@ -526,10 +526,10 @@ TEST_SUITE("compare: GPU identity") {
     CHECK(o.out.empty());
     CHECK(o.err == refusal("x", "different GPUs", both, other, kUuidHint) +
                        refusal("y", "different GPUs", both, other, kUuidHint));
-    CHECK(compare_runs({a, b}, GpuMatch::uuid, CompareFormat::json).out.empty());
+    CHECK(compare_runs({a, b}, GpuMatch::uuid, Format::json).out.empty());
 
     // One model: --gpu-match model compares them; the JSON rows keep each side's GPU.
-    const Outcome model = compare_runs({a, b}, GpuMatch::model, CompareFormat::json);
+    const Outcome model = compare_runs({a, b}, GpuMatch::model, Format::json);
     CHECK(model.code == 0);
     CHECK(model.err.empty());
     const auto parsed = nlohmann::json::parse(model.out);
@@ -555,7 +555,7 @@ TEST_SUITE("compare: GPU identity") {
     CHECK(model.code == 2);
     CHECK(model.out.empty());
     CHECK(model.err == refusal("x", "different GPU models", on_a, on_b, kModelHint));
-    const Outcome any = compare_runs({a, b}, GpuMatch::any, CompareFormat::json);
+    const Outcome any = compare_runs({a, b}, GpuMatch::any, Format::json);
     CHECK(any.code == 0);
     CHECK(any.err.empty());
     CHECK(nlohmann::json::parse(any.out)["instances"][0]["gpus_b"][0]["name"] == kH100);
@@ -576,7 +576,7 @@ TEST_SUITE("compare: GPU identity") {
                            a + " ran on " + kUuid0 + " (NVIDIA H200), " + kUuid1 + " (NVIDIA H200)",
                            b + " on " + kUuid0 + " (NVIDIA H200)", kUuidHint));
     // Both GPUs are one model.
-    const Outcome model = compare_runs({a, b}, GpuMatch::model, CompareFormat::json);
+    const Outcome model = compare_runs({a, b}, GpuMatch::model, Format::json);
     CHECK(model.code == 0);
     CHECK(nlohmann::json::parse(model.out)["instances"][0]["gpus_a"].size() == 2);
   }
@@ -593,9 +593,9 @@ TEST_SUITE("compare: GPU identity") {
     CHECK(plain.err.empty());
     CHECK(plain.out.find("GPU") == std::string::npos);
     const auto parsed = nlohmann::json::parse(compare_runs({dir / "cpu", dir / "ordinal"}, GpuMatch::uuid,
-                                                           CompareFormat::json).out);
+                                                           Format::json).out);
     CHECK_FALSE(parsed["instances"][0].contains("gpus_a"));
-    CHECK(compare_runs({dir / "cpu", dir / "ordinal"}, GpuMatch::uuid, CompareFormat::csv).out.find("gpu") ==
+    CHECK(compare_runs({dir / "cpu", dir / "ordinal"}, GpuMatch::uuid, Format::csv).out.find("gpu") ==
           std::string::npos);
     // One side names its GPU, the other none: nothing to check, and the known side is shown.
     const Outcome half = compare_runs({dir / "cpu", dir / "gpu"});
@@ -603,7 +603,7 @@ TEST_SUITE("compare: GPU identity") {
     CHECK(half.err.empty());
     CHECK(half.out.find("GPU: A none named; B " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
     const auto half_json =
-        nlohmann::json::parse(compare_runs({dir / "cpu", dir / "gpu"}, GpuMatch::uuid, CompareFormat::json).out);
+        nlohmann::json::parse(compare_runs({dir / "cpu", dir / "gpu"}, GpuMatch::uuid, Format::json).out);
     CHECK(half_json["instances"][0]["gpus_a"] == nlohmann::json::array());
     CHECK(half_json["instances"][0]["gpus_b"][0]["uuid"] == kUuid0);
   }

@@ -128,3 +128,24 @@ TEST_CASE("a sample's GPU (index, UUID, name) reads back; journals from before -
   old["gpu"] = "0";
   CHECK_THROWS(SampleRecord::from_json(old));
 }
+
+TEST_CASE("every sample flag reaches the journal by its name and reads back as its bit") {
+  const auto path = temp_path("journal-flags");
+  std::filesystem::remove(path);
+  std::uint32_t all = 0;
+  for (const auto& f : isobench::ipc::kSampleFlags) all |= f.bit;
+  {
+    SampleJournal j(path);
+    auto r = record(0, 1e-6);
+    r.values.flags = all;
+    j.append(r);
+  }
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  // blocking_timeout had no bit in the slot before the flag list: a sample that may hold launch
+  // latency must say so in the journal.
+  CHECK(line.find("\"flags\":[\"low_sm_clock\",\"graph_fallback\",\"blocking_timeout\"]") != std::string::npos);
+  CHECK(read_journal(path).samples.at(0).values.flags == all);
+  std::filesystem::remove(path);
+}

@@ -1,6 +1,6 @@
 #pragma once
 // What `orchestrate compare` reads: sample files (one time per line, or a JSON array) and run
-// directories (plan.json + samples.jsonl). Every problem is an InputError whose message names
+// directories (plan.json + samples.jsonl). Every problem is a UsageError whose message names
 // the file, the line and the problem. The parse_* functions take the text already read, so the
 // fuzzers in fuzz/ feed them bytes without touching the file system.
 
@@ -14,12 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace isobench::orchestrator {
+#include "orchestrator/errors.hpp"
 
-// Bad input: the message already names file, line and problem.
-class InputError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace isobench::orchestrator {
 
 // One number per line (blank lines and # comments allowed), or a JSON array of numbers; at least
 // two, every one finite and positive.
@@ -35,6 +32,9 @@ struct GpuIdentity {
   auto operator<=>(const GpuIdentity&) const = default;
 };
 using GpuSet = std::set<GpuIdentity>;
+
+// "GPU-3f1c... (NVIDIA H200), GPU-8d2e... (NVIDIA H200)"
+std::string gpus_text(const GpuSet& gpus);
 
 struct Run {
   std::string dir;

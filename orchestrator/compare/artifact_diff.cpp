@@ -1,4 +1,4 @@
-#include "orchestrator/commands/artifact_diff.hpp"
+#include "orchestrator/compare/artifact_diff.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "orchestrator/commands/compare_inputs.hpp"
+#include "orchestrator/compare/compare_inputs.hpp"
 
 namespace isobench::orchestrator {
 
@@ -21,15 +21,15 @@ std::optional<ArtifactSide> read_side(const std::string& run_dir, std::uint32_t 
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open");
+  if (!in) throw UsageError(path + ": cannot open");
   std::ostringstream text;
   text << in.rdbuf();
   const json document = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) throw InputError(path + ": invalid JSON");
+  if (document.is_discarded()) throw UsageError(path + ": invalid JSON");
   try {
     return artifact_side_from_json(document, side, path);
   } catch (const std::runtime_error& e) {
-    throw InputError(e.what());
+    throw UsageError(e.what());
   }
 }
 

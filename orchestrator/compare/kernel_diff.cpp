@@ -1,4 +1,4 @@
-#include "orchestrator/commands/kernel_diff.hpp"
+#include "orchestrator/compare/kernel_diff.hpp"
 
 #include <algorithm>
 #include <ostream>

@@ -35,7 +35,7 @@ ArtifactComparison compare_artifacts(const ArtifactSide& a, const ArtifactSide& 
 
 // The artifacts of the runs `compare` was given: one A/B run (side 0 against side 1) or two runs
 // (side 0 of each). Not available when either has no artifacts.json (a run from before
-// artifacts existed); a malformed one is an InputError naming the file.
+// artifacts existed); a malformed one is a UsageError naming the file.
 ArtifactComparison compare_run_artifacts(const std::vector<std::string>& runs, const std::vector<std::string>& ids);
 
 // The printers' pieces: the JSON value of "artifacts", the text section of the terminal and

@@ -1,4 +1,4 @@
-#include "orchestrator/commands/compare_inputs.hpp"
+#include "orchestrator/compare/compare_inputs.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -23,16 +23,16 @@ std::string where(const std::string& file, std::size_t line) { return file + ":"
 
 // A time in seconds: finite and positive.
 double checked_time(double value, const std::string& text, const std::string& location) {
-  if (!std::isfinite(value)) throw InputError(location + ": not a finite number: \"" + text + "\"");
-  if (value <= 0) throw InputError(location + ": a time must be positive: \"" + text + "\"");
+  if (!std::isfinite(value)) throw UsageError(location + ": not a finite number: \"" + text + "\"");
+  if (value <= 0) throw UsageError(location + ": a time must be positive: \"" + text + "\"");
   return value;
 }
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, not a sample file");
+  if (fs::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a sample file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::error_code(errno, std::generic_category()).message());
+  if (!in) throw UsageError(path + ": cannot open: " + std::error_code(errno, std::generic_category()).message());
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -53,21 +53,21 @@ Run parse_run_plan(const std::string& dir, const std::string& plan_path, const s
   try {
     plan = json::parse(plan_text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number that overflows
-    throw InputError(plan_path + ": invalid JSON: " + e.what());
+    throw UsageError(plan_path + ": invalid JSON: " + e.what());
   }
   if (!plan.is_object() || !plan.contains("schema_version") || !plan["schema_version"].is_number_integer())
-    throw InputError(plan_path + ": no integer schema_version");
+    throw UsageError(plan_path + ": no integer schema_version");
   const int version = plan["schema_version"].get<int>();
   if (version > plan_schema_version)
-    throw InputError(plan_path + ": schema_version " + std::to_string(version) +
+    throw UsageError(plan_path + ": schema_version " + std::to_string(version) +
                      " is newer than this orchestrate reads (" + std::to_string(plan_schema_version) + ")");
   if (!plan.contains("instances") || !plan["instances"].is_array())
-    throw InputError(plan_path + ": no \"instances\" array");
+    throw UsageError(plan_path + ": no \"instances\" array");
   for (const json& instance : plan["instances"]) {
     if (!instance.is_object() || !instance.contains("id") || !instance["id"].is_string())
-      throw InputError(plan_path + ": an instance without a string \"id\"");
+      throw UsageError(plan_path + ": an instance without a string \"id\"");
     const std::string id = instance["id"].get<std::string>();
-    if (run.plan.count(id)) throw InputError(plan_path + ": instance \"" + id + "\" appears twice");
+    if (run.plan.count(id)) throw UsageError(plan_path + ": instance \"" + id + "\" appears twice");
     run.plan[id] = instance;
     run.order.push_back(id);
   }
@@ -75,7 +75,7 @@ Run parse_run_plan(const std::string& dir, const std::string& plan_path, const s
   if (plan.contains("schedule") && plan["schedule"].is_object()) {
     const json& schedule = plan["schedule"];
     if (schedule.contains("sides") && !schedule["sides"].is_number_integer())
-      throw InputError(plan_path + ": schedule.sides is not an integer: " + schedule["sides"].dump());
+      throw UsageError(plan_path + ": schedule.sides is not an integer: " + schedule["sides"].dump());
     run.ab = schedule.value("sides", 1) == 2;
   }
   return run;
@@ -86,17 +86,17 @@ Run parse_run_plan(const std::string& dir, const std::string& plan_path, const s
 // present together.
 std::optional<GpuIdentity> sample_gpu(const json& record, const std::string& location) {
   if (record.contains("gpu") && !record["gpu"].is_number_integer())
-    throw InputError(location + ": \"gpu\" is not an integer: " + record["gpu"].dump());
+    throw UsageError(location + ": \"gpu\" is not an integer: " + record["gpu"].dump());
   const auto text = [&](const std::string& field) -> std::optional<std::string> {
     if (!record.contains(field)) return std::nullopt;
     const json& value = record[field];
     if (!value.is_string() || value.get_ref<const std::string&>().empty())
-      throw InputError(location + ": \"" + field + "\" is not a non-empty string: " + value.dump());
+      throw UsageError(location + ": \"" + field + "\" is not a non-empty string: " + value.dump());
     return value.get<std::string>();
   };
   const auto uuid = text("gpu_uuid"), name = text("gpu_name");
   if (uuid.has_value() != name.has_value())
-    throw InputError(location + (uuid ? ": \"gpu_uuid\" without \"gpu_name\"" : ": \"gpu_name\" without \"gpu_uuid\""));
+    throw UsageError(location + (uuid ? ": \"gpu_uuid\" without \"gpu_name\"" : ": \"gpu_name\" without \"gpu_uuid\""));
   if (!uuid) return std::nullopt;
   return GpuIdentity{*uuid, *name};
 }
@@ -123,21 +123,21 @@ void parse_run_samples(Run& run, const std::string& samples_path, const std::str
         err << "compare: warning: " << location << ": torn last line dropped\n";
         continue;
       }
-      throw InputError(location + ": invalid JSON");
+      throw UsageError(location + ": invalid JSON");
     }
     // Other events share the journal (worker failures); only samples are compared.
     if (record.is_object() && record.contains("type") && !record["type"].is_string())
-      throw InputError(location + ": \"type\" is not a string");
+      throw UsageError(location + ": \"type\" is not a string");
     if (record.is_object() && record.value("type", std::string("sample")) != "sample") continue;
     if (!record.is_object() || !record.contains("instance") || !record["instance"].is_string())
-      throw InputError(location + ": no string \"instance\"");
+      throw UsageError(location + ": no string \"instance\"");
     if (!record.contains("value") || !record["value"].is_number())
-      throw InputError(location + ": \"value\" is not a number");
+      throw UsageError(location + ": \"value\" is not a number");
     const std::string id = record["instance"].get<std::string>();
-    if (!run.plan.count(id)) throw InputError(location + ": instance \"" + id + "\" is not in plan.json");
+    if (!run.plan.count(id)) throw UsageError(location + ": instance \"" + id + "\" is not in plan.json");
     const json side = record.contains("side") ? record["side"] : json(0);
     if (!side.is_number_integer() || side.get<int>() < 0 || side.get<int>() > (run.ab ? 1 : 0))
-      throw InputError(location + ": \"side\" must be 0" + std::string(run.ab ? " or 1" : "") + ", got " + side.dump());
+      throw UsageError(location + ": \"side\" must be 0" + std::string(run.ab ? " or 1" : "") + ", got " + side.dump());
     const bool candidate = side.get<int>() == 1;
     auto& into = candidate ? run.candidate_samples : run.samples;
     into[id].push_back(checked_time(record["value"].get<double>(), record["value"].dump(), location));
@@ -157,11 +157,11 @@ std::vector<double> parse_sample_text(const std::string& path, const std::string
     try {
       array = json::parse(body);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for a number that overflows
-      throw InputError(path + ": invalid JSON array: " + e.what());
+      throw UsageError(path + ": invalid JSON array: " + e.what());
     }
     for (std::size_t i = 0; i < array.size(); ++i) {
       const std::string location = path + ": element " + std::to_string(i + 1);
-      if (!array[i].is_number()) throw InputError(location + ": not a number: " + array[i].dump());
+      if (!array[i].is_number()) throw UsageError(location + ": not a number: " + array[i].dump());
       values.push_back(checked_time(array[i].get<double>(), array[i].dump(), location));
     }
   } else {
@@ -173,20 +173,20 @@ std::vector<double> parse_sample_text(const std::string& path, const std::string
       double value = 0;
       const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
       if (ec == std::errc::result_out_of_range)
-        throw InputError(where(path, number) + ": out of range: \"" + token + "\"");
+        throw UsageError(where(path, number) + ": out of range: \"" + token + "\"");
       if (ec != std::errc() || end != token.data() + token.size())
-        throw InputError(where(path, number) + ": not a number: \"" + token + "\"");
+        throw UsageError(where(path, number) + ": not a number: \"" + token + "\"");
       values.push_back(checked_time(value, token, where(path, number)));
     }
   }
   if (values.size() < 2)
-    throw InputError(path + ": needs at least 2 values, found " + std::to_string(values.size()));
+    throw UsageError(path + ": needs at least 2 values, found " + std::to_string(values.size()));
   return values;
 }
 
 Run read_run(const std::string& dir, std::ostream& err) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(dir + ": not a readable run directory");
+  if (!fs::is_directory(dir, ec)) throw UsageError(dir + ": not a readable run directory");
   const std::string plan_path = (fs::path(dir) / "plan.json").string();
   Run run = parse_run_plan(dir, plan_path, read_file(plan_path));
   const std::string samples_path = (fs::path(dir) / "samples.jsonl").string();
@@ -200,7 +200,7 @@ KernelRecords read_kernel_records(const std::string& dir, std::ostream& err) {
   if (!fs::exists(path, ec)) return {};
   try {
     return parse_kernel_records(path, read_file(path), err);
-  } catch (const InputError& e) {
+  } catch (const UsageError& e) {
     err << "compare: warning: " << e.what() << "; kernel records ignored\n";
     return {};
   }
@@ -234,6 +234,12 @@ Run parse_run(const std::string& dir, const std::string& plan_text, const std::s
   Run run = parse_run_plan(dir, (fs::path(dir) / "plan.json").string(), plan_text);
   parse_run_samples(run, (fs::path(dir) / "samples.jsonl").string(), samples_text, err);
   return run;
+}
+
+std::string gpus_text(const GpuSet& gpus) {
+  std::string text;
+  for (const auto& gpu : gpus) text += (text.empty() ? "" : ", ") + gpu.uuid + " (" + gpu.name + ")";
+  return text;
 }
 
 }  // namespace isobench::orchestrator

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/commands/compare_inputs.hpp"
+#include "orchestrator/compare/compare_inputs.hpp"
 
 namespace isobench::orchestrator {
 

@@ -1,0 +1,281 @@
+#include "orchestrator/compare/comparison.hpp"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "ipc/instance_table.hpp"
+#include "stats/descriptive.hpp"
+#include "stats/multiple_testing.hpp"
+
+namespace isobench::orchestrator {
+namespace {
+
+using nlohmann::json;
+
+// The plan fields that define what a sample measures: instances differing in any of them measure
+// different things and are never compared. The kernel, its parameters and the pinned inner
+// count, and every setting the settings table marks as changing a sample.
+const std::vector<std::string>& measurement_fields() {
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> f = {"kernel", "params", "inner"};
+    for (const auto& spec : ipc::setting_specs())
+      if (spec.changes_sample && spec.travel == ipc::SettingTravel::instance_table) f.emplace_back(spec.name);
+    return f;
+  }();
+  return fields;
+}
+
+Comparison compare_samples(const std::string& id, const std::vector<double>& a, const std::vector<double>& b,
+                           double confidence) {
+  Comparison c;
+  c.id = id;
+  c.n_a = a.size();
+  c.n_b = b.size();
+  c.median_a = stats::median(a);
+  c.median_b = stats::median(b);
+  c.hl = stats::hodges_lehmann_ratio(a, b, confidence);
+  c.bm = stats::brunner_munzel(a, b);
+  c.p_adjusted = c.bm.p_value;
+  return c;
+}
+
+// Holm across the compared instances, then each verdict.
+void decide(ComparisonReport& report) {
+  std::vector<double> p;
+  for (const auto& c : report.compared) p.push_back(c.bm.p_value);
+  const auto adjusted = stats::holm_adjust(p);
+  double log_sum = 0;
+  const VerdictRule& rule = report.rule;
+  for (std::size_t i = 0; i < report.compared.size(); ++i) {
+    auto& c = report.compared[i];
+    c.p_adjusted = adjusted[i];
+    c.verdict = stats::decide({c.hl.lo, c.hl.hi, c.p_adjusted, rule.alpha, rule.threshold});
+    log_sum += std::log(c.hl.ratio);
+  }
+  if (!report.compared.empty())
+    report.geometric_mean_ratio = std::exp(log_sum / static_cast<double>(report.compared.size()));
+}
+
+std::string measurement_difference(const json& a, const json& b) {
+  // A plan written before a setting existed ran with its default, so an absent field is the
+  // instance table's own default (ipc::WorkerInstance), and old runs stay comparable with new ones.
+  static const json defaults = ipc::to_json(ipc::WorkerInstance{});
+  std::string differing;
+  for (const auto& field : measurement_fields()) {
+    const json none = defaults.contains(field) ? defaults[field] : json();
+    const json& va = a.contains(field) ? a[field] : none;
+    const json& vb = b.contains(field) ? b[field] : none;
+    if (va != vb) differing += (differing.empty() ? "" : ", ") + field;
+  }
+  return differing;
+}
+
+// A run's per-instance data for `id`; empty where it has none.
+template <typename Value>
+Value entry(const std::map<std::string, Value>& by_id, const std::string& id) {
+  const auto it = by_id.find(id);
+  return it == by_id.end() ? Value{} : it->second;
+}
+
+// The two sides of one A/B run, as two runs with the same plan.
+std::pair<Run, Run> split_sides(Run run) {
+  if (!run.ab) throw UsageError(run.dir + ": not an A/B run (one side only); give two run directories");
+  Run candidate = run;
+  candidate.samples = std::move(run.candidate_samples);
+  candidate.gpus = std::move(run.candidate_gpus);
+  candidate.dir = run.dir + " (candidate)";
+  run.dir += " (baseline)";
+  return {std::move(run), std::move(candidate)};
+}
+
+// Why two sides measured on these GPUs may not be compared under `match`; empty when they may.
+// A side whose samples name no GPU (CPU kernels, older runs) leaves nothing to check.
+std::string gpu_mismatch(const GpuSet& a, const GpuSet& b, GpuMatch match) {
+  if (match == GpuMatch::any || a.empty() || b.empty()) return {};
+  const auto key = match == GpuMatch::uuid ? &GpuIdentity::uuid : &GpuIdentity::name;
+  const auto distinct = [key](const GpuSet& gpus) {
+    std::set<std::string> keys;
+    for (const auto& gpu : gpus) keys.insert(gpu.*key);
+    return keys;
+  };
+  const auto ka = distinct(a), kb = distinct(b);
+  const std::string what = match == GpuMatch::uuid ? "GPU" : "GPU model";
+  if (ka.size() > 1 || kb.size() > 1) return "samples from more than one " + what + " on one side";
+  return ka == kb ? std::string() : "different " + what + "s";
+}
+
+std::string gpu_refusal(const std::string& id, const std::string& mismatch, const std::string& dir_a,
+                        const GpuSet& a, const std::string& dir_b, const GpuSet& b, GpuMatch match) {
+  return "instance \"" + id + "\": " + mismatch + ": " + dir_a + " ran on " + gpus_text(a) + "; " + dir_b + " on " +
+         gpus_text(b) + " (" +
+         (match == GpuMatch::uuid ? "--gpu-match model compares GPUs of one model, --gpu-match any any GPUs)"
+                                  : "--gpu-match any compares any GPUs)");
+}
+
+ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warnings) {
+  Run a, b;
+  if (request.runs.size() == 1) {
+    std::tie(a, b) = split_sides(read_run(request.runs[0], warnings));
+  } else {
+    a = read_run(request.runs[0], warnings);
+    b = read_run(request.runs[1], warnings);
+  }
+  ComparisonReport report;
+  report.rule = request.rule;
+  report.a = a.dir;
+  report.b = b.dir;
+  for (const auto& id : a.order) {
+    if (!b.plan.count(id)) {
+      report.excluded.push_back({id, "only in " + a.dir});
+      continue;
+    }
+    const std::string differing = measurement_difference(a.plan.at(id), b.plan.at(id));
+    if (!differing.empty()) {
+      report.excluded.push_back({id, "plans differ in " + differing});
+      continue;
+    }
+    const auto sa = entry(a.samples, id), sb = entry(b.samples, id);
+    if (sa.size() < 2 || sb.size() < 2) {
+      report.excluded.push_back({id, "fewer than 2 samples (" + std::to_string(sa.size()) + " in " + a.dir + ", " +
+                                         std::to_string(sb.size()) + " in " + b.dir + ")"});
+      continue;
+    }
+    const GpuSet ga = entry(a.gpus, id), gb = entry(b.gpus, id);
+    if (const std::string mismatch = gpu_mismatch(ga, gb, request.gpu_match); !mismatch.empty()) {
+      report.gpu_refusals.push_back(gpu_refusal(id, mismatch, a.dir, ga, b.dir, gb, request.gpu_match));
+      continue;
+    }
+    report.compared.push_back(compare_samples(id, sa, sb, request.rule.confidence));
+    report.compared.back().gpus_a = ga;
+    report.compared.back().gpus_b = gb;
+    report.gpus_a.insert(ga.begin(), ga.end());
+    report.gpus_b.insert(gb.begin(), gb.end());
+  }
+  if (!report.gpu_refusals.empty()) return report;
+  for (const auto& id : b.order)
+    if (!a.plan.count(id)) report.excluded.push_back({id, "only in " + b.dir});
+  std::vector<std::string> shared_ids;
+  for (const auto& id : a.order)
+    if (b.plan.count(id)) shared_ids.push_back(id);
+  report.artifacts = compare_run_artifacts(request.runs, shared_ids);
+  std::vector<std::string> compared_ids;
+  for (const auto& c : report.compared) compared_ids.push_back(c.id);
+  report.kernels = compare_run_kernels(request.runs, compared_ids, warnings);
+  decide(report);
+  // Runs that share instances, none of them measured alike, are not a comparison at all.
+  if (report.compared.empty())
+    for (const auto& e : report.excluded)
+      if (e.reason.rfind("plans differ", 0) == 0)
+        throw UsageError("nothing to compare: every shared instance was measured differently (" + e.id + ": " +
+                         e.reason + ")");
+  return report;
+}
+
+ComparisonReport compare_sample_files(const CompareRequest& request) {
+  if (request.samples.size() != 2 || !request.runs.empty())
+    throw UsageError("--samples takes exactly two files and no run directories");
+  const auto a = read_sample_file(request.samples[0]);
+  const auto b = read_sample_file(request.samples[1]);
+  ComparisonReport report;
+  report.rule = request.rule;
+  report.a = request.samples[0];
+  report.b = request.samples[1];
+  report.compared.push_back(compare_samples(request.samples[1] + " vs " + request.samples[0], a, b,
+                                            request.rule.confidence));
+  decide(report);
+  using stats::Alternative;
+  const Alternative alternatives[] = {Alternative::two_sided, Alternative::less, Alternative::greater};
+  SamplesDetail detail;
+  for (auto [name, dist] : {std::pair{"t", stats::BrunnerMunzelDistribution::t},
+                            std::pair{"normal", stats::BrunnerMunzelDistribution::normal}}) {
+    SamplesDetail::Test test;
+    test.distribution = name;
+    for (int k = 0; k < 3; ++k) test.by_alternative[k] = stats::brunner_munzel(a, b, alternatives[k], dist);
+    detail.brunner_munzel.push_back(test);
+  }
+  for (int k = 0; k < 3; ++k) detail.mann_whitney[k] = stats::mann_whitney_u(a, b, alternatives[k]);
+  report.detail = std::move(detail);
+  return report;
+}
+
+std::string plural(std::size_t n, const std::string& what) { return std::to_string(n) + " " + what; }
+
+}  // namespace
+
+std::size_t ComparisonReport::count(stats::Verdict v) const {
+  std::size_t n = 0;
+  for (const auto& c : compared) n += c.verdict == v;
+  return n;
+}
+
+bool ComparisonReport::fails() const {
+  const bool slower = count(stats::Verdict::slower) > 0, faster = count(stats::Verdict::faster) > 0;
+  switch (rule.fail_on) {
+    case FailOn::slower: return slower;
+    case FailOn::faster: return faster;
+    case FailOn::any_change: return slower || faster;
+    case FailOn::never: return false;
+  }
+  return false;
+}
+
+int ComparisonReport::exit_code() const {
+  if (!gpu_refusals.empty() || compared.empty()) return exit_bad_input;
+  return fails() ? exit_regression : exit_ok;
+}
+
+std::string ComparisonReport::outcome() const {
+  std::string line;
+  if (compared.empty()) {
+    line = "nothing compared";
+  } else {
+    // Only the verdicts that occur: "12 compared: 2 SLOWER, 1 FASTER, 9 SAME".
+    line = std::to_string(compared.size()) + " compared:";
+    bool first = true;
+    for (auto [v, name] : {std::pair{stats::Verdict::slower, "SLOWER"}, std::pair{stats::Verdict::faster, "FASTER"},
+                           std::pair{stats::Verdict::same, "SAME"}, std::pair{stats::Verdict::uncertain, "UNCERTAIN"}})
+      if (const auto n = count(v); n > 0) {
+        line += (first ? " " : ", ") + plural(n, name);
+        first = false;
+      }
+  }
+  if (!excluded.empty()) {
+    // Reasons grouped by their kind ("plans differ in inner", "only in RUN_A"), in first-seen order.
+    std::vector<std::pair<std::string, std::size_t>> kinds;
+    for (const auto& e : excluded) {
+      const std::string kind = e.reason.rfind("fewer than 2 samples", 0) == 0 ? "fewer than 2 samples" : e.reason;
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+      if (it == kinds.end())
+        kinds.emplace_back(kind, 1);
+      else
+        ++it->second;
+    }
+    line += "; " + std::to_string(excluded.size()) + " not compared:";
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+      line += (i ? ", " : " ") + std::to_string(kinds[i].second) + " " + kinds[i].first;
+    if (std::any_of(kinds.begin(), kinds.end(), [](const auto& k) { return k.first.rfind("plans differ in inner", 0) == 0; }))
+      line += " (each run calibrated its own inner count: give both runs the same --inner N, or --replay-from)";
+  }
+  return line;
+}
+
+ComparisonReport compare(const CompareRequest& request, std::ostream& warnings) {
+  const VerdictRule& rule = request.rule;
+  if (!(rule.alpha > 0 && rule.alpha < 1)) throw UsageError("--alpha must lie in (0, 1)");
+  if (!(rule.threshold >= 0)) throw UsageError("--threshold must be >= 0");
+  if (!(rule.confidence > 0 && rule.confidence < 1)) throw UsageError("--confidence must lie in (0, 1)");
+  try {
+    if (!request.samples.empty()) return compare_sample_files(request);
+    if (request.runs.empty() || request.runs.size() > 2)
+      throw UsageError("needs two run directories, one A/B run directory, or --samples A B");
+    return compare_runs(request, warnings);
+  } catch (const std::invalid_argument& e) {  // from stats/: input the readers let through
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace isobench::orchestrator

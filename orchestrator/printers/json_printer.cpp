@@ -1,0 +1,117 @@
+// JSON: the same data as the table, for machines.
+#include "orchestrator/printers/printers.hpp"
+#include "orchestrator/printers/text.hpp"
+#include "orchestrator/run_directory.hpp"
+
+namespace isobench::orchestrator {
+
+namespace {
+
+using nlohmann::json;
+
+json gpus_json(const GpuSet& gpus) {
+  json list = json::array();
+  for (const auto& gpu : gpus) list.push_back({{"uuid", gpu.uuid}, {"name", gpu.name}});
+  return list;
+}
+
+json comparison_json(const Comparison& c) {
+  return {{"instance", c.id},
+          {"n_a", c.n_a},
+          {"n_b", c.n_b},
+          {"median_a", c.median_a},
+          {"median_b", c.median_b},
+          {"median_ratio", c.median_ratio()},
+          {"hl_ratio", c.hl.ratio},
+          {"hl_lo", finite_or_null(c.hl.lo)},
+          {"hl_hi", finite_or_null(c.hl.hi)},
+          {"confidence", c.hl.confidence},
+          {"bm_statistic", finite_or_null(c.bm.statistic)},
+          {"bm_df", finite_or_null(c.bm.df)},
+          {"p", c.bm.p_value},
+          {"p_holm", c.p_adjusted},
+          {"verdict", stats::to_string(c.verdict)}};
+}
+
+const char* method_name(stats::BrunnerMunzelMethod m) {
+  switch (m) {
+    case stats::BrunnerMunzelMethod::asymptotic: return "asymptotic";
+    case stats::BrunnerMunzelMethod::separation: return "separation permutation";
+    case stats::BrunnerMunzelMethod::all_tied: return "all tied";
+  }
+  return "asymptotic";
+}
+
+// compare --samples: one comparison with both tests and every alternative.
+json detail_json(const ComparisonReport& report) {
+  const Comparison& c = report.compared.front();
+  const SamplesDetail& d = *report.detail;
+  const char* alternatives[] = {"two-sided", "less", "greater"};
+  json j = {{"a", {{"file", report.a}, {"n", c.n_a}, {"median", c.median_a}}},
+            {"b", {{"file", report.b}, {"n", c.n_b}, {"median", c.median_b}}},
+            {"median_ratio", c.median_ratio()},
+            {"alpha", report.rule.alpha},
+            {"threshold", report.rule.threshold}};
+  for (const auto& test : d.brunner_munzel)
+    for (int k = 0; k < 3; ++k) {
+      const auto& r = test.by_alternative[k];
+      j["brunner_munzel"][test.distribution][alternatives[k]] = {
+          {"statistic", finite_or_null(r.statistic)}, {"df", finite_or_null(r.df)},
+          {"p_value", r.p_value},                     {"relative_effect", r.relative_effect},
+          {"method", method_name(r.method)}};
+    }
+  for (int k = 0; k < 3; ++k) {
+    const auto& r = d.mann_whitney[k];
+    j["mann_whitney"][alternatives[k]] = {
+        {"u", r.u1}, {"p_value", r.p_value}, {"method", r.method == stats::MannWhitneyMethod::exact ? "exact" : "asymptotic"}};
+  }
+  j["hodges_lehmann"] = {{"ratio", c.hl.ratio}, {"lo", finite_or_null(c.hl.lo)}, {"hi", finite_or_null(c.hl.hi)},
+                         {"confidence", c.hl.confidence}};
+  j["verdict"] = stats::to_string(c.verdict);
+  return j;
+}
+
+class JsonPrinter final : public Printer {
+ public:
+  void summary(std::ostream& out, const std::vector<InstanceSummary>& rows) const override {
+    out << dump_json(summary_to_json(rows), 2) << "\n";
+  }
+
+  void comparison(std::ostream& out, const ComparisonReport& report) const override {
+    if (report.detail) {
+      out << dump_json(detail_json(report), 2) << "\n";
+      return;
+    }
+    const VerdictRule& rule = report.rule;
+    json j = {{"a", report.a},
+              {"b", report.b},
+              {"alpha", rule.alpha},
+              {"threshold", rule.threshold},
+              {"confidence", rule.confidence},
+              {"instances", json::array()},
+              {"not_compared", json::array()},
+              {"geometric_mean_hl_ratio", report.geometric_mean_ratio}};
+    for (const auto& c : report.compared) {
+      j["instances"].push_back(comparison_json(c));
+      if (report.kernels.shown()) {
+        const auto differ = report.kernels.differ(c.id);
+        j["instances"].back()["kernels_differ"] = differ ? json(*differ) : json(nullptr);
+      }
+      if (report.names_gpus()) {
+        j["instances"].back()["gpus_a"] = gpus_json(c.gpus_a);
+        j["instances"].back()["gpus_b"] = gpus_json(c.gpus_b);
+      }
+    }
+    for (const auto& e : report.excluded) j["not_compared"].push_back({{"instance", e.id}, {"reason", e.reason}});
+    if (report.artifacts.shown()) j["artifacts"] = artifact_changes_json(report.artifacts);
+    if (report.kernels.shown()) j["kernels"] = kernel_changes_json(report.kernels);
+    j["outcome"] = report.outcome();
+    out << dump_json(j, 2) << "\n";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Printer> make_json_printer() { return std::make_unique<JsonPrinter>(); }
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,30 @@
+#pragma once
+// Inside orchestrator/printers/: each printer's factory, and the rows the table and the Markdown
+// printers share.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "orchestrator/printers/printer.hpp"
+
+namespace isobench::orchestrator {
+
+std::unique_ptr<Printer> make_table_printer();
+std::unique_ptr<Printer> make_markdown_printer();
+std::unique_ptr<Printer> make_csv_printer();
+std::unique_ptr<Printer> make_json_printer();
+
+// "790.1 TFLOP/s", "12.3 GFLOP/s", "4301.2 GB/s", or empty when the kernel states neither.
+std::string throughput_text(const InstanceSummary& r);
+
+// A comparison's columns; with kernel records a "kernels" column (differ / same) beside the
+// verdict, so a verdict on code that ran other kernels is read as such.
+std::vector<std::string> comparison_header(const ComparisonReport& report);
+std::vector<std::string> comparison_row(const ComparisonReport& report, const Comparison& c);
+// "GPU (A and B): ..." or "GPU: A ...; B ...": the table and Markdown name the GPUs once.
+std::string gpus_line(const ComparisonReport& report);
+// "geometric mean of HL ratios B/A over 12 instances: 1.0123"
+std::string mean_ratio_line(const ComparisonReport& report);
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,199 @@
+#include "orchestrator/run/plan_run.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "ipc/rank_group.hpp"
+#include "kernels/plugin_loader.hpp"
+#include "orchestrator/gpu_environment.hpp"
+#include "orchestrator/run/run.hpp"
+
+namespace fs = std::filesystem;
+
+namespace isobench::orchestrator {
+
+namespace {
+
+bool is_library(const std::string& path) {
+  const auto name = fs::path(path).filename().string();
+  return name.ends_with(".so") || name.find(".so.") != std::string::npos;
+}
+
+void check_executable(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (path.empty()) throw UsageError(what + ": no path given");
+  if (!fs::exists(path, ec)) throw UsageError(what + " " + path + ": not an executable worker build (no such file)");
+  if (!fs::is_regular_file(path, ec) || access(path.c_str(), X_OK) != 0)
+    throw UsageError(what + " " + path + ": not an executable worker build (not an executable file)");
+}
+
+// Two builds of the sweep's plugin run in the default worker, each side loading its own library
+// in place of the sweep's; otherwise the two sides are worker builds. One of each is a mistake:
+// a library started as a worker dies of SIGSEGV.
+void plan_ab_sides(Plan& plan, const RunRequest& request, const Sweep& sweep) {
+  if (sweep.settings.isolation != "process")
+    throw UsageError("ab: --isolation " + sweep.settings.isolation +
+                     " cannot hold two builds; A/B runs use fresh worker processes (--isolation process)");
+  const bool baseline_lib = is_library(request.baseline), candidate_lib = is_library(request.candidate);
+  if (baseline_lib != candidate_lib)
+    throw UsageError("ab: --baseline " + request.baseline + " and --candidate " + request.candidate +
+                     ": one is a plugin library (.so) and the other is not; give two worker builds or two builds of "
+                     "the sweep's plugin");
+  if (baseline_lib) {
+    if (sweep.plugins.size() != 1)
+      throw UsageError("ab: --baseline and --candidate are plugin libraries, so the sweep must use exactly one "
+                       "plugin; it uses " + std::to_string(sweep.plugins.size()));
+    for (const auto* lib : {&request.baseline, &request.candidate}) {
+      try {
+        const auto& plugin = kernels::load_plugin(fs::absolute(*lib).lexically_normal().string());
+        for (const auto& p : plan.instances)
+          if (!p.worker.plugin.empty() && !plugin.find(p.worker.kernel))
+            throw UsageError("ab: " + *lib + " has no kernel " + p.worker.kernel + " (the sweep measures it)");
+      } catch (const kernels::PluginError& e) {
+        throw UsageError(std::string("ab: ") + e.what());
+      }
+    }
+    const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
+    plan.workers = {worker, worker};
+    for (const auto* lib : {&request.baseline, &request.candidate})
+      plan.worker_args.push_back(
+          {"--plugin-override", sweep.plugins[0] + "=" + fs::absolute(*lib).lexically_normal().string()});
+  } else {
+    check_executable(request.baseline, "ab: --baseline");
+    check_executable(request.candidate, "ab: --candidate");
+    plan.workers = {fs::absolute(request.baseline).string(), fs::absolute(request.candidate).string()};
+  }
+  plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
+                                   static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
+  // --baseline-set / --candidate-set: each side's workers get --set NAME=VALUE.
+  plan.worker_args.resize(2);
+  const std::vector<std::string>* sets[2] = {&request.baseline_sets, &request.candidate_sets};
+  const char* flags[2] = {"--baseline-set", "--candidate-set"};
+  for (std::size_t side = 0; side < 2; ++side)
+    for (const auto& set : *sets[side]) {
+      const auto eq = set.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == set.size())
+        throw UsageError(std::string("ab: ") + flags[side] + " " + set + ": expected NAME=VALUE");
+      const std::string name = set.substr(0, eq);
+      const bool used = std::any_of(plan.instances.begin(), plan.instances.end(),
+                                    [&](const PlannedInstance& p) { return p.worker.params.contains(name); });
+      if (!used)
+        throw UsageError(std::string("ab: ") + flags[side] + " " + set + ": no instance of the sweep has a parameter '" +
+                         name + "'");
+      plan.worker_args[side].insert(plan.worker_args[side].end(), {"--set", set});
+    }
+}
+
+// --replay-from RUN_DIR: every instance that RUN_DIR recorded a choice for replays it.
+void replay_choices(Plan& plan, const std::string& run_dir, bool quiet) {
+  const fs::path file = fs::path(run_dir) / "instance_reports.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw UsageError("--replay-from: " + file.string() + ": no such file (is " + run_dir + " a run directory?)");
+  nlohmann::json reports;
+  try {
+    std::ifstream in(file);
+    reports = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw UsageError("--replay-from: " + file.string() + ": not JSON: " + e.what());
+  }
+  if (!reports.is_object() || !reports.contains("instances") || !reports["instances"].is_object())
+    throw UsageError("--replay-from: " + file.string() + ": instances: missing or not an object");
+  std::size_t replayed = 0, without = 0;
+  for (auto& p : plan.instances) {
+    const auto& recorded = reports["instances"];
+    const auto it = recorded.find(p.worker.id);
+    if (it == recorded.end() || !it->is_object() || !it->contains("describe") || !(*it)["describe"].is_object() ||
+        (*it)["describe"].empty()) {
+      without += p.worker.backend == "cuda" ? 1 : 0;
+      continue;
+    }
+    p.replay = (*it)["describe"];
+    ++replayed;
+  }
+  if (!quiet)
+    std::cerr << "note: --replay-from " << run_dir << ": " << replayed << " instances replay its recorded choices"
+              << (without ? ", " + std::to_string(without) + " CUDA instances have none there and choose afresh" : "")
+              << "\n";
+}
+
+// Spreading instances over GPUs places each on one GPU; an instance of several ranks already
+// takes a GPU per rank (--gpu + r), so the two do not mix in one run.
+void check_multi_rank_spread(const Plan& plan, const std::string& sweep_path) {
+  if (plan.gpus.size() < 2) return;
+  for (const auto& p : plan.instances)
+    if (const auto ranks = ipc::world_size(p.worker); ranks > 1)
+      throw UsageError(sweep_path + ": " + p.worker.id + " has ranks " + std::to_string(ranks) +
+                       ": --gpus spreads single-GPU instances over GPUs; run multi-rank instances with --gpu (rank r "
+                       "on --gpu + r)");
+}
+
+// A multi-rank instance needs one GPU per rank: rank r runs on CUDA device --gpu + r. When NVML
+// sees the first device but not the last one needed, the run is refused before anything starts
+// (instead of every group failing in NCCL's setup and being retried). Without NVML the workers
+// find out themselves and fail cleanly.
+void check_rank_gpus(const Plan& plan, int gpu, const std::string& sweep_path) {
+  if (plan.device != "cuda" || !gpu_free_memory_bytes(gpu)) return;
+  for (const auto& p : plan.instances) {
+    const int ranks = static_cast<int>(ipc::world_size(p.worker));
+    if (ranks > 1 && !gpu_free_memory_bytes(gpu + ranks - 1))
+      throw UsageError(sweep_path + ": " + p.worker.id + " needs " + std::to_string(ranks) +
+                       " GPUs (rank r runs on --gpu + r), but there is no CUDA device " +
+                       std::to_string(gpu + ranks - 1) + " here");
+  }
+}
+
+}  // namespace
+
+Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine) {
+  if (!request.worker.empty()) check_executable(request.worker, "--worker");
+  if (sweep.settings.isolation != "process" && sweep.settings.per == "sample")
+    throw UsageError(sweep.path + ": isolation " + sweep.settings.isolation +
+                     " with per sample: per chooses how many samples a fresh worker takes in isolation process; use "
+                     "--isolation process, or leave per out");
+  if (machine.memory_budget_bytes > 0)
+    if (auto problem = check_memory(sweep, machine.memory_budget_bytes, machine.device); !problem.empty())
+      throw UsageError(sweep.path + ": " + problem);
+  // Every planned sample has a slot in the shared-memory segment: the limit is checked on the
+  // sweep, before planning allocates the schedule.
+  const std::uint64_t sides = request.ab ? 2 : 1;
+  const std::uint64_t slots = sweep.instances.size() * static_cast<std::uint64_t>(sweep.settings.samples) * sides;
+  if (slots > kMaxSamplesPerRun)
+    throw UsageError(sweep.path + ": " + std::to_string(sweep.instances.size()) + " instances x " +
+                     std::to_string(sweep.settings.samples) + " samples x " + std::to_string(sides) + " sides is " +
+                     std::to_string(slots) + " samples, more than one run holds (" +
+                     std::to_string(kMaxSamplesPerRun) + ")");
+  Plan plan = make_plan(sweep, machine.device, machine.memory_budget_bytes, machine.gpus);
+  check_multi_rank_spread(plan, sweep.path);
+  if (request.ab) plan_ab_sides(plan, request, sweep);
+  if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.quiet);
+  if (plan.instances.empty())
+    throw UsageError(sweep.path + ": no instance runs on " + kernels::to_string(machine.device) + " (" +
+                     std::to_string(plan.skipped.size()) + " need another device)");
+  check_rank_gpus(plan, machine.gpus.front(), sweep.path);
+  if (!request.quiet) {
+    if (machine.gpus.size() > 1 && machine.device == kernels::Backend::cpu)
+      std::cerr << "note: --gpus with the CPU kernels runs " << machine.gpus.size()
+                << " schedules at once on this machine's cores, where they disturb each other\n";
+    // Groups are made per GPU: only a GPU with more than one means the memory did not fit.
+    std::map<int, std::size_t> groups_per_gpu;
+    for (const auto& g : plan.schedule.groups)
+      if (!g.empty()) ++groups_per_gpu[instance_gpu(plan, g.front(), machine.gpus.front())];
+    const bool split = std::any_of(groups_per_gpu.begin(), groups_per_gpu.end(), [](const auto& e) { return e.second > 1; });
+    if (split)
+      std::cerr << "note: the instances do not fit in device memory at once (budget "
+                << (machine.memory_budget_bytes >> 20) << " MiB): they run in " << plan.schedule.groups.size()
+                << " groups, one after another\n";
+    if (!plan.skipped.empty())
+      std::cerr << "note: " << plan.skipped.size() << " instances need a device other than " << plan.device
+                << " and are left out (listed in plan.json)\n";
+  }
+  return plan;
+}
+
+}  // namespace isobench::orchestrator

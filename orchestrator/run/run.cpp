@@ -1,0 +1,223 @@
+#include "orchestrator/run/run.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "orchestrator/artifacts.hpp"
+#include "orchestrator/environment.hpp"
+#include "orchestrator/interrupt.hpp"
+#include "orchestrator/run/machine.hpp"
+#include "orchestrator/run/plan_run.hpp"
+#include "orchestrator/run_directory.hpp"
+#include "orchestrator/sample_journal.hpp"
+
+namespace fs = std::filesystem;
+
+namespace isobench::orchestrator {
+
+namespace {
+
+// A run in progress: its directory, plan and run.json as they are being written.
+struct OpenRun {
+  std::unique_ptr<RunDirectory> dir;
+  Plan plan;
+  nlohmann::json info;  // run.json
+  std::uint64_t memory_budget = 0;
+  bool resumed = false;
+};
+
+std::string default_out_dir(const std::string& sweep_name) {
+  std::string base = "runs/" + sweep_name + "-" + compact_utc_timestamp();
+  std::string dir = base;
+  for (int i = 2; fs::exists(dir); ++i) dir = base + "-" + std::to_string(i);
+  return dir;
+}
+
+// A new run: everything checked first, then the run directory with its sweep, plan and run.json.
+OpenRun open_new_run(const RunRequest& request) {
+  if (request.sweep_path.empty()) throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
+  const Sweep sweep = load_sweep(request.sweep_path, request.overrides);
+  const Machine machine = resolve_machine(request);
+  OpenRun r;
+  r.plan = plan_new_run(request, sweep, machine);
+  r.memory_budget = machine.memory_budget_bytes;
+  const std::string dir = request.out_dir.empty() ? default_out_dir(sweep.name) : request.out_dir;
+  r.dir = std::make_unique<RunDirectory>(RunDirectory::create(dir));
+  r.dir->write_text("sweep.yaml", sweep.source_text);
+  r.dir->write_json("plan.json", r.plan.to_json());
+  r.info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name}, {"started", utc_timestamp()},
+            {"command_line", request.command_line}, {"resumed", nlohmann::json::array()}};
+  return r;
+}
+
+// --resume: the run's own plan, on the GPUs it names.
+OpenRun open_resumed_run(const RunRequest& request) {
+  if (!request.sweep_path.empty())
+    throw UsageError("--resume " + request.resume_dir + " and a sweep file " + request.sweep_path +
+                     ": a resumed run measures its own plan; give one of them");
+  if (!request.gpus.empty() || request.gpu)
+    throw UsageError("--resume: the run measures on the GPUs its plan.json names; --gpu and --gpus are not taken");
+  OpenRun r;
+  r.resumed = true;
+  try {
+    r.dir = std::make_unique<RunDirectory>(RunDirectory::open(request.resume_dir));
+    const auto plan_json = r.dir->read_json("plan.json");
+    check_schema_version(plan_json, r.dir->file("plan.json"));
+    r.plan = Plan::from_json(plan_json);
+    r.info = r.dir->read_json("run.json");
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError("--resume " + request.resume_dir + ": " + e.what());
+  }
+  r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
+                                  plan_gpus(r.plan, request.gpu.value_or(0)));
+  return r;
+}
+
+// Hashes what the workers left in <run>/artifacts into artifacts.json (after a resumed run too:
+// its workers may have written more). A problem here is reported and never fails the run: the
+// samples are what the run is for.
+void archive_run_artifacts(const RunDirectory& dir, const Plan& plan, RunLog& log) {
+  std::vector<std::string> ids;
+  for (const auto& p : plan.instances) ids.push_back(p.worker.id);
+  try {
+    const auto archive = archive_artifacts(dir.file("artifacts"), ids, plan.schedule.sides);
+    for (const auto& note : archive.notes) {
+      log.write("artifact", note);
+      std::cerr << "warning: artifact " << note << "\n";
+    }
+    dir.write_json("artifacts.json", archive.document);
+  } catch (const std::exception& e) {
+    log.write("artifact", std::string("not archived: ") + e.what());
+    std::cerr << "warning: artifacts not archived: " << e.what() << "\n";
+  }
+}
+
+RunnerOptions runner_options(const RunRequest& request, const OpenRun& r) {
+  RunnerOptions o;
+  if (!r.plan.workers.empty())
+    for (std::size_t side = 0; side < r.plan.workers.size(); ++side)
+      o.workers.push_back({r.plan.workers[side], side < r.plan.worker_args.size() ? r.plan.worker_args[side]
+                                                                                : std::vector<std::string>{}});
+  else
+    o.workers = {{request.worker.empty() ? default_worker_path() : request.worker, {}}};
+  o.worker_timeout_s = request.worker_timeout_s;
+  o.retries = request.retries;
+  // Pre-start defaults to 1 on the GPU, 0 on the CPU. With the context gate (no context created
+  // or destroyed beside a measurement) one pre-started worker gave 1.67x samples per minute per
+  // batch and 1.2x per sample on the H200 (the driver makes a context in about 220 ms, and a
+  // context cannot be hidden behind a measurement without disturbing it), with the share of
+  // disturbed samples and the power of an A/B run of a real 5% regression unchanged (6 of 9
+  // SLOWER with and without); deeper pre-start gains nothing more (docs/results/2026-11-29-h200-d).
+  // Without the gate, pre-start 4 had tripled the disturbed samples and cut that power to 1 of 9
+  // (docs/results/2026-11-29-h200-c). A CPU worker starts in about 2 ms: nothing to hide there,
+  // and a waiting process would share the CPUs being measured.
+  o.prestart = request.prestart >= 0 ? request.prestart : r.plan.device == "cuda" ? 1 : 0;
+  o.context_gate = request.context_gate;
+  o.memory_budget_bytes = r.memory_budget;
+  o.device = request.gpu.value_or(0);  // plans from before --gpus name no GPU per instance
+  o.quiet = request.quiet;
+  o.artifact_root = fs::absolute(r.dir->file("artifacts")).lexically_normal().string();
+  return o;
+}
+
+}  // namespace
+
+int RunResult::exit_code() const {
+  if (status == RunStatus::interrupted) return exit_interrupted;
+  if (status == RunStatus::incomplete) return exit_measurement_failed;
+  if (comparison && comparison->fails()) return exit_regression;
+  return exit_ok;
+}
+
+std::string default_worker_path() {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "isobench-worker";
+  return (self.parent_path() / "isobench-worker").string();
+}
+
+RunResult run(const RunRequest& request) {
+  install_interrupt_handlers();
+  OpenRun r = request.resume_dir.empty() ? open_new_run(request) : open_resumed_run(request);
+  RunResult result;
+  result.dir = r.dir->path();
+  if (r.resumed && r.info.value("status", "") == "complete") {
+    if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
+    result.status = RunStatus::already_complete;
+    return result;
+  }
+  if (r.resumed) r.info["resumed"].push_back(utc_timestamp());
+  // CUDA numbers devices fastest first, NVML and nvidia-smi by PCI bus: on a machine of mixed
+  // GPUs the two differ. Workers get the PCI order unless the user chose one, so that a device
+  // index names the same GPU to a worker and to the orchestrator's NVML checks.
+  if (r.plan.device == "cuda") setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
+  if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) r.info["cuda_device_order"] = order;
+  const RunnerOptions ropts = runner_options(request, r);
+  r.info["status"] = "running";
+  r.info["prestart"] = ropts.prestart;
+  r.info["context_gate"] = ropts.context_gate;
+  r.info["gpus"] = plan_gpus(r.plan, ropts.device);
+  r.dir->write_json("run.json", r.info);
+  const auto env = collect_environment(request.command_line);
+  r.dir->write_json(r.resumed ? "environment-resume.json" : "environment.json", env.data);
+  for (const auto& w : env.warnings) std::cerr << "warning: " << w << "\n";
+  if (!request.quiet) std::cerr << "run directory: " << r.dir->path() << "\n";
+
+  RunLog log(r.dir->file("log.txt"));
+  log.write("run-start", r.resumed ? "resumed" : "new run");
+  Runner runner(*r.dir, r.plan, ropts, log);
+  try {
+    result.outcome = runner.run();
+  } catch (const std::exception& e) {
+    // Recorded in the run directory; --resume finishes what the journal lacks.
+    r.info["status"] = "failed";
+    r.info["error"] = e.what();
+    r.info["finished"] = utc_timestamp();
+    r.dir->write_json("run.json", r.info);
+    log.write("run-failed", e.what());
+    throw MeasurementFailed(std::string(e.what()) + " (finish with: orchestrate --resume " + r.dir->path() + ")");
+  }
+  archive_run_artifacts(*r.dir, r.plan, log);
+
+  const auto journal = read_journal(r.dir->file("samples.jsonl"));
+  result.summary = summarize(r.plan, journal.samples);
+  r.dir->write_json("summary.json", summary_to_json(result.summary));
+  result.samples_recorded = journal.samples.size();
+  result.samples_expected = r.plan.schedule.total_samples();
+  result.status = result.outcome.interrupted                          ? RunStatus::interrupted
+                  : result.samples_recorded == result.samples_expected ? RunStatus::complete
+                                                                       : RunStatus::incomplete;
+  r.info["finished"] = utc_timestamp();
+  r.info["samples_expected"] = result.samples_expected;
+  r.info["samples_recorded"] = result.samples_recorded;
+  r.info["workers_started"] = result.outcome.workers_started;
+  r.info["wall_seconds"] = result.outcome.wall_seconds;
+  r.info["failures"] = result.outcome.failures.size();
+  r.info["status"] = result.status == RunStatus::interrupted ? "interrupted"
+                     : result.status == RunStatus::complete  ? "complete"
+                                                             : "incomplete";
+  r.dir->write_json("run.json", r.info);
+  log.write("run-end", r.info["status"].get<std::string>() + ": " + std::to_string(result.samples_recorded) +
+                           " of " + std::to_string(result.samples_expected) + " samples");
+  // An A/B run answers with verdicts, baseline against candidate: the comparison model decides,
+  // whatever is printed.
+  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted) {
+    CompareRequest compare_request;
+    compare_request.runs = {r.dir->path()};
+    compare_request.rule = request.verdict;
+    std::ostringstream warnings;
+    try {
+      result.comparison = compare(compare_request, warnings);
+    } catch (const UsageError& e) {
+      log.write("compare", e.what());  // nothing comparable: the run's samples are kept
+    }
+    if (!warnings.str().empty()) std::cerr << warnings.str();
+  }
+  return result;
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,18 @@
+#pragma once
+// The run, as a pipeline: load the sweep, resolve the machine once, plan, check the plan, create
+// the run directory, run it, summarise and decide. Or, for --resume, open the run directory and
+// finish what its journal lacks. Everything that can be wrong with the input is found before the
+// run directory exists.
+
+#include "orchestrator/run/run_request.hpp"
+
+namespace isobench::orchestrator {
+
+// Throws UsageError (bad input; nothing is created or measured) and MeasurementFailed (the run
+// directory records the failure; --resume finishes it).
+RunResult run(const RunRequest& request);
+
+// The worker executable installed beside the running orchestrate binary.
+std::string default_worker_path();
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,70 @@
+#pragma once
+// A run as a library call: RunRequest -> run() -> RunResult (orchestrator/run/run.hpp). The verbs
+// (`orchestrate`, `ab`, `calibrate`) only map their command lines onto a request and the result
+// onto an exit code; calibration builds requests itself.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/runner/runner.hpp"
+#include "orchestrator/summary.hpp"
+#include "orchestrator/sweep.hpp"
+
+namespace isobench::orchestrator {
+
+struct RunRequest {
+  // What: a sweep to plan and run, or a run directory to finish (--resume).
+  std::string sweep_path;
+  std::string resume_dir;
+  std::string out_dir;  // a new run's directory; default runs/<sweep>-<utc time>
+  // Where: the device and GPUs, and how much device memory one worker may hold.
+  std::string device = "auto";  // auto | cpu | cuda
+  std::optional<int> gpu;       // --gpu N
+  std::string gpus;             // --gpus 0,1 | all: the instances dealt over several GPUs
+  std::uint64_t memory_budget_mib = 0;  // 0: 90% of the GPU's free memory, half the host's
+  bool require_idle_gpu = false;        // refuse to run while another process uses the GPU
+  // The workers.
+  std::string worker;  // default: isobench-worker beside orchestrate
+  double worker_timeout_s = 120;
+  int retries = 2;
+  int prestart = -1;          // workers started ahead of the measuring one; -1: 1 on the GPU, 0 on the CPU
+  bool context_gate = true;   // no context created or destroyed beside a measurement
+  // What is measured: overrides of the sweep's settings, and an earlier run's choices to replay.
+  SettingsOverrides overrides;
+  std::string replay_from;
+  // An A/B run: two builds (worker executables, or two builds of the sweep's plugin), each with
+  // NAME=VALUE parameters forced on its workers (--baseline-set, --candidate-set), judged by
+  // `verdict`.
+  bool ab = false;
+  std::string baseline, candidate;
+  std::vector<std::string> baseline_sets, candidate_sets;
+  VerdictRule verdict;
+  bool quiet = false;  // no progress or notes on stderr
+  std::vector<std::string> command_line;  // recorded in run.json and environment.json
+};
+
+enum class RunStatus {
+  complete,          // every planned sample is in the journal
+  incomplete,        // some samples are missing after every retry
+  interrupted,       // Ctrl-C or SIGTERM: --resume finishes it
+  already_complete,  // --resume of a complete run: nothing was measured
+};
+
+struct RunResult {
+  std::string dir;
+  RunStatus status = RunStatus::complete;
+  std::size_t samples_expected = 0;
+  std::size_t samples_recorded = 0;
+  RunOutcome outcome;
+  std::vector<InstanceSummary> summary;
+  std::optional<ComparisonReport> comparison;  // an A/B run: baseline against candidate
+
+  // The exit-code contract (orchestrator/errors.hpp): 130 interrupted, 3 samples missing, 1 an
+  // A/B verdict meets the --fail-on rule, else 0.
+  int exit_code() const;
+};
+
+}  // namespace isobench::orchestrator
