@@ -24,6 +24,7 @@ json integral(const json& value) {
 }
 
 std::string number_text(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   std::ostringstream os;
   os << v;
   return os.str();
@@ -96,8 +97,10 @@ std::vector<SettingSpec> make_specs() {
   using T = SettingType;
   using V = SettingTravel;
   std::vector<SettingSpec> specs;
+  // A million samples of one instance is past any run worth making; beyond it planning alone would
+  // take gigabytes (the segment holds 2^28 samples in all).
   specs.push_back(bounded(run_setting<&R::samples>("samples", T::integer, "samples per instance (and per side)"), 2,
-                          INT_MAX));
+                          1'000'000));
   specs.push_back(bounded(measure_setting<&M::warmup>("warmup", T::integer, V::pinned, false,
                                                       "warm-up launches per instance and worker, untimed"),
                           0, INT_MAX));

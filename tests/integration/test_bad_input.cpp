@@ -36,6 +36,21 @@ TEST_CASE("a command-line override out of range is refused the same way") {
   check_refused("benchmarks:\n  - kernel: cpu_spin\n", "must be at least 2", "--samples 1", "--samples");
 }
 
+TEST_CASE("sizes past the documented limits are refused up front, with the limit named") {
+  check_refused("benchmarks:\n  - kernel: cpu_spin\n", "--samples: must be at most 1000000, got 1000000000",
+                "--samples 1000000000", "--samples");
+  // 200 x 200 x 200 instances: refused while the sweep is read, before it is built.
+  std::string values = "[";
+  for (int i = 1; i <= 200; ++i) values += std::to_string(i) + (i < 200 ? ", " : "]");
+  check_refused("benchmarks:\n  - command: [true]\n    name: big\n    axes: {a: " + values + ", b: " + values +
+                    ", c: " + values + "}\n",
+                "expands to 8000000 instances, and the sweep to more than the 1000000 one sweep may hold");
+  // Within the instance limit but past the segment's 2^28 samples.
+  check_refused("benchmarks:\n  - command: [true]\n    name: big\n    axes: {a: " + values + ", b: " + values + "}\n",
+                "40000 instances x 10000 samples x 1 sides is 400000000 samples, more than one run holds (268435456)",
+                "--samples 10000");
+}
+
 TEST_CASE("a missing sweep file and unknown options are refused with exit 2") {
   Scratch s("missing");
   auto r = run(bin("orchestrate") + " --device cpu " + s.path("nope.yaml"), s);

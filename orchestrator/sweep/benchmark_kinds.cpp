@@ -1,0 +1,185 @@
+// What one entry of `benchmarks:` measures: a kernel of the built-in catalog, a kernel of a
+// user's plugin (docs/plugins.md), or a program run as a command (docs/command-protocol.md), whose
+// axes the file itself types.
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+#include <unordered_set>
+
+#include "kernels/catalog.hpp"
+#include "kernels/plugin_loader.hpp"
+#include "orchestrator/sweep/sweep_parser.hpp"
+
+namespace isobench::orchestrator::sweep_detail {
+
+namespace {
+
+bool plain_name(const std::string& name, bool allow_dot_dash) {
+  if (name.empty()) return false;
+  for (unsigned char c : name)
+    if (!std::isalnum(c) && c != '_' && !(allow_dot_dash && (c == '.' || c == '-'))) return false;
+  return true;
+}
+
+}  // namespace
+
+SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
+  Kind kind;
+  const std::string& path = entry.path;
+  if (entry.command) {
+    if (entry.kernel || entry.plugin)
+      fail((entry.kernel ? entry.kernel : entry.plugin)->Mark(), path, "a benchmark is a kernel or a command, not both");
+    kind.command = parse_command(*entry.command, path + ".command");
+    kind.spec = &free_form_spec(entry, "command");
+    return kind;
+  }
+  if (entry.name) fail(entry.name->Mark(), path + ".name", "only command benchmarks take a name");
+  if (!entry.kernel) fail(entry.node.Mark(), path + ".kernel", "missing: which kernel to measure");
+  if (entry.plugin) {
+    kind.plugin = parse_plugin_path(*entry.plugin, path + ".plugin");
+    kind.spec = &parse_plugin_kernel(*entry.kernel, path + ".kernel", kind.plugin);
+  } else {
+    kind.spec = &parse_kernel(*entry.kernel, path + ".kernel");
+  }
+  return kind;
+}
+
+const kernels::KernelSpec& SweepParser::parse_kernel(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsScalar()) fail(node.Mark(), path, "expected a kernel name");
+  auto it = kernels_by_name_.find(node.Scalar());
+  if (it != kernels_by_name_.end()) return *it->second;
+  std::vector<std::string> names;
+  for (const auto& spec : catalog_) names.push_back(spec.name);
+  fail(node.Mark(), path, "unknown kernel \"" + node.Scalar() + "\"" + suggestion(node.Scalar(), names));
+}
+
+// The sweep file's folder, absolute: plugin paths and commands are relative to it.
+std::string SweepParser::folder() const {
+  const auto parent = std::filesystem::path(file_).parent_path();
+  return (parent.empty() ? std::filesystem::current_path() : std::filesystem::absolute(parent))
+      .lexically_normal()
+      .string();
+}
+
+std::string SweepParser::parse_plugin_path(const YAML::Node& node, const std::string& path) {
+  if (!node.IsScalar() || node.Scalar().empty()) fail(node.Mark(), path, "expected the path of a shared library");
+  std::string absolute = (std::filesystem::path(folder()) / node.Scalar()).lexically_normal().string();
+  try {
+    kernels::load_plugin(absolute);
+  } catch (const kernels::PluginError& e) {
+    fail(node.Mark(), path, e.what());
+  }
+  if (std::find(plugins_.begin(), plugins_.end(), absolute) == plugins_.end()) plugins_.push_back(absolute);
+  return absolute;
+}
+
+const kernels::KernelSpec& SweepParser::parse_plugin_kernel(const YAML::Node& node, const std::string& path,
+                                               const std::string& plugin) const {
+  if (!node.IsScalar()) fail(node.Mark(), path, "expected a kernel name");
+  const auto& loaded = kernels::load_plugin(plugin);
+  if (const auto* spec = loaded.find(node.Scalar())) return *spec;
+  std::vector<std::string> names;
+  for (const auto& spec : loaded.specs()) names.push_back(spec.name);
+  fail(node.Mark(), path,
+       "plugin " + std::filesystem::path(plugin).filename().string() + " has no kernel \"" + node.Scalar() +
+           "\"" + suggestion(node.Scalar(), names));
+}
+
+// The program and its arguments. A program named with a '/' is relative to the sweep's folder;
+// one without is looked up in PATH, now, so a typo stops the run before it starts.
+std::vector<std::string> SweepParser::parse_command(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsSequence() || node.size() == 0)
+    fail(node.Mark(), path, "expected a list: the program and its arguments, e.g. [python3, bench.py]");
+  std::vector<std::string> argv;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    if (!node[i].IsScalar()) fail(node[i].Mark(), path + "[" + std::to_string(i) + "]", "expected a string");
+    argv.push_back(node[i].Scalar());
+  }
+  namespace fs = std::filesystem;
+  const std::string program_path = path + "[0]";
+  if (argv[0].find('/') != std::string::npos) {
+    argv[0] = (fs::path(folder()) / argv[0]).lexically_normal().string();
+    std::error_code ec;
+    if (!fs::is_regular_file(argv[0], ec)) fail(node[0].Mark(), program_path, argv[0] + ": no such file");
+  } else {
+    bool found = false;
+    const char* env_path = std::getenv("PATH");
+    std::stringstream dirs(env_path ? env_path : "");
+    for (std::string dir; !found && std::getline(dirs, dir, ':');) {
+      std::error_code ec;
+      found = !dir.empty() && fs::is_regular_file(fs::path(dir) / argv[0], ec);
+    }
+    if (!found) fail(node[0].Mark(), program_path, "program \"" + argv[0] + "\" is not in PATH");
+  }
+  return argv;
+}
+
+
+// A command's axes are free-form: each axis takes the type its values have in the file
+// (integers and numbers together make a number axis), without bounds or defaults.
+const kernels::KernelSpec& SweepParser::free_form_spec(const Entry& entry, const std::string& family) {
+  const std::string& path = entry.path;
+  const auto& name_node = entry.name;
+  if (!name_node)
+    fail(entry.node.Mark(), path + ".name", "missing: a " + family + " benchmark needs a name for its ids");
+  if (!name_node->IsScalar() || !plain_name(name_node->Scalar(), true))
+    fail(name_node->Mark(), path + ".name", "expected a name of letters, digits, '_', '.' and '-'");
+  kernels::KernelSpec spec;
+  spec.name = name_node->Scalar();
+  if (kernels::find_kernel(spec.name))
+    fail(name_node->Mark(), path + ".name", "\"" + spec.name + "\" is a built-in kernel's name");
+  spec.family = family;
+  std::unordered_set<std::string> typed;  // axes whose type a value has set
+  auto infer = [&](const YAML::Node& key, const YAML::Node& value, const std::string& field) {
+    if (!plain_name(key.Scalar(), false))
+      fail(key.Mark(), field, "a command's axis name is letters, digits and '_' (it names an environment variable)");
+    auto found = std::find_if(spec.axes.begin(), spec.axes.end(),
+                              [&](const kernels::AxisSpec& a) { return a.name == key.Scalar(); });
+    kernels::AxisSpec* axis = found != spec.axes.end() ? &*found : nullptr;
+    if (!axis) {
+      axis = &spec.axes.emplace_back();
+      axis->name = key.Scalar();
+      axis->min = std::numeric_limits<double>::lowest();
+      axis->max = std::numeric_limits<double>::max();
+    }
+    std::vector<YAML::Node> items;
+    if (value.IsSequence())
+      for (std::size_t j = 0; j < value.size(); ++j) items.push_back(value[j]);
+    else
+      items.push_back(value);
+    for (const auto& item : items) {
+      if (!item.IsScalar()) continue;  // reported by the axis parser
+      const json v = scalar_value(item);
+      const kernels::AxisType type = v.is_boolean()          ? kernels::AxisType::boolean
+                                     : v.is_number_integer() ? kernels::AxisType::integer
+                                     : v.is_number()         ? kernels::AxisType::number
+                                                             : kernels::AxisType::string;
+      const bool untyped = typed.insert(axis->name).second;
+      const bool numeric = type == kernels::AxisType::integer || type == kernels::AxisType::number;
+      const bool axis_numeric = axis->type == kernels::AxisType::integer || axis->type == kernels::AxisType::number;
+      if (untyped) {
+        axis->type = type;
+      } else if (numeric && axis_numeric) {
+        if (type != axis->type) axis->type = kernels::AxisType::number;
+      } else if (type != axis->type) {
+        fail(item.Mark(), field,
+             "expected " + kernels::to_string(axis->type) + " values like the axis's others, got " + v.dump());
+      }
+    }
+  };
+  if (entry.axes && entry.axes->IsMap())
+    for (const auto& [key, value] : entries(*entry.axes, path + ".axes"))
+      infer(key, value, path + ".axes." + key.Scalar());
+  if (entry.cases && entry.cases->IsSequence())
+    for (std::size_t c = 0; c < entry.cases->size(); ++c)
+      if ((*entry.cases)[c].IsMap())
+        for (const auto& [key, value] : entries((*entry.cases)[c], path + ".cases"))
+          infer(key, value, path + ".cases[" + std::to_string(c) + "]." + key.Scalar());
+  command_specs_.push_back(std::move(spec));
+  return command_specs_.back();
+}
+
+}  // namespace isobench::orchestrator::sweep_detail

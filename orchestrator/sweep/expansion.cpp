@@ -1,0 +1,275 @@
+// One entry of `benchmarks:` expanded into instances: what it measures (benchmark_kinds.cpp), its
+// settings over the file's, its axes (each a list, the first slowest), its cases (whole
+// combinations of further axes), its exclusions, and the product axes x cases.
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "orchestrator/sweep/sweep_parser.hpp"
+
+namespace isobench::orchestrator::sweep_detail {
+
+namespace {
+
+// A sweep past this many instances would take minutes and gigabytes to plan; it is refused while
+// it is read, before it is built.
+constexpr std::size_t kMaxInstances = 1'000'000;
+
+std::size_t axis_index(const kernels::KernelSpec& spec, const kernels::AxisSpec& axis) {
+  return static_cast<std::size_t>(&axis - spec.axes.data());
+}
+
+bool excluded(const kernels::Params& params, const std::vector<std::pair<std::string, std::vector<json>>>& match) {
+  for (const auto& [axis, values] : match)
+    if (std::find(values.begin(), values.end(), params.at(axis)) == values.end()) return false;
+  return true;
+}
+
+}  // namespace
+
+void SweepParser::expand_benchmark(const YAML::Node& node, std::size_t index, std::vector<Instance>& instances) {
+  const Entry entry = read_entry(node, index);
+  const Kind kind = resolve_kind(entry);
+  const MeasureSettings measure = entry_settings(entry);
+  const Axes axes = parse_axes(entry, *kind.spec);
+  const auto cases = parse_cases(entry, *kind.spec, axes.given);
+  const auto exclusions = parse_exclusions(entry, *kind.spec);
+  produce(entry, kind, measure, axes, cases, exclusions, instances);
+}
+
+SweepParser::Entry SweepParser::read_entry(const YAML::Node& node, std::size_t index) const {
+  Entry e;
+  e.node = node;
+  e.index = index;
+  e.path = "benchmarks[" + std::to_string(index) + "]";
+  if (!node.IsMap()) fail(node.Mark(), e.path, "expected a mapping with a kernel and its axes");
+  for (const auto& [key, value] : entries(node, e.path)) {
+    const std::string& k = key.Scalar();
+    std::optional<YAML::Node>* field = k == "kernel"     ? &e.kernel
+                                       : k == "axes"     ? &e.axes
+                                       : k == "cases"    ? &e.cases
+                                       : k == "exclude"  ? &e.exclude
+                                       : k == "settings" ? &e.settings
+                                       : k == "plugin"   ? &e.plugin
+                                       : k == "command"  ? &e.command
+                                       : k == "name"     ? &e.name
+                                                         : nullptr;
+    if (!field)
+      fail(key.Mark(), e.path + "." + k,
+           "unknown key" +
+               suggestion(k, {"kernel", "plugin", "command", "name", "axes", "cases", "exclude", "settings"}));
+    *field = value;
+  }
+  return e;
+}
+
+// Measurement settings: the file's, this benchmark's, then the command line's.
+MeasureSettings SweepParser::entry_settings(const Entry& entry) const {
+  RunSettings unused_run;
+  MeasureSettings measure = file_measure_;
+  if (entry.settings) parse_settings(*entry.settings, entry.path + ".settings", unused_run, measure, true);
+  for (const auto& [setting, value] : overrides_)
+    if (setting->scope == ipc::SettingScope::measure) ipc::apply_setting(*setting, value, unused_run, measure);
+  ipc::finalize(measure);
+  if (entry.command && measure.realloc) {
+    // A command sample is a fresh program run already; there is no instance to set up again.
+    // Point at this benchmark's own realloc when it has one, else at the command.
+    std::optional<YAML::Node> own;
+    if (entry.settings && entry.settings->IsMap())
+      for (const auto& [key, value] : entries(*entry.settings, entry.path + ".settings"))
+        if (key.Scalar() == "realloc") own = key;
+    const bool from_command_line =
+        std::any_of(overrides_.begin(), overrides_.end(), [](const auto& o) { return o.first->name == "realloc"; });
+    // No hint when the command line set it: --realloc was typed there, and a calibrate variant
+    // names itself in front of this message.
+    fail(own ? own->Mark() : entry.command->Mark(), own ? entry.path + ".settings.realloc" : entry.path + ".command",
+         std::string("realloc does not apply to a command benchmark (each sample is a fresh run of the program)") +
+             (from_command_line ? ""
+              : own             ? "; remove it here"
+                                : "; set realloc: false in this benchmark's settings"));
+  }
+  return measure;
+}
+
+SweepParser::Axes SweepParser::parse_axes(const Entry& entry, const kernels::KernelSpec& spec) const {
+  Axes axes;
+  axes.given.assign(spec.axes.size(), false);
+  if (!entry.axes || entry.axes->IsNull()) return axes;
+  if (!entry.axes->IsMap()) fail(entry.axes->Mark(), entry.path + ".axes", "expected a mapping of axis values");
+  for (const auto& [key, value] : entries(*entry.axes, entry.path + ".axes")) {
+    const std::string field = entry.path + ".axes." + key.Scalar();
+    const auto& axis = parse_axis_name(spec, key, field);
+    axes.order.push_back(axis_index(spec, axis));
+    axes.values.push_back(parse_axis_values(axis, value, field));
+    axes.given[axes.order.back()] = true;
+  }
+  return axes;
+}
+
+std::vector<SweepParser::Combination> SweepParser::parse_cases(const Entry& entry, const kernels::KernelSpec& spec,
+                                                               const std::vector<bool>& given) const {
+  std::vector<Combination> cases;
+  if (!entry.cases) {
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+      if (!given[a] && !spec.axes[a].default_value)
+        fail(entry.node.Mark(), entry.path + ".axes",
+             "axis \"" + spec.axes[a].name + "\" has no default; give it in axes or in cases");
+    cases.emplace_back();
+    return cases;
+  }
+  const std::string cases_path = entry.path + ".cases";
+  if (!entry.cases->IsSequence()) fail(entry.cases->Mark(), cases_path, "expected a list of mappings");
+  if (entry.cases->size() == 0) fail(entry.cases->Mark(), cases_path, "empty list: the product would be empty");
+  for (std::size_t c = 0; c < entry.cases->size(); ++c) {
+    const YAML::Node item = (*entry.cases)[c];
+    const std::string case_path = cases_path + "[" + std::to_string(c) + "]";
+    if (!item.IsMap()) fail(item.Mark(), case_path, "expected a mapping of axis values");
+    Combination combination;
+    std::vector<bool> in_case(spec.axes.size(), false);
+    for (const auto& [key, value] : entries(item, case_path)) {
+      const std::string field = case_path + "." + key.Scalar();
+      const auto& axis = parse_axis_name(spec, key, field);
+      const std::size_t a = axis_index(spec, axis);
+      if (given[a]) fail(key.Mark(), field, "also given in axes; give each axis in one place");
+      combination.values.emplace_back(a, parse_axis_scalar(axis, value, field));
+      in_case[a] = true;
+    }
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+      if (!given[a] && !in_case[a] && !spec.axes[a].default_value)
+        fail(item.Mark(), case_path,
+             "axis \"" + spec.axes[a].name + "\" has no default; give it in this case or in axes");
+    cases.push_back(std::move(combination));
+  }
+  return cases;
+}
+
+// Each a mapping of axis -> value or list of values, validated like the axes.
+std::vector<SweepParser::Exclusion> SweepParser::parse_exclusions(const Entry& entry,
+                                                                  const kernels::KernelSpec& spec) const {
+  std::vector<Exclusion> exclusions;
+  if (!entry.exclude) return exclusions;
+  const std::string exclude_path = entry.path + ".exclude";
+  if (!entry.exclude->IsSequence()) fail(entry.exclude->Mark(), exclude_path, "expected a list of mappings");
+  for (std::size_t e = 0; e < entry.exclude->size(); ++e) {
+    const YAML::Node item = (*entry.exclude)[e];
+    const std::string item_path = exclude_path + "[" + std::to_string(e) + "]";
+    if (!item.IsMap() || item.size() == 0) fail(item.Mark(), item_path, "expected a non-empty mapping of axis values");
+    Exclusion exclusion;
+    for (const auto& [key, value] : entries(item, item_path)) {
+      const std::string field = item_path + "." + key.Scalar();
+      const auto& axis = parse_axis_name(spec, key, field);
+      exclusion.match.emplace_back(axis.name, parse_axis_values(axis, value, field));
+    }
+    exclusions.push_back(std::move(exclusion));
+  }
+  return exclusions;
+}
+
+// The product axes x cases, with an odometer over the axes (last entry fastest).
+void SweepParser::produce(const Entry& entry, const Kind& kind, const MeasureSettings& measure, const Axes& axes,
+                          const std::vector<Combination>& cases, const std::vector<Exclusion>& exclusions,
+                          std::vector<Instance>& instances) {
+  const kernels::KernelSpec& spec = *kind.spec;
+  // The product's size is known before anything is built: refuse a sweep past the limit now.
+  double product = static_cast<double>(cases.size());
+  for (const auto& v : axes.values) product *= static_cast<double>(v.size());
+  if (product + static_cast<double>(instances.size()) > static_cast<double>(kMaxInstances))
+    fail(entry.node.Mark(), entry.path,
+         "expands to " + std::to_string(static_cast<unsigned long long>(product)) + " instances, and the sweep " +
+             "to more than the " + std::to_string(kMaxInstances) + " one sweep may hold; split it into several sweeps");
+  // Defaults are spelled like written values (1.0 on a number axis is 1), so an id does not
+  // depend on whether a value was written out or defaulted.
+  std::vector<json> defaults(spec.axes.size());
+  for (std::size_t a = 0; a < spec.axes.size(); ++a)
+    if (spec.axes[a].default_value) defaults[a] = normalize_number(*spec.axes[a].default_value);
+
+  std::vector<std::size_t> odometer(axes.values.size(), 0);
+  const std::size_t first_new = instances.size();
+  std::size_t produced = 0;
+  for (bool more = true; more;) {
+    for (const auto& combination : cases) {
+      std::vector<const json*> chosen(spec.axes.size(), nullptr);
+      for (std::size_t e = 0; e < axes.order.size(); ++e) chosen[axes.order[e]] = &axes.values[e][odometer[e]];
+      for (const auto& [a, value] : combination.values) chosen[a] = &value;
+      kernels::Params params = json::object();
+      for (std::size_t a = 0; a < spec.axes.size(); ++a)
+        params[spec.axes[a].name] = chosen[a] ? *chosen[a] : defaults[a];
+      ++produced;
+      if (std::any_of(exclusions.begin(), exclusions.end(),
+                      [&](const Exclusion& x) { return excluded(params, x.match); }))
+        continue;
+
+      Instance instance;
+      instance.id = kernels::instance_id(spec, params);
+      instance.kernel = spec.name;
+      instance.family = spec.family;
+      instance.backend = spec.backend;
+      instance.measure = measure;
+      instance.device_bytes =
+          spec.device_bytes ? spec.device_bytes(params) * static_cast<std::uint64_t>(measure.rotate_buffers) : 0;
+      instance.params = std::move(params);
+      instance.benchmark_index = entry.index;
+      instance.plugin = kind.plugin;
+      instance.command = kind.command;
+      if (!kind.command.empty()) {
+        instance.family = "command";
+        instance.command_dir = folder();
+      }
+      if (auto [it, inserted] = first_producer_.emplace(instance.id, entry.index); !inserted) {
+        if (it->second == entry.index)
+          fail(entry.node.Mark(), entry.path,
+               "instance " + instance.id + " is produced twice (two cases give the same values)");
+        fail(entry.node.Mark(), entry.path,
+             "instance " + instance.id + " is also produced by benchmarks[" + std::to_string(it->second) + "]");
+      }
+      instances.push_back(std::move(instance));
+    }
+    more = false;
+    for (std::size_t e = odometer.size(); e-- > 0;) {
+      if (++odometer[e] < axes.values[e].size()) {
+        more = true;
+        break;
+      }
+      odometer[e] = 0;
+    }
+  }
+  if (instances.size() == first_new)
+    fail(entry.exclude ? entry.exclude->Mark() : entry.node.Mark(), entry.path + ".exclude",
+         "excludes all " + std::to_string(produced) + " instances of this benchmark");
+}
+
+const kernels::AxisSpec& SweepParser::parse_axis_name(const kernels::KernelSpec& spec, const YAML::Node& key,
+                                                      const std::string& path) const {
+  if (const auto* axis = spec.find_axis(key.Scalar())) return *axis;
+  std::vector<std::string> names;
+  for (const auto& a : spec.axes) names.push_back(a.name);
+  fail(key.Mark(), path, "unknown axis for kernel " + spec.name + suggestion(key.Scalar(), names));
+}
+
+json SweepParser::parse_axis_scalar(const kernels::AxisSpec& axis, const YAML::Node& node,
+                                    const std::string& path) const {
+  if (!node.IsScalar()) fail(node.Mark(), path, "expected a value");
+  json value = axis_value(axis, node);
+  if (auto problem = kernels::check_value(axis, value); !problem.empty()) fail(node.Mark(), path, problem);
+  return value;
+}
+
+std::vector<json> SweepParser::parse_axis_values(const kernels::AxisSpec& axis, const YAML::Node& node,
+                                                 const std::string& path) const {
+  if (node.IsScalar()) return {parse_axis_scalar(axis, node, path)};
+  if (!node.IsSequence()) fail(node.Mark(), path, "expected a value or a list of values");
+  if (node.size() == 0) fail(node.Mark(), path, "empty list: the product would be empty");
+  std::vector<json> values;
+  values.reserve(node.size());
+  std::unordered_set<std::string> seen;  // dumped values: linear in long lists
+  for (std::size_t j = 0; j < node.size(); ++j) {
+    const YAML::Node item = node[j];
+    const std::string item_path = path + "[" + std::to_string(j) + "]";
+    json value = parse_axis_scalar(axis, item, item_path);
+    if (!seen.insert(value.dump()).second) fail(item.Mark(), item_path, "value " + value.dump() + " is listed twice");
+    values.push_back(std::move(value));
+  }
+  return values;
+}
+
+}  // namespace isobench::orchestrator::sweep_detail
