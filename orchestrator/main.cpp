@@ -7,6 +7,7 @@
 #include "commands/calibrate_command.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/history_command.hpp"
+#include "commands/import_command.hpp"
 #include "commands/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -16,7 +17,8 @@ int main(int argc, char** argv) {
                "  orchestrate --resume RUN_DIR          finish an interrupted run\n"
                "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
                "  orchestrate compare A B               compare two runs or sample files\n"
-               "  orchestrate history add|list|show|regressions   runs across time, change points"};
+               "  orchestrate history add|list|show|regressions   runs across time, change points\n"
+               "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run"};
   RunCommandOptions run_options;
   for (int i = 0; i < argc; ++i) run_options.command_line.emplace_back(argv[i]);
   add_run_options(app, run_options);
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
   register_compare_command(app, exit_code);
   register_calibrate_command(app, exit_code);
   register_history_command(app, exit_code);
+  register_import_command(app, exit_code);
   RunCommandOptions ab_options;
   ab_options.command_line = run_options.command_line;
   register_ab_command(app, ab_options, exit_code);

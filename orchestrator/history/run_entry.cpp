@@ -31,8 +31,8 @@ std::string joined(const std::set<std::string>& parts) {
   return out;
 }
 
-// GPU runs are told apart by the GPUs their samples name (model, UUID) with the driver and CUDA
-// versions; a run whose samples name none (CPU kernels, imported CPU results) by CPU and host.
+// GPU runs are told apart by the GPUs their samples name (model, UUID), or else environment.json,
+// with the driver and CUDA versions; a run whose samples name none (CPU kernels, imported CPU results) by CPU and host.
 Machine machine_of(const Run& run, const json& environment) {
   Machine m;
   std::set<std::string> names, uuids;
@@ -41,6 +41,14 @@ Machine machine_of(const Run& run, const json& environment) {
       for (const auto& gpu : gpus) {
         names.insert(gpu.name);
         uuids.insert(gpu.uuid);
+      }
+  // Imported GPU results (nvbench) name their devices in environment.json only, without UUIDs.
+  if (uuids.empty() && environment.contains("gpu") && environment["gpu"].is_object() &&
+      environment["gpu"].contains("gpus") && environment["gpu"]["gpus"].is_array())
+    for (const auto& gpu : environment["gpu"]["gpus"])
+      if (gpu.is_object() && gpu.contains("name") && gpu["name"].is_string()) {
+        names.insert(gpu["name"].get<std::string>());
+        uuids.insert(gpu.contains("uuid") && gpu["uuid"].is_string() ? gpu["uuid"].get<std::string>() : "no UUID");
       }
   m.cpu = text_at(environment, {"cpu", "model"});
   m.host = text_at(environment, {"host", "hostname"});
