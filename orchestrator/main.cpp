@@ -8,6 +8,7 @@
 #include "commands/compare_command.hpp"
 #include "commands/history_command.hpp"
 #include "commands/import_command.hpp"
+#include "commands/report_command.hpp"
 #include "commands/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
                "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
                "  orchestrate compare A B               compare two runs or sample files\n"
                "  orchestrate history add|list|show|regressions   runs across time, change points\n"
-               "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run"};
+               "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run\n"
+               "  orchestrate report --out DIR [--history FILE] [RUN...]   a static HTML report"};
   RunCommandOptions run_options;
   for (int i = 0; i < argc; ++i) run_options.command_line.emplace_back(argv[i]);
   add_run_options(app, run_options);
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
   register_calibrate_command(app, exit_code);
   register_history_command(app, exit_code);
   register_import_command(app, exit_code);
+  register_report_command(app, exit_code);
   RunCommandOptions ab_options;
   ab_options.command_line = run_options.command_line;
   register_ab_command(app, ab_options, exit_code);

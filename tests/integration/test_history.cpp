@@ -2,41 +2,16 @@
 // nightly series with a 3% step at run 17 of 30, a real run, and bad input.
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <random>
 #include <set>
 
 #include "harness.hpp"
+#include "nightly_runs.hpp"
 
 using namespace isobench::testing;
 using nlohmann::json;
 
 namespace {
-
-// A run directory as orchestrate writes one (docs/run-format.md), with made-up samples: 8 per
-// instance around `level` seconds, 0.5% run-to-run and 0.5% sample noise.
-void write_run(const Scratch& s, const std::string& name, int night, std::mt19937_64& engine) {
-  std::normal_distribution<double> z(0, 0.005);
-  const std::filesystem::path dir = s.dir / name;
-  std::filesystem::create_directories(dir);
-  char started[64];
-  std::snprintf(started, sizeof started, "2026-11-%02dT02:00:00.000Z", night + 1);
-  std::ofstream(dir / "run.json") << json{{"schema_version", 1}, {"status", "complete"}, {"started", started}}.dump();
-  std::ofstream(dir / "environment.json")
-      << json{{"schema_version", 1}, {"host", {{"hostname", "nightly-1"}}}, {"cpu", {{"model", "Test CPU"}}}}.dump();
-  const std::vector<std::string> ids{"step[n=1]", "flat[n=1]"};
-  json instances = json::array();
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    instances.push_back({{"index", i}, {"id", ids[i]}, {"kernel", ids[i].substr(0, 4)}, {"params", {{"n", 1}}}});
-  std::ofstream(dir / "plan.json") << json{{"schema_version", 1}, {"instances", instances}, {"schedule", {{"sides", 1}}}}.dump();
-  std::ofstream samples(dir / "samples.jsonl");
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const double level = 1e-3 * (i == 0 && night >= 16 ? 1.03 : 1.0) * (1 + z(engine));
-    for (int k = 0; k < 8; ++k)
-      samples << json{{"type", "sample"}, {"instance", ids[i]}, {"value", level * (1 + z(engine))}, {"side", 0}}.dump()
-              << "\n";
-  }
-}
 
 std::string orchestrate() { return bin("orchestrate"); }
 
