@@ -145,9 +145,9 @@ void write_imported_run(const ImportedRun& run, const std::string& out, const st
       r.instance = inst.id;
       r.instance_index = static_cast<std::uint32_t>(i);
       r.sample = r.round = static_cast<std::uint32_t>(k);
-      r.value = inst.values[k];
+      r.values.value_s = inst.values[k];
       r.unix_time = time;
-      if (inst.summary_only) r.flags.push_back("summary");
+      if (inst.summary_only) r.values.flags = ipc::flag_summary;
       journal.append(r);
     }
   }

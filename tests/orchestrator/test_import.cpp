@@ -55,7 +55,7 @@ TEST_SUITE("import") {
     CHECK(run.plan.at("BM_copy/4096")["imported_values"] == "samples");
     const auto journal = read_journal(tmp / "gb/samples.jsonl");
     CHECK(journal.samples.size() == 15);
-    CHECK(journal.samples.front().flags.empty());
+    CHECK(journal.samples.front().values.flags == 0);
     const json info = load(tmp / "gb/run.json");
     CHECK(info["source"] == "google-benchmark");
     CHECK(info["started"].get<std::string>().size() == 24);
@@ -67,15 +67,15 @@ TEST_SUITE("import") {
     REQUIRE(import_file(tmp, data("google_benchmark_aggregates.json"), "agg", err) == 0);
     const auto agg = read_journal(tmp / "agg/samples.jsonl");
     REQUIRE(agg.samples.size() == 3);
-    CHECK(agg.samples.front().flags == std::vector<std::string>{"summary"});
+    CHECK(agg.samples.front().values.flags == isobench::ipc::flag_summary);
     const json file = load(data("google_benchmark_aggregates.json"));
     for (const auto& b : file["benchmarks"])
-      if (b["name"] == "BM_sum_median") CHECK(agg.samples.back().value == doctest::Approx(b["real_time"].get<double>() * 1e-9));
+      if (b["name"] == "BM_sum_median") CHECK(agg.samples.back().values.value_s == doctest::Approx(b["real_time"].get<double>() * 1e-9));
     REQUIRE(import_file(tmp, data("pytest_benchmark_summary.json"), "pys", err) == 0);
     const auto pys = read_journal(tmp / "pys/samples.jsonl");
     REQUIRE(pys.samples.size() == 3);
-    CHECK(pys.samples.front().flags == std::vector<std::string>{"summary"});
-    CHECK(pys.samples.front().value == doctest::Approx(load(data("pytest_benchmark_summary.json"))["benchmarks"][0]["stats"]["median"].get<double>()));
+    CHECK(pys.samples.front().values.flags == isobench::ipc::flag_summary);
+    CHECK(pys.samples.front().values.value_s == doctest::Approx(load(data("pytest_benchmark_summary.json"))["benchmarks"][0]["stats"]["median"].get<double>()));
     CHECK(load(tmp / "pys/plan.json")["instances"][0]["imported_values"] == "summary");
   }
 
