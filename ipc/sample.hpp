@@ -33,6 +33,7 @@ enum SampleFlag : std::uint32_t {
   flag_low_sm_clock = 1u << 0,
   flag_graph_fallback = 1u << 1,
   flag_blocking_timeout = 1u << 2,
+  flag_summary = 1u << 3,
 };
 
 struct SampleFlagInfo {
@@ -47,6 +48,8 @@ inline constexpr SampleFlagInfo kSampleFlags[] = {
     {flag_graph_fallback, "graph_fallback", "the CUDA graph timer could not capture the launches; events were used"},
     {flag_blocking_timeout, "blocking_timeout",
      "the blocking kernel gave up before every launch was queued: launch latency may be in the sample"},
+    {flag_summary, "summary",
+     "not one sample: an imported tool's summary statistic, where its file holds no samples (orchestrate import)"},
 };
 
 // The names of the bits set, in the list's order; bits that name no flag are left out.

@@ -6,6 +6,9 @@
 
 #include "commands/calibrate_command.hpp"
 #include "commands/compare_command.hpp"
+#include "commands/history_command.hpp"
+#include "commands/import_command.hpp"
+#include "commands/report_command.hpp"
 #include "commands/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -15,7 +18,10 @@ int main(int argc, char** argv) {
                "  orchestrate --resume RUN_DIR          finish an interrupted run\n"
                "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
                "  orchestrate compare A B               compare two runs or sample files\n"
-               "  orchestrate calibrate SWEEP.yaml      false-positive rate and power on this machine"};
+               "  orchestrate calibrate SWEEP.yaml      false-positive rate and power on this machine\n"
+               "  orchestrate history add|list|show|regressions   runs across time, change points\n"
+               "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run\n"
+               "  orchestrate report --out DIR [--history FILE] [RUN...]   a static HTML report"};
   app.footer(kExitCodesHelp);
   std::vector<std::string> command_line(argv, argv + argc);
   RunCommand run;
@@ -24,6 +30,9 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   register_compare_command(app, exit_code);
   register_calibrate_command(app, exit_code);
+  register_history_command(app, exit_code);
+  register_import_command(app, exit_code);
+  register_report_command(app, exit_code);
   RunCommand ab;
   ab.request.command_line = command_line;
   register_ab_command(app, ab, exit_code);

@@ -8,6 +8,8 @@ packages=(
   libboost1.81-dev        # Process v2, Interprocess, Math (headers)
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev doctest-dev
   python3                 # the command-benchmark tests run a small Python program
+  libsqlite3-dev          # the history file (orchestrate history)
+  chromium fonts-dejavu-core  # test_report opens the HTML report in headless Chromium (about 30 s to install)
 )
 missing=()
 for p in "${packages[@]}"; do

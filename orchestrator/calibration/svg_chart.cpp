@@ -127,11 +127,18 @@ std::string render_svg(const LineChart& c) {
     std::ostringstream path;
     for (const auto& [x, y] : series.points)
       path << num(scale(c.x, x, f.x0, f.width)) << "," << num(scale(c.y, y, f.y0 + f.height, -f.height)) << " ";
-    s << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\""
-      << (series.dashed ? " stroke-dasharray=\"6 4\"" : "") << " points=\"" << path.str() << "\"/>\n";
+    if (!series.points_only)
+      s << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\""
+        << (series.dashed ? " stroke-dasharray=\"6 4\"" : "") << " points=\"" << path.str() << "\"/>\n";
     for (const auto& [x, y] : series.points)
       s << "<circle cx=\"" << num(scale(c.x, x, f.x0, f.width)) << "\" cy=\""
-        << num(scale(c.y, y, f.y0 + f.height, -f.height)) << "\" r=\"3.5\" fill=\"" << colour << "\"/>\n";
+        << num(scale(c.y, y, f.y0 + f.height, -f.height)) << "\" r=\"" << num(series.radius) << "\" fill=\""
+        << colour << "\"" << (series.points_only ? " fill-opacity=\"0.45\"" : "") << "/>\n";
+  }
+  for (const auto& m : c.markers) {
+    const double px = scale(c.x, m.x, f.x0, f.width);
+    line(s, px, f.y0, px, f.y0 + f.height, "#C00000", 1.5, true);
+    text(s, px + 4, f.y0 + 12, m.label, "start", 11, " fill=\"#C00000\"");
   }
   // Legend to the right of the plot.
   double ly = f.y0 + 8;
@@ -145,6 +152,7 @@ std::string render_svg(const LineChart& c) {
     legend_line(s, lx, ly, "#555555", true, ref.label, false);
     ly += 20;
   }
+  if (!c.markers.empty()) legend_line(s, lx, ly, "#C00000", true, c.marker_legend, false);
   s << "</svg>\n";
   return s.str();
 }

@@ -21,10 +21,18 @@ struct LineSeries {
   std::vector<std::pair<double, double>> points;  // x, y in axis units
   bool dashed = false;
   int colour = -1;  // palette index; -1: the series' own position
+  bool points_only = false;  // a scatter: the points without the line through them
+  double radius = 3.5;
 };
 
 struct ReferenceLine {
   double y = 0;
+  std::string label;
+};
+
+// A dashed vertical line at x, labelled at the top (e.g. a change point).
+struct Marker {
+  double x = 0;
   std::string label;
 };
 
@@ -33,6 +41,8 @@ struct LineChart {
   Axis x, y;
   std::vector<LineSeries> series;
   std::vector<ReferenceLine> references;  // dashed horizontal lines
+  std::vector<Marker> markers;
+  std::string marker_legend;  // what a marker means, in the legend (when there are markers)
 };
 
 // One panel of a bar chart: a bar per category with an error bar, and a dashed reference line.

@@ -1,7 +1,8 @@
 #pragma once
 
-// Loads tests/data/scipy/reference.json (written by tools/scipy_reference.py) and compares
-// numbers the way the suites agree on: 1e-9 relative, or 1e-12 absolute for tiny values.
+// Loads tests/data/scipy/reference.json (written by tools/scipy_reference.py) and, through
+// reference_data, other tools' reference files (tests/data/otava/, tools/otava_reference.py), and
+// compares numbers the way the suites agree on: 1e-9 relative, or 1e-12 absolute for tiny values.
 
 #include <cmath>
 #include <cstdlib>
@@ -13,14 +14,17 @@
 
 namespace isobench::stats::testing {
 
+// A reference file under the source tree (tests/data/...), parsed.
+inline nlohmann::json reference_data(const std::string& relative_path) {
+  const char* root = std::getenv("ISOBENCH_SOURCE_DIR");
+  const std::string path = std::string(root ? root : ".") + "/" + relative_path;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path + " (set ISOBENCH_SOURCE_DIR)");
+  return nlohmann::json::parse(in);
+}
+
 inline const nlohmann::json& scipy_reference() {
-  static const nlohmann::json data = [] {
-    const char* root = std::getenv("ISOBENCH_SOURCE_DIR");
-    const std::string path = std::string(root ? root : ".") + "/tests/data/scipy/reference.json";
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open " + path + " (set ISOBENCH_SOURCE_DIR)");
-    return nlohmann::json::parse(in);
-  }();
+  static const nlohmann::json data = reference_data("tests/data/scipy/reference.json");
   return data;
 }
 
