@@ -18,17 +18,27 @@ std::string format_duration(double seconds) {
 }
 
 Progress::Progress(std::size_t total, bool quiet)
-    : total_(total), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : phase_start_(std::chrono::steady_clock::now()), total_(total), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0),
+      start_(phase_start_), last_(start_) {}
+
+void Progress::phase(const std::string& name, std::size_t done) {
+  phase_ = name;
+  phase_start_ = std::chrono::steady_clock::now();
+  phase_done_ = done;
+  update(done, 0, /*force=*/true);
+}
 
 std::string Progress::line(std::size_t done, std::size_t workers) const {
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double in_phase = std::chrono::duration<double>(now - phase_start_).count();
   std::string eta = "--:--";
-  if (done > 0 && done < total_) eta = format_duration(elapsed / done * (total_ - done));
+  if (done > phase_done_ && done < total_)
+    eta = format_duration(in_phase / static_cast<double>(done - phase_done_) * static_cast<double>(total_ - done));
   if (done >= total_) eta = "00:00";
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "samples %zu/%zu | workers %zu | elapsed %s | ETA %s", done, total_,
-                workers, format_duration(elapsed).c_str(), eta.c_str());
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s | samples %zu/%zu | workers %zu | elapsed %s | ETA %s", phase_.c_str(), done,
+                total_, workers, format_duration(elapsed).c_str(), eta.c_str());
   return buf;
 }
 

@@ -14,9 +14,16 @@ class Progress {
   void update(std::size_t done, std::size_t workers_started, bool force = false);
   void finish(std::size_t done, std::size_t workers_started);
   void message(const std::string& line);  // a line of its own, above the progress line
+  // What the run is doing now ("calibrating inner counts (9 instances)", "pinning choices",
+  // "measuring"): the line names it, and the ETA counts from the phase's own start, so set-up
+  // time does not stretch the measuring phase's estimate.
+  void phase(const std::string& name, std::size_t done);
 
  private:
   std::string line(std::size_t done, std::size_t workers) const;
+  std::string phase_ = "measuring";
+  std::chrono::steady_clock::time_point phase_start_;
+  std::size_t phase_done_ = 0;  // samples done when the phase began
   std::size_t total_;
   bool quiet_;
   bool tty_;

@@ -189,6 +189,13 @@ int calibrate(const CalibrateArgs& args) {
   const auto result = analyse(input, spec.analysis);
   write_outputs(spec, input, result);
   std::cout << fpr_table_markdown(result);
+  // The sample count to plan with, on stdout beside the table (report.md has the full reading).
+  const auto& o = result.options;
+  std::cout << "\nrecommended samples per side for " << o.target_power * 100 << "% power at a " << o.target_delta * 100
+            << "% slowdown (alpha " << o.target_alpha << "), the largest over instances:\n";
+  for (const auto& m : result.modes)
+    std::cout << "  " << m.mode << (m.variant == "baseline" ? "" : " (" + m.variant + ")") << ": "
+              << (m.recommended_n ? std::to_string(m.recommended_n) : "more than " + std::to_string(o.max_n)) << "\n";
   if (!args.quiet) std::cerr << "calibrate: report in " << spec.dir << "/report.md\n";
   if (outcome.exit_code == 3)
     std::cerr << "calibrate: " << outcome.incomplete << " runs are not complete; the analysis used what they hold. "

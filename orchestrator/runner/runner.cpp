@@ -61,6 +61,7 @@ void execute(RunState& s) {
     s.outcome.interrupted = true;
     return;
   }
+  s.progress.phase("measuring", s.outcome.samples_recorded);
   pipelines.run_jobs(measure_jobs(s));
   setup.write_instance_reports();
   setup.write_kernel_records();

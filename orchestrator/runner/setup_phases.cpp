@@ -85,7 +85,11 @@ void SetupPhases::pin_choices() {
     if (p.replay.is_null() && p.worker.backend == "cuda" && load_acquire(s_.seg.instance(i).report_ready) == 0)
       job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::describe), i, 0, 0});
   }
-  if (!job.tasks.empty()) pipelines_.run_jobs(setup_jobs(job));
+  if (!job.tasks.empty()) {
+    s_.progress.phase("pinning choices (" + std::to_string(job.tasks.size()) + " CUDA instances)",
+                      s_.outcome.samples_recorded);
+    pipelines_.run_jobs(setup_jobs(job));
+  }
   if (interrupt_requested()) return;
   bool pinned_now = false;
   for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
@@ -151,6 +155,8 @@ void SetupPhases::calibrate() {
     if (plan.instances[i].inner == 0)
       job.tasks.push_back({static_cast<std::uint32_t>(ipc::TaskKind::calibrate), i, 0, 0});
   if (job.tasks.empty()) return;
+  s_.progress.phase("calibrating inner counts (" + std::to_string(job.tasks.size()) + " instances)",
+                    s_.outcome.samples_recorded);
   pipelines_.run_jobs(setup_jobs(job));
   if (interrupt_requested()) return;
   nlohmann::json calibration = nlohmann::json::array();

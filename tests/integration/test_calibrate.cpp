@@ -70,6 +70,9 @@ TEST_CASE("calibrate: every mode, A/A pairs, a real slowdown, report and charts"
   CHECK(r.err.find("[27/27]") != std::string::npos);
   CHECK(r.err.find("ETA") != std::string::npos);
   CHECK(r.out.find("| ab |") != std::string::npos);
+  // The sample count to plan with is on stdout, per mode, not only in report.md.
+  CHECK(r.out.find("recommended samples per side for 90% power at a 5% slowdown (alpha 0.001)") != std::string::npos);
+  for (const auto& mode : kModes) CHECK(r.out.find("\n  " + mode + ": ") != std::string::npos);
 
   const auto j = read_json(s.path("cal/calibration.json"));
   CHECK(j["schema_version"] == 1);

@@ -130,6 +130,19 @@ benchmarks:
                 r.out);
 }
 
+TEST_CASE("the progress line names its phase: calibration, then measuring") {
+  Scratch s("codes-progress");
+  const auto sweep = s.write("s.yaml", "settings: {samples: 3, inner: auto, min_sample_time_ms: 1}\n"
+                                       "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: 20}\n");
+  const auto r = run(bin("orchestrate") + " --device cpu --format none --out " + s.path("run") + " " + sweep, s);
+  REQUIRE(r.exit_code == 0);
+  const auto calibrating = r.err.find("calibrating inner counts (1 instances) | samples 0/3");
+  const auto measuring = r.err.find("measuring | samples");
+  CHECK_MESSAGE(calibrating != std::string::npos, r.err);
+  CHECK_MESSAGE(measuring != std::string::npos, r.err);
+  CHECK(calibrating < measuring);
+}
+
 TEST_CASE("every verb's --help states the exit codes") {
   Scratch s("codes-help");
   for (const std::string verb : {"", "ab ", "calibrate "}) {
