@@ -4,12 +4,12 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
-#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "stats/brunner_munzel_statistic.hpp"
 
 namespace isobench::stats {
 
@@ -18,6 +18,17 @@ std::string_view to_string(Alternative alternative) {
     case Alternative::two_sided: return "two-sided";
     case Alternative::less: return "less";
     case Alternative::greater: return "greater";
+  }
+  return "?";
+}
+
+std::string_view to_string(BrunnerMunzelMethod method) {
+  switch (method) {
+    case BrunnerMunzelMethod::exact_permutation: return "exact permutation";
+    case BrunnerMunzelMethod::monte_carlo_permutation: return "Monte Carlo permutation";
+    case BrunnerMunzelMethod::separation: return "separation permutation";
+    case BrunnerMunzelMethod::asymptotic: return "asymptotic";
+    case BrunnerMunzelMethod::all_tied: return "all tied";
   }
   return "?";
 }
@@ -66,78 +77,65 @@ double labelling_probability(double count, std::size_t n, std::size_t m) {
   return std::exp(std::log(count) - log_labellings);
 }
 
-// For each value of `own` (sorted), the number of values of `other` (sorted) below it plus half
-// the number equal to it, in O(n + m).
-std::vector<double> placements(const std::vector<double>& own, const std::vector<double>& other) {
-  std::vector<double> result(own.size());
-  std::size_t below = 0, not_above = 0;
-  for (std::size_t i = 0; i < own.size(); ++i) {
-    while (below < other.size() && other[below] < own[i]) ++below;
-    not_above = std::max(not_above, below);
-    while (not_above < other.size() && other[not_above] <= own[i]) ++not_above;
-    result[i] = static_cast<double>(below) + 0.5 * static_cast<double>(not_above - below);
+// The pooled values as tie groups, from the two sorted samples (a merge walk).
+TiedLabelling tie_groups(const std::vector<double>& x, const std::vector<double>& y) {
+  TiedLabelling l;
+  l.n_x = x.size();
+  l.n_y = y.size();
+  std::size_t i = 0, j = 0;
+  while (i < x.size() || j < y.size()) {
+    const double v = j == y.size() || (i < x.size() && x[i] <= y[j]) ? x[i] : y[j];
+    std::uint32_t in_x = 0, in_y = 0;
+    while (i < x.size() && x[i] == v) ++i, ++in_x;
+    while (j < y.size() && y[j] == v) ++j, ++in_y;
+    l.group_size.push_back(in_x + in_y);
+    l.x_count.push_back(in_x);
   }
-  return result;
+  return l;
 }
 
-double mean(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return sum / static_cast<double>(values.size());
+// Whether `size` values of the pooled sample end exactly at a group boundary.
+bool boundary_after(const TiedLabelling& l, std::size_t size) {
+  std::size_t seen = 0;
+  for (std::uint32_t g : l.group_size) {
+    seen += g;
+    if (seen >= size) return seen == size;
+  }
+  return false;
 }
 
 }  // namespace
 
 BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const double> y,
-                                   Alternative alternative,
-                                   BrunnerMunzelDistribution distribution) {
+                                   Alternative alternative, BrunnerMunzelDistribution distribution,
+                                   const PermutationOptions& permutation) {
   check_sample(x, "x");
   check_sample(y, "y");
   const std::size_t nx = x.size(), ny = y.size();
   std::vector<double> sorted_x(x.begin(), x.end()), sorted_y(y.begin(), y.end());
   std::sort(sorted_x.begin(), sorted_x.end());
   std::sort(sorted_y.begin(), sorted_y.end());
-  // A value's midrank in the pooled sample minus its midrank in its own sample is its
-  // placement: how many values of the other sample lie below it, ties counting half. scipy's
-  // rank differences are exactly these, so they come from two sorted copies and a merge walk.
-  const std::vector<double> placements_x = placements(sorted_x, sorted_y);
-  const std::vector<double> placements_y = placements(sorted_y, sorted_x);
-
+  const TiedLabelling observed = tie_groups(sorted_x, sorted_y);
+  const PlacementSums sums = placement_sums(observed);
   const auto dnx = static_cast<double>(nx), dny = static_cast<double>(ny);
-  const double within_mean_x = (dnx + 1) / 2, within_mean_y = (dny + 1) / 2;
-  const double mean_placement_x = mean(placements_x), mean_placement_y = mean(placements_y);
-  const double mean_x = within_mean_x + mean_placement_x;  // mean pooled midrank of x
-  const double mean_y = within_mean_y + mean_placement_y;
-  double sx = 0, sy = 0;
-  for (double p : placements_x) sx += (p - mean_placement_x) * (p - mean_placement_x);
-  for (double p : placements_y) sy += (p - mean_placement_y) * (p - mean_placement_y);
-  sx /= dnx - 1;
-  sy /= dny - 1;
 
   BrunnerMunzelResult result;
-  result.relative_effect = mean_placement_y / dnx;
-  const double spread = dnx * sx + dny * sy;
-  if (spread == 0) {
-    // The placements are constant within each sample: either every value ties, or the samples
-    // are completely separated.
-    result.df = std::numeric_limits<double>::quiet_NaN();
-    if (mean_x == mean_y) {
-      result.method = BrunnerMunzelMethod::all_tied;
-      result.statistic = 0;
-      result.p_value = 1;
-      return result;
-    }
+  result.relative_effect = (dnx * dny - sums.u) / (dnx * dny);  // the placements of y over n_x n_y
+  if (observed.group_size.size() == 1) {
+    result.method = BrunnerMunzelMethod::all_tied;
+    result.df = result.asymptotic_p_value = std::numeric_limits<double>::quiet_NaN();
+    return result;
+  }
+  // Complete separation, told from the groups rather than from a vanishing variance, which
+  // rounding could miss on huge samples: every x below every y is u = 0, above is u = n m.
+  if (sums.u == 0 || sums.u == dnx * dny) {
+    const bool x_below = sums.u == 0;
     result.method = BrunnerMunzelMethod::separation;
-    const bool x_below = mean_x < mean_y;
-    result.statistic = x_below ? std::numeric_limits<double>::infinity()
-                               : -std::numeric_limits<double>::infinity();
+    result.statistic = x_below ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+    result.df = result.asymptotic_p_value = std::numeric_limits<double>::quiet_NaN();
     // The reverse separation exists when the smallest `size of the upper sample` pooled values
     // lie strictly below the rest.
-    std::vector<double> pooled;
-    pooled.reserve(nx + ny);
-    std::merge(sorted_x.begin(), sorted_x.end(), sorted_y.begin(), sorted_y.end(), std::back_inserter(pooled));
-    const std::size_t upper_size = x_below ? ny : nx;
-    const bool reverse_possible = pooled[upper_size - 1] < pooled[upper_size];
+    const bool reverse_possible = boundary_after(observed, x_below ? ny : nx);
     const bool observed_direction =
         (alternative == Alternative::less && x_below) || (alternative == Alternative::greater && !x_below);
     if (alternative == Alternative::two_sided)
@@ -146,20 +144,30 @@ BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const do
       result.p_value = labelling_probability(1.0, nx, ny);
     else
       result.p_value = 1.0;
+    result.labellings = 1 / labelling_probability(1.0, nx, ny);
     return result;
   }
 
-  result.statistic = dnx * dny * (mean_y - mean_x) / ((dnx + dny) * std::sqrt(spread));
+  const StudentizedStatistic s = studentized_statistic(nx, ny, sums);
+  result.statistic = s.value;
   if (distribution == BrunnerMunzelDistribution::t) {
-    const double df_denominator =
-        std::pow(dnx * sx, 2.0) / (dnx - 1) + std::pow(dny * sy, 2.0) / (dny - 1);
-    result.df = spread * spread / df_denominator;
-    result.p_value =
-        tail_p_value(boost::math::students_t_distribution<double>(result.df), result.statistic, alternative);
+    result.df = s.df;
+    result.asymptotic_p_value =
+        tail_p_value(boost::math::students_t_distribution<double>(s.df), s.value, alternative);
   } else {
     result.df = std::numeric_limits<double>::quiet_NaN();
-    result.p_value = tail_p_value(boost::math::normal_distribution<double>(), result.statistic, alternative);
+    result.asymptotic_p_value = tail_p_value(boost::math::normal_distribution<double>(), s.value, alternative);
   }
+  if (nx + ny > kPermutationMaxValues) {
+    result.method = BrunnerMunzelMethod::asymptotic;
+    result.p_value = result.asymptotic_p_value;
+    return result;
+  }
+  const PermutationPValue p = studentized_permutation_p(observed, s.value, alternative, permutation);
+  result.p_value = p.p_value;
+  result.labellings = p.labellings;
+  result.method = p.method == PermutationMethod::exact ? BrunnerMunzelMethod::exact_permutation
+                                                       : BrunnerMunzelMethod::monte_carlo_permutation;
   return result;
 }
 

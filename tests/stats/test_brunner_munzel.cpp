@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -21,14 +23,23 @@ Alternative alternative_named(const std::string& name) {
   return Alternative::two_sided;
 }
 
+constexpr Alternative kAlternatives[] = {Alternative::two_sided, Alternative::less, Alternative::greater};
+
 bool separated_or_tied(const std::vector<double>& x, const std::vector<double>& y) {
   const auto [xmin, xmax] = std::minmax_element(x.begin(), x.end());
   const auto [ymin, ymax] = std::minmax_element(y.begin(), y.end());
   return *xmax < *ymin || *ymax < *xmin || (*xmin == *xmax && *ymin == *ymax && *xmin == *ymin);
 }
 
+// tests/data/permutation/reference.json, written by tools/permutation_reference.py.
+const nlohmann::json& permutation_reference() {
+  static const nlohmann::json data = isobench::stats::testing::reference_data("tests/data/permutation/reference.json");
+  return data;
+}
+
 // Number of labellings of the pooled values whose relative effect is at least as extreme as
-// the observed one, by brute force over all C(n+m, n) subsets (small n+m only).
+// the observed one, by brute force over all C(n+m, n) subsets (small n+m only). At
+// separation the relative effect and the studentized statistic order the labellings alike.
 double brute_force_permutation_p(const std::vector<double>& x, const std::vector<double>& y, Alternative alt) {
   std::vector<double> pooled(x);
   pooled.insert(pooled.end(), y.begin(), y.end());
@@ -55,39 +66,147 @@ double brute_force_permutation_p(const std::vector<double>& x, const std::vector
   return count / all;
 }
 
+// 1..n for x and n+1..2n for y, with x's largest and y's smallest swapped `inversions` times
+// inward: 0 is complete separation, 1 one inverted pair.
+std::pair<std::vector<double>, std::vector<double>> nearly_separated(std::size_t n, std::size_t m, std::size_t inversions) {
+  std::vector<double> x(n), y(m);
+  std::iota(x.begin(), x.end(), 1.0);
+  std::iota(y.begin(), y.end(), static_cast<double>(n) + 1);
+  for (std::size_t k = 0; k < inversions; ++k) std::swap(x[n - 1 - k], y[k]);
+  return {x, y};
+}
+
 }  // namespace
 
 TEST_SUITE("brunner_munzel") {
-  TEST_CASE("agrees with scipy.stats.brunnermunzel on every case where scipy is defined") {
-    int compared = 0, defined_by_us = 0;
+  TEST_CASE("the asymptotic p-value and the statistic agree with scipy.stats.brunnermunzel") {
+    int compared = 0, tiny = 0, defined_by_us = 0;
+    // The permutation p-value is not what is compared here: coarse draws keep it cheap.
+    PermutationOptions coarse;
+    coarse.resolution = 0.1;
     for (const auto& c : isobench::stats::testing::scipy_reference()["two_sample"]) {
       const auto x = doubles(c["x"]), y = doubles(c["y"]);
       for (const auto& [dist_name, by_alt] : c["brunnermunzel"].items()) {
         const auto dist = dist_name == "t" ? BrunnerMunzelDistribution::t : BrunnerMunzelDistribution::normal;
         for (const auto& [alt_name, expected] : by_alt.items()) {
-          const auto r = brunner_munzel(x, y, alternative_named(alt_name), dist);
+          const auto r = brunner_munzel(x, y, alternative_named(alt_name), dist, coarse);
           CAPTURE(c["kind"].get<std::string>());
           CAPTURE(dist_name);
           CAPTURE(alt_name);
           CAPTURE(x.size());
           CAPTURE(y.size());
-          if (r.method != BrunnerMunzelMethod::asymptotic) {
-            // Our defined answers replace scipy's NaN (t) or its 0/1 from an infinite
-            // statistic (normal); they are checked below.
+          if (r.method == BrunnerMunzelMethod::separation || r.method == BrunnerMunzelMethod::all_tied) {
+            // scipy's NaN (t) or its 0/1 from an infinite statistic (normal): our defined
+            // answers are checked below.
             CHECK(separated_or_tied(x, y));
+            CHECK(std::isnan(r.asymptotic_p_value));
             ++defined_by_us;
             continue;
           }
           REQUIRE_FALSE(expected["pvalue"].is_null());
-          CHECK(agrees(r.p_value, expected["pvalue"].get<double>()));
+          const double p = expected["pvalue"].get<double>();
+          CAPTURE(p);
+          CAPTURE(r.asymptotic_p_value);
+          CHECK(agrees(r.asymptotic_p_value, p));
           CHECK(agrees(r.statistic, expected["statistic"].get<double>()));
+          if (r.method == BrunnerMunzelMethod::asymptotic) CHECK(r.p_value == r.asymptotic_p_value);
           ++compared;
+          if (p < 1e-12) ++tiny;
         }
       }
     }
-    MESSAGE("compared " << compared << " p-values with scipy; " << defined_by_us << " defined by us");
+    MESSAGE("compared " << compared << " p-values with scipy (" << tiny << " below 1e-12); " << defined_by_us
+                        << " defined by us");
     CHECK(compared > 1000);
+    CHECK(tiny >= 30);  // the deep tail is compared digit for digit, not waved through
     CHECK(defined_by_us > 0);
+  }
+
+  TEST_CASE("permutation p-values equal an independent brute-force enumeration") {
+    int exact = 0, monte_carlo = 0;
+    for (const auto& c : permutation_reference()["cases"]) {
+      const auto x = doubles(c["x"]), y = doubles(c["y"]);
+      CAPTURE(c["kind"].get<std::string>());
+      CAPTURE(x.size());
+      CAPTURE(y.size());
+      for (const auto& [alt_name, expected] : c["p"].items()) {
+        CAPTURE(alt_name);
+        const double reference = expected.get<double>();
+        const auto r = brunner_munzel(x, y, alternative_named(alt_name));
+        CAPTURE(to_string(r.method));
+        CAPTURE(reference);
+        CAPTURE(r.p_value);
+        if (!c["statistic"].is_null()) CHECK(agrees(r.statistic, c["statistic"].get<double>()));
+        if (r.method == BrunnerMunzelMethod::monte_carlo_permutation) {
+          // Besag-Clifford stops at 100 extreme draws: p has a relative standard error of about
+          // 10% there; 5 standard errors either way.
+          CHECK(r.p_value == doctest::Approx(reference).epsilon(0.5));
+          ++monte_carlo;
+        } else {
+          CHECK(agrees(r.p_value, reference));
+          if (r.method != BrunnerMunzelMethod::all_tied)
+            CHECK(r.labellings == doctest::Approx(c["labellings"].get<double>()).epsilon(1e-12));
+          ++exact;
+        }
+      }
+    }
+    MESSAGE(exact << " exact and " << monte_carlo << " Monte Carlo p-values compared");
+    CHECK(exact > 150);
+    CHECK(monte_carlo >= 6);
+  }
+
+  TEST_CASE("the Monte Carlo p-value is reproducible by seed and centred on the exact one") {
+    const nlohmann::json* untied = nullptr;
+    for (const auto& c : permutation_reference()["cases"])
+      if (c["kind"] == "monte_carlo_untied") untied = &c;
+    REQUIRE(untied != nullptr);
+    const auto x = doubles((*untied)["x"]), y = doubles((*untied)["y"]);
+    const double exact = (*untied)["p"]["two-sided"].get<double>();  // all 10,400,600 labellings
+    PermutationOptions options;
+    options.resolution = 1e-3;  // at most 10^4 draws per seed
+    const auto first = brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options);
+    REQUIRE(first.method == BrunnerMunzelMethod::monte_carlo_permutation);
+    CHECK(brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options).p_value ==
+          first.p_value);
+    options.seed += 1;
+    CHECK(brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options).p_value !=
+          first.p_value);
+    // 100 seeds: each p = 100 / draws has a relative standard error of about 10% (and a bias
+    // of about +1%), so their mean lies within 5% of the exact p unless something is off.
+    double sum = 0;
+    const int seeds = 100;
+    for (int s = 0; s < seeds; ++s) {
+      options.seed = 1000 + static_cast<std::uint64_t>(s);
+      sum += brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options).p_value;
+    }
+    CAPTURE(exact);
+    CHECK(sum / seeds == doctest::Approx(exact).epsilon(0.05));
+  }
+
+  TEST_CASE("complete separation is the most significant labelling, one inversion the next") {
+    for (std::size_t n = 2; n <= 12; ++n)
+      for (std::size_t m : {n, n + 1}) {
+        CAPTURE(n);
+        CAPTURE(m);
+        const auto [sx, sy] = nearly_separated(n, m, 0);
+        const auto [ix, iy] = nearly_separated(n, m, 1);
+        for (Alternative alt : {Alternative::two_sided, Alternative::less}) {
+          CAPTURE(to_string(alt));
+          const auto separated = brunner_munzel(sx, sy, alt);
+          const auto inverted = brunner_munzel(ix, iy, alt);
+          CHECK(separated.method == BrunnerMunzelMethod::separation);
+          CHECK(separated.p_value < inverted.p_value);
+          CHECK(separated.p_value == doctest::Approx((alt == Alternative::two_sided ? 2 : 1) / separated.labellings));
+        }
+      }
+    // n = 8: the asymptotic t gave one inversion p = 3.1e-12, 2e4 times below separation's
+    // 2 / 12870; by permutation the two separations and the two one-inversion labellings are
+    // the four most extreme of 12870 (tools/permutation_reference.py's one_inversion case).
+    const auto [ix, iy] = nearly_separated(8, 8, 1);
+    const auto r = brunner_munzel(ix, iy);
+    CHECK(r.method == BrunnerMunzelMethod::exact_permutation);
+    CHECK(r.p_value == doctest::Approx(4.0 / 12870).epsilon(1e-12));
+    CHECK(r.asymptotic_p_value < 1e-10);
   }
 
   TEST_CASE("complete separation gets the exact permutation p-value") {
@@ -98,6 +217,7 @@ TEST_SUITE("brunner_munzel") {
     CHECK(r.relative_effect == 1.0);
     CHECK(std::isinf(r.statistic));
     CHECK(r.statistic > 0);
+    CHECK(r.labellings == 20);
     CHECK(brunner_munzel(low, high, Alternative::less).p_value == doctest::Approx(1.0 / 20).epsilon(1e-15));
     CHECK(brunner_munzel(low, high, Alternative::greater).p_value == 1.0);
     CHECK(brunner_munzel(high, low, Alternative::greater).p_value == doctest::Approx(1.0 / 20).epsilon(1e-15));
@@ -110,7 +230,7 @@ TEST_SUITE("brunner_munzel") {
         {{1, 2, 2}, {3, 3, 3, 9}}, {{1, 1}, {2, 2}},          {{0.5, 0.7, 0.9, 1.1}, {2, 3, 4, 5, 6}},
         {{2, 2, 3}, {4, 4, 4}}};
     for (const auto& [x, y] : cases) {
-      for (Alternative alt : {Alternative::two_sided, Alternative::less, Alternative::greater}) {
+      for (Alternative alt : kAlternatives) {
         CAPTURE(to_string(alt));
         const auto r = brunner_munzel(x, y, alt);
         REQUIRE(r.method == BrunnerMunzelMethod::separation);
@@ -136,13 +256,27 @@ TEST_SUITE("brunner_munzel") {
 
   TEST_CASE("all values equal gives p = 1 for every alternative") {
     const std::vector<double> x(5, 3.25), y(7, 3.25);
-    for (Alternative alt : {Alternative::two_sided, Alternative::less, Alternative::greater}) {
+    for (Alternative alt : kAlternatives) {
       const auto r = brunner_munzel(x, y, alt);
       CHECK(r.method == BrunnerMunzelMethod::all_tied);
       CHECK(r.p_value == 1.0);
       CHECK(r.statistic == 0.0);
       CHECK(r.relative_effect == 0.5);
     }
+  }
+
+  TEST_CASE("beyond the permutation boundary the asymptotic p-value is used") {
+    std::vector<double> x(kPermutationMaxValues / 2 + 1), y(kPermutationMaxValues / 2);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 + 0.001 * static_cast<double>(i * 37 % x.size());
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = 1.02 + 0.001 * static_cast<double>(i * 41 % y.size());
+    const auto r = brunner_munzel(x, y);
+    CHECK(r.method == BrunnerMunzelMethod::asymptotic);
+    CHECK(r.p_value == r.asymptotic_p_value);
+    CHECK(r.labellings == 0);
+    x.pop_back();
+    const auto inside = brunner_munzel(x, y);
+    CHECK(inside.method == BrunnerMunzelMethod::monte_carlo_permutation);
+    CHECK(inside.labellings > 0);
   }
 
   TEST_CASE("a sample with fewer than 2 values or a non-finite value throws") {
@@ -158,7 +292,7 @@ TEST_SUITE("brunner_munzel") {
 
   TEST_CASE("tiny p-values keep their precision in the tail") {
     std::vector<double> x, y;
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < 250; ++i) {
       x.push_back(1.0 + 0.001 * i);
       y.push_back(1.15 + 0.001 * i);  // overlapping a little: not separated
     }

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "stats/alternative.hpp"
+#include "stats/brunner_munzel_statistic.hpp"
+
+namespace isobench::stats {
+
+// Two samples pooled and sorted, as groups of equal values in ascending order, and how many
+// values of each group belong to x. A labelling of the pooled values (which n_x of them are x)
+// is, as far as any rank statistic can tell, one choice of x_count per group: all labellings
+// that agree on the counts get the same statistic, and there are prod C(size, x_count) of them.
+struct TiedLabelling {
+  std::vector<std::uint32_t> group_size;
+  std::vector<std::uint32_t> x_count;
+  std::size_t n_x = 0, n_y = 0;
+  bool untied() const { return group_size.size() == n_x + n_y; }
+};
+
+// The placement sums of a labelling (O(groups)).
+PlacementSums placement_sums(const TiedLabelling& labelling);
+
+struct PermutationOptions {
+  // The smallest p-value the Monte Carlo must resolve: alpha / m for Holm's correction over m
+  // instances at level alpha. It draws ceil(10 / resolution) labellings at most (clamped to
+  // [10^4, 4 x 10^6]), so p-values far below it still come out well below it. Supported down
+  // to about 2.5e-6 (the draws' cap).
+  double resolution = 1e-5;
+  std::uint64_t seed = 20261129;
+};
+
+enum class PermutationMethod { exact, monte_carlo };
+
+struct PermutationPValue {
+  double p_value = 1;
+  PermutationMethod method = PermutationMethod::exact;
+  // exact: labellings counted, C(n_x + n_y, n_x); Monte Carlo: labellings drawn.
+  double labellings = 0;
+};
+
+// Limits of the exact enumeration. Per call it walks every choice of per-group counts, up to
+// kExactCompositions of them (about 10 ms). Untied samples of one size all share one
+// distribution, so up to kExactTableLabellings it is enumerated once per (n_x, n_y), kept, and
+// each p-value is then a binary search (n = 12 per side: 2.7 million labellings, once).
+inline constexpr double kExactCompositions = 1e6;
+inline constexpr double kExactTableLabellings = 3e6;
+
+// The p-value of the studentized permutation test (Neubert and Brunner, 2007): the share of
+// all C(n_x + n_y, n_x) labellings of the pooled values whose studentized Brunner-Munzel
+// statistic T* is at least as extreme as the observed `statistic` (that of `observed`):
+//   less:      T* >= T      (y tends larger, scipy's and R's brunnermunzel meaning)
+//   greater:   T* <= T
+//   two-sided: |T*| >= |T|
+// "At least as extreme" allows a relative 1e-9, so that labellings whose statistic equals the
+// observed one in exact arithmetic always count; a labelling with a vanishing variance
+// estimate has T* = +-infinity (separation) or 0 (all tied), see StudentizedStatistic. The
+// observed labelling always counts, so p > 0.
+// Exact where the enumeration is affordable (see the limits above), otherwise seeded Monte
+// Carlo with Besag and Clifford's (1991) sequential stop: labellings are drawn uniformly until
+// 100 of them are at least as extreme (p = 100 / draws) or the draws run out with k < 100
+// extreme (p = (k + 1) / (draws + 1)). Both are valid p-values: P(p <= a) <= a under the null.
+// Untied samples of one size share their draws, which are kept per (n_x, n_y, draws, seed).
+PermutationPValue studentized_permutation_p(const TiedLabelling& observed, double statistic,
+                                            Alternative alternative, const PermutationOptions& options = {});
+
+}  // namespace isobench::stats
