@@ -80,21 +80,23 @@ std::vector<double> logs(std::span<const double> values, const char* name) {
   return out;
 }
 
-// Largest k with P(U <= k-1) <= tail (0 when even k = 1 fails).
-std::uint64_t interval_rank(std::size_t n, std::size_t m, double tail) {
+}  // namespace
+
+std::uint64_t hodges_lehmann_interval_rank(std::size_t n, std::size_t m, double confidence) {
+  // Largest k with P(U <= k-1) <= tail (0 when even k = 1 fails).
+  const double tail = (1 - confidence) / 2;
+  const std::uint64_t pairs_half = static_cast<std::uint64_t>(n) * m / 2;
   if (MannWhitneyUDistribution::affordable(n, m, 2e7)) {
     const MannWhitneyUDistribution distribution(n, m);
     std::uint64_t k = 0;
     while (k <= distribution.max_u() && distribution.cdf(k) <= tail) ++k;
-    return k;
+    return std::min(k, pairs_half);
   }
   const double nm = static_cast<double>(n) * static_cast<double>(m);
   const double z = boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), tail));
   const double k = std::round(nm / 2 - z * std::sqrt(nm * static_cast<double>(n + m + 1) / 12));
-  return k < 0 ? 0 : static_cast<std::uint64_t>(k);
+  return k < 0 ? 0 : std::min(static_cast<std::uint64_t>(k), pairs_half);
 }
-
-}  // namespace
 
 HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
                                         std::span<const double> candidate, double confidence) {
@@ -108,7 +110,7 @@ HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
       pairs % 2 == 1 ? differences.order_statistic(pairs / 2 + 1)
                      : 0.5 * (differences.order_statistic(pairs / 2) + differences.order_statistic(pairs / 2 + 1));
   result.ratio = std::exp(middle);
-  const std::uint64_t k = std::min(interval_rank(baseline.size(), candidate.size(), (1 - confidence) / 2), pairs / 2);
+  const std::uint64_t k = hodges_lehmann_interval_rank(baseline.size(), candidate.size(), confidence);
   if (k == 0) {
     result.lo = 0;
     result.hi = std::numeric_limits<double>::infinity();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace isobench::stats {
@@ -22,6 +24,11 @@ struct HodgesLehmannRatio {
 
 // Throws std::invalid_argument for an empty sample, a value that is not > 0 and finite, or a
 // confidence outside (0, 1).
+// The k above for n and m values per side (capped at n m / 2): the interval is the k-th
+// smallest to the k-th largest pairwise difference, and 0 means it is [0, +inf]: no sample of
+// that size can bound the ratio, whatever its values.
+std::uint64_t hodges_lehmann_interval_rank(std::size_t n, std::size_t m, double confidence);
+
 HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
                                         std::span<const double> candidate,
                                         double confidence = 0.95);

@@ -5,23 +5,52 @@
 #include <stdexcept>
 
 #include "stats/brunner_munzel.hpp"
+#include "stats/hodges_lehmann.hpp"
 #include "stats/random.hpp"
+#include "stats/verdict.hpp"
 
 namespace isobench::stats {
+namespace {
 
-double slowdown_power(std::span<const double> pilot, double delta, std::size_t n,
-                      const PowerOptions& options) {
+void check_pilot(std::span<const double> pilot, std::size_t n) {
   if (pilot.size() < 2) throw std::invalid_argument("slowdown_power: the pilot needs at least 2 values");
   if (n < 2) throw std::invalid_argument("slowdown_power: n must be at least 2");
+}
+
+// One resampled value: a pilot value, moved by a relative jitter in [0, 1e-9) (see power.hpp).
+double resampled(std::span<const double> pilot, std::mt19937_64& engine) {
+  const double v = pilot[uniform_below(engine, pilot.size())];
+  const double unit = static_cast<double>(engine() >> 11) * 0x1.0p-53;
+  return v * (1 + 1e-9 * unit);
+}
+
+bool detected(std::span<const double> baseline, std::span<const double> candidate, const PowerOptions& options) {
+  PermutationOptions permutation;
+  if (!options.verdict) {
+    permutation.resolution = options.alpha;
+    const auto r = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
+    return r.p_value < options.alpha && r.relative_effect > 0.5;
+  }
+  const VerdictRule& rule = *options.verdict;
+  const double m = static_cast<double>(rule.instances);
+  permutation.resolution = options.alpha / m;
+  const double p = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
+  const auto hl = hodges_lehmann_ratio(baseline, candidate, rule.confidence);
+  return decide({hl.lo, hl.hi, std::min(1.0, m * p), options.alpha, rule.threshold}) == Verdict::slower;
+}
+
+}  // namespace
+
+double slowdown_power(std::span<const double> pilot, double delta, std::size_t n, const PowerOptions& options) {
+  check_pilot(pilot, n);
   if (options.repetitions == 0) throw std::invalid_argument("slowdown_power: zero repetitions");
   std::mt19937_64 engine(options.seed);
   std::vector<double> baseline(n), candidate(n);
   std::size_t detections = 0;
   for (std::size_t rep = 0; rep < options.repetitions; ++rep) {
-    for (double& v : baseline) v = pilot[uniform_below(engine, pilot.size())];
-    for (double& v : candidate) v = pilot[uniform_below(engine, pilot.size())] * (1 + delta);
-    const BrunnerMunzelResult r = brunner_munzel(baseline, candidate);
-    if (r.p_value < options.alpha && r.relative_effect > 0.5) ++detections;
+    for (double& v : baseline) v = resampled(pilot, engine);
+    for (double& v : candidate) v = resampled(pilot, engine) * (1 + delta);
+    if (detected(baseline, candidate, options)) ++detections;
   }
   return static_cast<double>(detections) / static_cast<double>(options.repetitions);
 }
@@ -60,6 +89,36 @@ SampleSizeResult sample_size_for_power(std::span<const double> pilot, double del
   std::sort(result.curve.begin(), result.curve.end(),
             [](const PowerPoint& a, const PowerPoint& b) { return a.n < b.n; });
   return result;
+}
+
+SequentialPower sequential_slowdown_power(std::span<const double> pilot, double delta,
+                                          const SequentialDesign& design, double threshold,
+                                          std::size_t repetitions, std::uint64_t seed) {
+  check_pilot(pilot, design.looks.front().n);
+  if (repetitions == 0) throw std::invalid_argument("sequential_slowdown_power: zero repetitions");
+  std::mt19937_64 engine(seed);
+  const std::size_t most = design.looks.back().n;
+  std::vector<double> baseline(most), candidate(most);
+  SequentialPower r;
+  for (std::size_t rep = 0; rep < repetitions; ++rep) {
+    for (double& v : baseline) v = resampled(pilot, engine);
+    for (double& v : candidate) v = resampled(pilot, engine) * (1 + delta);
+    for (std::size_t look = 0; look < design.looks.size(); ++look) {
+      const LookDecision d = decide_at_look(design, look, baseline, candidate, threshold);
+      if (!d.stop) continue;
+      r.slower += d.verdict == Verdict::slower;
+      r.faster += d.verdict == Verdict::faster;
+      r.same += d.verdict == Verdict::same;
+      r.mean_samples += static_cast<double>(design.looks[look].n);
+      break;
+    }
+  }
+  const double reps = static_cast<double>(repetitions);
+  r.slower /= reps;
+  r.faster /= reps;
+  r.same /= reps;
+  r.mean_samples /= reps;
+  return r;
 }
 
 }  // namespace isobench::stats

@@ -2,22 +2,40 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "stats/sequential_design.hpp"
+
 namespace isobench::stats {
+
+// The verdict compare ships, as a detection rule: SLOWER needs Holm's adjusted p below alpha and
+// the Hodges-Lehmann interval (at `confidence`) wholly above 1 + threshold. One instance
+// simulated alone cannot know the other instances' p-values, so Holm's factor is taken at its
+// largest, m (the factor of the smallest p): the power of that instance when it is the only
+// one that changed, and a lower bound otherwise.
+struct VerdictRule {
+  double threshold = 0.02;
+  double confidence = 0.95;
+  std::size_t instances = 1;
+};
 
 struct PowerOptions {
   double alpha = 0.001;
   std::size_t repetitions = 1000;  // simulated comparisons per (delta, n)
   std::uint64_t seed = 20261129;
+  // Unset: the raw test, two-sided Brunner-Munzel p < alpha with the candidate tending larger.
+  std::optional<VerdictRule> verdict;
 };
 
-// Power of the two-sided Brunner-Munzel test (Student t; permutation p at separation) to
-// detect a slowdown of `delta` (0.05 = 5%) with n samples per side: each repetition draws n
-// values with replacement from the pilot for the baseline and n more, multiplied by 1+delta,
-// for the candidate; a detection is p < alpha with the candidate tending larger. The same seed
-// gives the same draws for every delta and n (common random numbers), so curves are smooth.
+// Power to detect a slowdown of `delta` (0.05 = 5%) with n samples per side: each repetition
+// draws n values with replacement from the pilot for the baseline and n more, multiplied by
+// 1+delta, for the candidate, and applies the rule of `options`. Resampling a finite pilot
+// repeats values that new measurements would not repeat, so every drawn value is also moved by
+// a relative jitter below 1e-9 (far below any timing noise): the test sees untied samples, as
+// it would on new measurements, and takes its per-size permutation tables. The same seed gives
+// the same draws for every delta and n (common random numbers), so curves are smooth.
 // Throws std::invalid_argument for a pilot of fewer than 2 values, n < 2 or zero repetitions.
 double slowdown_power(std::span<const double> pilot, double delta, std::size_t n,
                       const PowerOptions& options = {});
@@ -38,5 +56,19 @@ struct SampleSizeResult {
 SampleSizeResult sample_size_for_power(std::span<const double> pilot, double delta = 0.05,
                                        double target = 0.90, std::size_t max_n = 512,
                                        const PowerOptions& options = {});
+
+// The sequential rule (sequential_design.hpp) on simulated sequences, drawn as for
+// slowdown_power up to the design's last look: the share of instances it stops SLOWER (power;
+// with delta = 0 the false-positive rate, FASTER counting too), SAME, and the mean samples per
+// side it took.
+struct SequentialPower {
+  double slower = 0;
+  double faster = 0;
+  double same = 0;
+  double mean_samples = 0;
+};
+SequentialPower sequential_slowdown_power(std::span<const double> pilot, double delta,
+                                          const SequentialDesign& design, double threshold,
+                                          std::size_t repetitions = 1000, std::uint64_t seed = 20261129);
 
 }  // namespace isobench::stats

@@ -168,10 +168,11 @@ struct TableKey {
   }
 };
 
+template <class Value>
 class TableCache {
  public:
   template <class Build>
-  std::shared_ptr<const std::vector<double>> get(const TableKey& key, Build&& build) {
+  std::shared_ptr<const std::vector<Value>> get(const TableKey& key, Build&& build) {
     {
       std::lock_guard lock(mutex_);
       for (auto it = entries_.begin(); it != entries_.end(); ++it)
@@ -180,12 +181,12 @@ class TableCache {
           return it->second;
         }
     }
-    auto table = std::make_shared<const std::vector<double>>(build());
+    auto table = std::make_shared<const std::vector<Value>>(build());
     std::lock_guard lock(mutex_);
     entries_.emplace_front(key, table);
     std::size_t bytes = 0;
     for (auto it = entries_.begin(); it != entries_.end();) {
-      bytes += it->second->size() * sizeof(double);
+      bytes += it->second->size() * sizeof(Value);
       if (bytes > kBudgetBytes && it != entries_.begin())
         it = entries_.erase(it);
       else
@@ -195,13 +196,20 @@ class TableCache {
   }
 
  private:
-  static constexpr std::size_t kBudgetBytes = 96u << 20;
+  static constexpr std::size_t kBudgetBytes = 64u << 20;
   std::mutex mutex_;
-  std::list<std::pair<TableKey, std::shared_ptr<const std::vector<double>>>> entries_;
+  std::list<std::pair<TableKey, std::shared_ptr<const std::vector<Value>>>> entries_;
 };
 
-TableCache& tables() {
-  static TableCache cache;
+// Exact tables hold every labelling's statistic (ties between them matter); Monte Carlo tables
+// hold draws, kept as float: 4 million of them in 16 MB, and a relative 1e-7 is far below what
+// separates the statistics that decide a p-value.
+TableCache<double>& exact_tables() {
+  static TableCache<double> cache;
+  return cache;
+}
+TableCache<float>& drawn_tables() {
+  static TableCache<float> cache;
   return cache;
 }
 
@@ -209,7 +217,7 @@ constexpr std::size_t kStopAfterExtreme = 100;
 
 std::size_t draws_for(double resolution) {
   if (!(resolution > 0)) return 4'000'000;
-  return static_cast<std::size_t>(std::clamp(std::ceil(10 / resolution), 1e4, 4e6));
+  return static_cast<std::size_t>(std::clamp(std::ceil(100 / resolution), 1e4, 4e6));
 }
 
 // Besag-Clifford over a sequence of drawn statistics.
@@ -252,7 +260,7 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
   const bool untied = observed.untied();
 
   if (untied && labellings <= kExactTableLabellings) {
-    const auto table = tables().get({observed.n_x, observed.n_y, true, 0, 0}, [&] {
+    const auto table = exact_tables().get({observed.n_x, observed.n_y, true, 0, 0}, [&] {
       std::vector<double> t;
       t.reserve(static_cast<std::size_t>(labellings));
       enumerate(observed, [&](double s, double) { t.push_back(s); });
@@ -273,14 +281,17 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
 
   const std::size_t draws = draws_for(options.resolution);
   if (untied) {
-    const auto table = tables().get({observed.n_x, observed.n_y, false, draws, options.seed}, [&] {
+    const auto table = drawn_tables().get({observed.n_x, observed.n_y, false, draws, options.seed}, [&] {
       LabellingDraws source(observed, options.seed);
-      std::vector<double> t(draws);
-      for (double& s : t) s = source.next();
+      std::vector<float> t(draws);
+      for (float& s : t) s = static_cast<float>(source.next());
       return t;
     });
+    // Compared as stored: the observed statistic rounded to float like the draws, so a draw
+    // equal to it counts.
+    const Extremeness rounded(static_cast<float>(statistic), alternative);
     std::size_t b = 0;
-    return sequential_monte_carlo(extreme, draws, [&] { return (*table)[b++]; });
+    return sequential_monte_carlo(rounded, draws, [&] { return static_cast<double>((*table)[b++]); });
   }
   LabellingDraws source(observed, options.seed);
   return sequential_monte_carlo(extreme, draws, [&] { return source.next(); });

@@ -1,0 +1,80 @@
+#include "stats/sequential_design.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "stats/brunner_munzel.hpp"
+#include "stats/verdict_feasibility.hpp"
+
+namespace isobench::stats {
+namespace {
+
+double spent(SpendingFunction spending, double alpha, double t) {
+  if (t <= 0) return 0;
+  if (spending == SpendingFunction::pocock) return alpha * std::log(1 + (std::exp(1.0) - 1) * std::min(t, 1.0));
+  const boost::math::normal_distribution<double> normal;
+  const double z = boost::math::quantile(boost::math::complement(normal, alpha / 2));
+  return std::min(alpha, 2 * boost::math::cdf(boost::math::complement(normal, z / std::sqrt(std::min(t, 1.0)))));
+}
+
+}  // namespace
+
+SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha, std::size_t instances,
+                                   SpendingFunction spending, double confidence) {
+  if (looks.empty()) throw std::invalid_argument("sequential_design: no looks");
+  for (std::size_t k = 0; k < looks.size(); ++k) {
+    if (looks[k] < 2) throw std::invalid_argument("sequential_design: a look at fewer than 2 samples per side");
+    if (k > 0 && looks[k] <= looks[k - 1])
+      throw std::invalid_argument("sequential_design: looks must be strictly ascending (" +
+                                  std::to_string(looks[k - 1]) + " then " + std::to_string(looks[k]) + ")");
+  }
+  if (instances == 0) throw std::invalid_argument("sequential_design: no instances");
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("sequential_design: alpha must lie in (0, 1)");
+  if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("sequential_design: confidence must lie in (0, 1)");
+  SequentialDesign d;
+  d.alpha = alpha;
+  d.instances = instances;
+  d.confidence = confidence;
+  d.look_confidence = 1 - (1 - confidence) / static_cast<double>(looks.size());
+  d.spending = spending;
+  const double last = static_cast<double>(looks.back());
+  const double m = static_cast<double>(instances);
+  double used = 0;  // over all instances, by the looks so far
+  for (std::size_t n : looks) {
+    SequentialLook look;
+    look.n = n;
+    look.cumulative = spent(spending, alpha, static_cast<double>(n) / last);
+    const double level = (look.cumulative - used) / m;
+    // A look that cannot reject whatever the data spends nothing; what it had goes on to the next.
+    if (level > 0 && verdict_feasibility(n, n, level, 1, d.look_confidence).reachable) {
+      look.alpha = level;
+      used += level * m;
+    }
+    d.looks.push_back(look);
+  }
+  return d;
+}
+
+LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, std::span<const double> baseline,
+                            std::span<const double> candidate, double threshold) {
+  if (look >= design.looks.size()) throw std::invalid_argument("decide_at_look: no such look");
+  const SequentialLook& at = design.looks[look];
+  if (baseline.size() < at.n || candidate.size() < at.n)
+    throw std::invalid_argument("decide_at_look: look " + std::to_string(look) + " needs " + std::to_string(at.n) +
+                                " samples per side, has " + std::to_string(std::min(baseline.size(), candidate.size())));
+  const auto a = baseline.first(at.n), b = candidate.first(at.n);
+  LookDecision d;
+  PermutationOptions permutation;
+  permutation.resolution = at.alpha > 0 ? at.alpha : design.alpha / static_cast<double>(design.instances);
+  d.p_value = brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
+  d.ratio = hodges_lehmann_ratio(a, b, design.look_confidence);
+  // A look that cannot reject has level 0: p < 0 never holds, so it can only say SAME.
+  d.verdict = decide({d.ratio.lo, d.ratio.hi, d.p_value, at.alpha, threshold});
+  d.stop = d.verdict != Verdict::uncertain || look + 1 == design.looks.size();
+  return d;
+}
+
+}  // namespace isobench::stats

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "stats/hodges_lehmann.hpp"
+#include "stats/verdict.hpp"
+
+namespace isobench::stats {
+
+// Sequential sampling: look at the samples at planned counts per side (8, 12, 16, 24, 32, ...)
+// and stop an instance at the first look whose verdict is SLOWER, FASTER or SAME.
+//
+// Looking repeatedly inflates the false-positive rate (a Brunner-Munzel t-test at alpha 0.001 at
+// every look flagged 0.38% of A/A instances). Here the overall level is spent across looks
+// (Lan and DeMets): a spending function alpha(t) says how much of alpha may be used by the
+// information fraction t = n_k / n_K, and look k gets what alpha(t_k) adds to the looks before
+// it, divided by the number of instances m. Every look's test is the permutation test of
+// brunner_munzel(), valid at its own n, so by the union bound over instances and looks
+//   P(any false SLOWER or FASTER anywhere) <= sum over looks and instances of their levels = alpha,
+// whatever the correlation between looks (which makes this conservative: the looks share
+// samples). A look at which even complete separation cannot get below its level (small n,
+// tiny level) spends nothing: its share passes on to the next look.
+// SAME stops too, and a false SAME (the interval inside the floor while the true change lies
+// beyond it) is guarded the same way: every look's Hodges-Lehmann interval has confidence
+// 1 - (1 - c) / K for K looks, so P(a false SAME at any look) <= (1 - c) / 2, as at one look.
+enum class SpendingFunction {
+  obrien_fleming,  // 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)): almost nothing early, most at the end
+  pocock,          // alpha ln(1 + (e - 1) t): spread evenly, for early stops
+};
+
+struct SequentialLook {
+  std::size_t n = 0;         // samples per side at this look
+  double alpha = 0;          // nominal two-sided level per instance (0: this look cannot reject)
+  double cumulative = 0;     // alpha(t_k): spending allowed up to this look, over all instances
+};
+
+struct SequentialDesign {
+  std::vector<SequentialLook> looks;
+  double alpha = 0.001;
+  std::size_t instances = 1;
+  double confidence = 0.95;           // the verdict's, over all looks
+  double look_confidence = 0.95;      // each look's interval: 1 - (1 - confidence) / K
+  SpendingFunction spending = SpendingFunction::pocock;
+};
+
+// looks: ascending sample counts per side, each >= 2. Throws std::invalid_argument for no
+// looks, a count below 2, counts not strictly ascending, m = 0, or alpha or confidence
+// outside (0, 1).
+SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha, std::size_t instances,
+                                   SpendingFunction spending = SpendingFunction::pocock, double confidence = 0.95);
+
+struct LookDecision {
+  bool stop = false;  // SLOWER, FASTER or SAME, or the last look
+  Verdict verdict = Verdict::uncertain;
+  double p_value = 1;  // two-sided permutation p of this look's samples
+  HodgesLehmannRatio ratio;
+};
+
+// The decision at look `look` (an index into design.looks) from the samples so far: the first
+// design.looks[look].n of each side are used (more may have arrived; fewer throws
+// std::invalid_argument). threshold is the verdict's noise floor (0.02 = 2%).
+LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, std::span<const double> baseline,
+                            std::span<const double> candidate, double threshold = 0.02);
+
+}  // namespace isobench::stats

@@ -1,0 +1,94 @@
+#include "stats/sequential_design.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <vector>
+
+using namespace isobench::stats;
+
+namespace {
+const std::vector<std::size_t> kLooks = {8, 12, 16, 24, 32};
+
+// n values: 1, 1+step, 1+2 step, ... times `scale`, interleaved so that two sides overlap.
+std::vector<double> ramp(std::size_t n, double scale, double step) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * (1 + step * static_cast<double>((i * 7) % n));
+  return v;
+}
+}  // namespace
+
+TEST_SUITE("sequential_design") {
+  TEST_CASE("Pocock spending at looks 8..32, one instance: every look gets its increment") {
+    // alpha ln(1 + (e - 1) t) at t = 8/32, 12/32, 16/32, 24/32, 1 (computed by hand with a
+    // Python's math.log, apart from the C++): 3.5737e-4, 4.9735e-4, 6.2011e-4, 8.2799e-4, 1e-3.
+    const auto d = sequential_design(kLooks, 0.001, 1, SpendingFunction::pocock);
+    REQUIRE(d.looks.size() == 5);
+    const double cumulative[] = {3.5737402e-4, 4.9734863e-4, 6.2011451e-4, 8.2798894e-4, 1e-3};
+    double previous = 0, sum = 0;
+    for (std::size_t k = 0; k < 5; ++k) {
+      CAPTURE(k);
+      CHECK(d.looks[k].n == kLooks[k]);
+      CHECK(d.looks[k].cumulative == doctest::Approx(cumulative[k]).epsilon(1e-6));
+      CHECK(d.looks[k].alpha == doctest::Approx(cumulative[k] - previous).epsilon(1e-6));
+      previous = cumulative[k];
+      sum += d.looks[k].alpha;
+    }
+    CHECK(sum == doctest::Approx(0.001).epsilon(1e-12));
+    CHECK(d.look_confidence == doctest::Approx(0.99));
+  }
+
+  TEST_CASE("a look that cannot reject passes its share on; m instances divide each level") {
+    // Nine instances: at n = 8 the level would be 3.5737e-4 / 9 = 3.97e-5, below separation's
+    // 2 / 12870 = 1.55e-4, so look 0 spends nothing and look 1 gets all of 4.9735e-4 / 9.
+    const auto d = sequential_design(kLooks, 0.001, 9, SpendingFunction::pocock);
+    CHECK(d.looks[0].alpha == 0);
+    CHECK(d.looks[1].alpha == doctest::Approx(4.9734863e-4 / 9).epsilon(1e-6));
+    double sum = 0;
+    for (const auto& look : d.looks) sum += look.alpha * 9;
+    CHECK(sum == doctest::Approx(0.001).epsilon(1e-12));
+    // O'Brien-Fleming: 2 - 2 Phi(3.2905 / sqrt(t)) is 4.67e-11 at t = 1/4, 7.73e-8 at 3/8,
+    // 3.26e-6 at 1/2, 1.449e-4 at 3/4 (Python's statistics.NormalDist): the first two looks cannot reject
+    // one instance at n = 8 or 12 (2 / 2704156 = 7.4e-7 > 7.73e-8).
+    const auto f = sequential_design(kLooks, 0.001, 1, SpendingFunction::obrien_fleming);
+    CHECK(f.looks[0].alpha == 0);
+    CHECK(f.looks[1].alpha == 0);
+    CHECK(f.looks[2].alpha == doctest::Approx(3.2633568e-6).epsilon(1e-5));
+    CHECK(f.looks[3].alpha == doctest::Approx(1.4494562e-4 - 3.2633568e-6).epsilon(1e-5));
+    CHECK(f.looks[4].alpha == doctest::Approx(0.001 - 1.4494562e-4).epsilon(1e-5));
+  }
+
+  TEST_CASE("decisions: separated stops SLOWER, a tight match stops SAME, noise goes on") {
+    const auto d = sequential_design(kLooks, 0.001, 1);
+    // 20% slower and 1% spread: complete separation at n = 8, p = 1.55e-4 < 3.57e-4.
+    const auto slow = decide_at_look(d, 0, ramp(32, 1.0, 0.001), ramp(32, 1.2, 0.001));
+    CHECK(slow.stop);
+    CHECK(slow.verdict == Verdict::slower);
+    CHECK(slow.p_value == doctest::Approx(2.0 / 12870));
+    // The same values on both sides with 0.1% spread: the interval lies inside the 2% floor.
+    const auto same = decide_at_look(d, 0, ramp(32, 1.0, 0.0001), ramp(32, 1.0, 0.0001));
+    CHECK(same.stop);
+    CHECK(same.verdict == Verdict::same);
+    // 30% spread: nothing can be told at n = 8, so sampling goes on; at the last look it stops.
+    const auto wide_a = ramp(32, 1.0, 0.01), wide_b = ramp(32, 1.02, 0.01);
+    const auto early = decide_at_look(d, 0, wide_a, wide_b);
+    CHECK_FALSE(early.stop);
+    CHECK(early.verdict == Verdict::uncertain);
+    const auto last = decide_at_look(d, 4, wide_a, wide_b);
+    CHECK(last.stop);
+    CHECK(last.verdict == Verdict::uncertain);
+    // A look that cannot reject can still say SAME, never SLOWER.
+    const auto nine = sequential_design(kLooks, 0.001, 9);
+    CHECK(decide_at_look(nine, 0, ramp(32, 1.0, 0.001), ramp(32, 1.2, 0.001)).verdict == Verdict::uncertain);
+  }
+
+  TEST_CASE("bad designs and looks throw") {
+    CHECK_THROWS_AS(sequential_design({}, 0.001, 1), std::invalid_argument);
+    CHECK_THROWS_AS(sequential_design({8, 8}, 0.001, 1), std::invalid_argument);
+    CHECK_THROWS_AS(sequential_design({1, 8}, 0.001, 1), std::invalid_argument);
+    CHECK_THROWS_AS(sequential_design({8, 12}, 0.001, 0), std::invalid_argument);
+    const auto d = sequential_design({8, 12}, 0.001, 1);
+    CHECK_THROWS_AS(decide_at_look(d, 2, ramp(12, 1, 0.01), ramp(12, 1, 0.01)), std::invalid_argument);
+    CHECK_THROWS_AS(decide_at_look(d, 1, ramp(11, 1, 0.01), ramp(12, 1, 0.01)), std::invalid_argument);
+  }
+}
