@@ -6,6 +6,9 @@
 #include <stdexcept>
 
 #include "stats/brunner_munzel.hpp"
+#include "stats/hodges_lehmann.hpp"
+#include "stats/multiple_testing.hpp"
+#include "stats/verdict.hpp"
 
 namespace isobench::orchestrator::calibration {
 
@@ -41,8 +44,8 @@ class RateCounter {
   std::size_t trials_ = 0;
 };
 
-std::vector<double> scaled(const std::vector<double>& v, double factor) {
-  std::vector<double> out(v);
+std::vector<double> scaled(std::span<const double> v, double factor) {
+  std::vector<double> out(v.begin(), v.end());
   for (double& x : out) x *= factor;
   return out;
 }
@@ -74,33 +77,238 @@ std::vector<double> pooled_pilot(const ModeRuns& mode, std::size_t instance) {
   return pilot;
 }
 
+// The raw test as the power simulation runs it: two-sided, its permutation p resolved to the
+// smallest alpha it is read at.
+stats::BrunnerMunzelResult raw_test(std::span<const double> x, std::span<const double> y, double smallest_alpha) {
+  stats::PermutationOptions permutation;
+  permutation.resolution = smallest_alpha;
+  return stats::brunner_munzel(x, y, stats::Alternative::two_sided, stats::BrunnerMunzelDistribution::t, permutation);
+}
+
+RateCell rate_cell(double alpha, std::size_t hits, std::size_t trials, bool with_expected) {
+  RateCell c;
+  c.alpha = alpha;
+  c.hits = hits;
+  c.trials = trials;
+  c.interval = stats::wilson_interval(hits, trials);
+  c.expected = with_expected ? alpha * static_cast<double>(trials) : 0;
+  return c;
+}
+
+using SidePair = std::pair<std::span<const double>, std::span<const double>>;
+
+// The verdicts `compare` gives one sweep, per alpha (then per instance): Holm over the sweep's
+// instances, the Hodges-Lehmann interval, the noise floor.
+std::vector<std::vector<stats::Verdict>> sweep_verdicts(const std::vector<SidePair>& sweep, const AnalysisOptions& o) {
+  const std::size_t m = sweep.size();
+  std::vector<std::vector<stats::Verdict>> out(o.alphas.size());
+  if (m == 0) return out;
+  stats::PermutationOptions permutation;
+  permutation.resolution = *std::min_element(o.alphas.begin(), o.alphas.end()) / static_cast<double>(m);
+  std::vector<double> p(m);
+  std::vector<stats::HodgesLehmannRatio> hl(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    p[i] = stats::brunner_munzel(sweep[i].first, sweep[i].second, stats::Alternative::two_sided,
+                                 stats::BrunnerMunzelDistribution::t, permutation)
+               .p_value;
+    hl[i] = stats::hodges_lehmann_ratio(sweep[i].first, sweep[i].second, o.confidence);
+  }
+  const auto adjusted = stats::holm_adjust(p);
+  for (std::size_t a = 0; a < o.alphas.size(); ++a)
+    for (std::size_t i = 0; i < m; ++i)
+      out[a].push_back(stats::decide({hl[i].lo, hl[i].hi, adjusted[i], o.alphas[a], o.threshold}));
+  return out;
+}
+
+// Counts verdicts over sweeps, per alpha.
+class VerdictCounter {
+ public:
+  explicit VerdictCounter(std::size_t alphas) : comparisons_hits_(alphas, 0), sweep_hits_(alphas, 0) {}
+  // `counts`: the verdicts that are hits (false verdicts for A/A, SLOWER for power).
+  template <class Counts>
+  void add(const std::vector<std::vector<stats::Verdict>>& verdicts, Counts&& counts) {
+    if (verdicts.empty() || verdicts.front().empty()) return;
+    comparisons_ += verdicts.front().size();
+    ++sweeps_;
+    for (std::size_t a = 0; a < verdicts.size(); ++a) {
+      const auto hits = static_cast<std::size_t>(std::count_if(verdicts[a].begin(), verdicts[a].end(), counts));
+      comparisons_hits_[a] += hits;
+      if (hits > 0) ++sweep_hits_[a];
+    }
+  }
+  std::vector<RateCell> per_comparison(const std::vector<double>& alphas, bool with_expected) const {
+    std::vector<RateCell> out;
+    for (std::size_t a = 0; a < alphas.size(); ++a)
+      out.push_back(rate_cell(alphas[a], comparisons_hits_[a], comparisons_, with_expected));
+    return out;
+  }
+  std::vector<RateCell> per_sweep(const std::vector<double>& alphas) const {
+    std::vector<RateCell> out;
+    for (std::size_t a = 0; a < alphas.size(); ++a) out.push_back(rate_cell(alphas[a], sweep_hits_[a], sweeps_, true));
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> comparisons_hits_, sweep_hits_;
+  std::size_t comparisons_ = 0, sweeps_ = 0;
+};
+
+bool is_false_verdict(stats::Verdict v) { return v == stats::Verdict::slower || v == stats::Verdict::faster; }
+bool is_slower(stats::Verdict v) { return v == stats::Verdict::slower; }
+
+VerdictRates verdict_rates(const CalibrationInput& input, const ModeRuns& mode,
+                           const std::vector<std::vector<Comparison>>& sweeps, const AnalysisOptions& o) {
+  const std::size_t n_instances = input.instances.size();
+  VerdictRates v;
+  VerdictCounter aa(o.alphas.size());
+  for (const auto& sweep : sweeps) {
+    std::vector<SidePair> sides;
+    for (const auto& c : sweep) sides.emplace_back(*c.x, *c.y);
+    aa.add(sweep_verdicts(sides, o), is_false_verdict);
+  }
+  v.false_per_comparison = aa.per_comparison(o.alphas, true);
+  v.false_per_sweep = aa.per_sweep(o.alphas);
+
+  for (double delta : o.deltas) {
+    VerdictCounter power(o.alphas.size());
+    for (const auto& sweep : sweeps)
+      for (bool flip : {false, true}) {
+        std::vector<std::vector<double>> slowed;
+        for (const auto& c : sweep) slowed.push_back(scaled(flip ? *c.x : *c.y, 1 + delta));
+        std::vector<SidePair> sides;
+        for (std::size_t i = 0; i < sweep.size(); ++i) sides.emplace_back(flip ? *sweep[i].y : *sweep[i].x, slowed[i]);
+        power.add(sweep_verdicts(sides, o), is_slower);
+      }
+    v.scaled_power.push_back({delta, power.per_comparison(o.alphas, false)});
+  }
+
+  for (const auto& slow : mode.slowdowns) {
+    VerdictCounter power(o.alphas.size());
+    for (const auto& s : slow.runs)
+      for (const auto& b : mode.baseline) {
+        std::vector<SidePair> sides;
+        for (std::size_t inst = 0; inst < n_instances; ++inst)
+          if (b.values[inst][0].size() >= 2 && s.values[inst][0].size() >= 2)
+            sides.emplace_back(b.values[inst][0], s.values[inst][0]);
+        power.add(sweep_verdicts(sides, o), is_slower);
+      }
+    v.real_power.push_back({slow.pct / 100.0, power.per_comparison(o.alphas, false)});
+  }
+
+  stats::PowerOptions power_options;
+  power_options.alpha = o.target_alpha;
+  power_options.repetitions = o.power_repetitions;
+  power_options.seed = o.seed;
+  power_options.verdict = stats::VerdictRule{o.threshold, o.confidence, std::max<std::size_t>(n_instances, 1)};
+  bool all_reached = n_instances > 0;
+  for (std::size_t inst = 0; inst < n_instances; ++inst) {
+    const auto pilot = pooled_pilot(mode, inst);
+    InstanceSampleSize row{input.instances[inst].id, pilot.size(), 0};
+    if (pilot.size() >= 2)
+      row.n = stats::sample_size_for_power(pilot, o.target_delta, o.target_power, o.max_n, power_options).n;
+    all_reached = all_reached && row.n != 0;
+    v.recommended_n = std::max(v.recommended_n, row.n);
+    v.sample_sizes.push_back(row);
+  }
+  if (!all_reached) v.recommended_n = 0;
+  return v;
+}
+
+// The first looks of `design`'s plan that `available` samples per side reach.
+std::vector<std::size_t> looks_within(const std::vector<std::size_t>& looks, std::size_t available) {
+  std::vector<std::size_t> fit;
+  for (std::size_t n : looks)
+    if (n <= available) fit.push_back(n);
+  return fit;
+}
+
+SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const ModeRuns& mode,
+                                           const std::vector<Comparison>& comparisons, const AnalysisOptions& o) {
+  const std::size_t m = std::max<std::size_t>(input.instances.size(), 1);
+  SequentialEvaluation e;
+  e.looks = o.sequential_looks;
+  if (o.sequential_looks.empty()) return e;
+  std::size_t hits = 0, trials = 0;
+  std::map<std::size_t, stats::SequentialDesign> designs;  // by the number of looks that fit
+  for (const auto& c : comparisons) {
+    const auto fit = looks_within(o.sequential_looks, std::min(c.x->size(), c.y->size()));
+    if (fit.empty()) continue;
+    e.measured_looks = std::max(e.measured_looks, fit.size());
+    auto it = designs.find(fit.size());
+    if (it == designs.end())
+      it = designs.emplace(fit.size(), stats::sequential_design(fit, o.target_alpha, m, stats::SpendingFunction::pocock,
+                                                               o.confidence))
+               .first;
+    for (std::size_t look = 0; look < fit.size(); ++look) {
+      const auto d = stats::decide_at_look(it->second, look, *c.x, *c.y, o.threshold);
+      if (!d.stop) continue;
+      hits += is_false_verdict(d.verdict);
+      break;
+    }
+    ++trials;
+  }
+  e.measured_false = rate_cell(o.target_alpha, hits, trials, true);
+
+  const auto design = stats::sequential_design(o.sequential_looks, o.target_alpha, m, stats::SpendingFunction::pocock,
+                                               o.confidence);
+  for (std::size_t inst = 0; inst < input.instances.size(); ++inst) {
+    const auto pilot = pooled_pilot(mode, inst);
+    if (pilot.size() < 2) continue;
+    const auto aa = stats::sequential_slowdown_power(pilot, 0.0, design, o.threshold, o.power_repetitions, o.seed);
+    const auto slow =
+        stats::sequential_slowdown_power(pilot, o.target_delta, design, o.threshold, o.power_repetitions, o.seed);
+    e.simulated_false += aa.slower + aa.faster;
+    e.mean_samples_aa += aa.mean_samples;
+    e.power += slow.slower;
+    e.mean_samples += slow.mean_samples;
+    ++e.simulated_instances;
+  }
+  if (e.simulated_instances > 0) {
+    const double k = static_cast<double>(e.simulated_instances);
+    e.simulated_false /= k;
+    e.mean_samples_aa /= k;
+    e.power /= k;
+    e.mean_samples /= k;
+  }
+  return e;
+}
+
 }  // namespace
+
+std::vector<std::vector<Comparison>> aa_sweeps(const ModeRuns& mode, std::size_t n_instances, std::size_t* skipped) {
+  std::vector<std::vector<Comparison>> sweeps;
+  std::size_t dropped = 0;
+  auto add = [&](const RunData& a, int side_a, const RunData& b, int side_b) {
+    std::vector<Comparison> sweep;
+    for (std::size_t inst = 0; inst < n_instances; ++inst) {
+      const auto& x = a.values[inst][side_a];
+      const auto& y = b.values[inst][side_b];
+      if (x.size() < 2 || y.size() < 2)
+        ++dropped;
+      else
+        sweep.push_back({inst, &x, &y});
+    }
+    sweeps.push_back(std::move(sweep));
+  };
+  for (const auto& run : mode.baseline) check_shape(run, n_instances, mode.mode);
+  if (mode.within_run) {
+    for (const auto& run : mode.baseline) add(run, 0, run, 1);
+  } else {
+    for (std::size_t i = 0; i < mode.baseline.size(); ++i)
+      for (std::size_t j = i + 1; j < mode.baseline.size(); ++j) add(mode.baseline[i], 0, mode.baseline[j], 0);
+  }
+  if (skipped) *skipped = dropped;
+  return sweeps;
+}
 
 std::vector<Comparison> aa_comparisons(const ModeRuns& mode, std::size_t n_instances, std::size_t* skipped) {
   std::vector<Comparison> out;
-  std::size_t dropped = 0;
-  auto add = [&](std::size_t instance, const std::vector<double>& x, const std::vector<double>& y) {
-    if (x.size() < 2 || y.size() < 2)
-      ++dropped;
-    else
-      out.push_back({instance, &x, &y});
-  };
-  for (const auto& run : mode.baseline) check_shape(run, n_instances, mode.mode);
-  for (std::size_t inst = 0; inst < n_instances; ++inst) {
-    if (mode.within_run) {
-      for (const auto& run : mode.baseline) add(inst, run.values[inst][0], run.values[inst][1]);
-    } else {
-      for (std::size_t i = 0; i < mode.baseline.size(); ++i)
-        for (std::size_t j = i + 1; j < mode.baseline.size(); ++j)
-          add(inst, mode.baseline[i].values[inst][0], mode.baseline[j].values[inst][0]);
-    }
-  }
-  if (skipped) *skipped = dropped;
+  for (auto& sweep : aa_sweeps(mode, n_instances, skipped)) out.insert(out.end(), sweep.begin(), sweep.end());
   return out;
 }
 
 bool slowdown_detected(const std::vector<double>& x, const std::vector<double>& y, double alpha) {
-  const auto r = stats::brunner_munzel(x, y);
+  const auto r = raw_test(x, y, alpha);
   return r.p_value < alpha && r.relative_effect > 0.5;
 }
 
@@ -132,7 +340,10 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     m.variant = mode.variant;
     m.within_run = mode.within_run;
     m.runs = mode.baseline.size();
-    const auto comparisons = aa_comparisons(mode, n_instances, &m.skipped_comparisons);
+    const auto sweeps = aa_sweeps(mode, n_instances, &m.skipped_comparisons);
+    std::vector<Comparison> comparisons;
+    for (const auto& sweep : sweeps) comparisons.insert(comparisons.end(), sweep.begin(), sweep.end());
+    const double smallest_alpha = *std::min_element(options.alphas.begin(), options.alphas.end());
 
     // False positives: two-sided, either direction counts.
     RateCounter all(options.alphas);
@@ -141,7 +352,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     for (const auto& c : comparisons) {
       const std::size_t smaller = std::min(c.x->size(), c.y->size());
       m.samples_per_side = m.samples_per_side == 0 ? smaller : std::min(m.samples_per_side, smaller);
-      const double p = stats::brunner_munzel(*c.x, *c.y).p_value;
+      const double p = raw_test(*c.x, *c.y, smallest_alpha).p_value;
       all.add(p);
       by_family.at(input.instances[c.instance].family).add(p);
     }
@@ -154,7 +365,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
       RateCounter counter(options.alphas);
       for (const auto& c : comparisons) {
         for (const auto& [x, y] : {std::pair{c.x, c.y}, std::pair{c.y, c.x}}) {
-          const auto r = stats::brunner_munzel(*x, scaled(*y, 1 + delta));
+          const auto r = raw_test(*x, scaled(*y, 1 + delta), smallest_alpha);
           counter.add(r.p_value, r.relative_effect > 0.5);
         }
       }
@@ -171,7 +382,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
             const auto& x = b.values[inst][0];
             const auto& y = s.values[inst][0];
             if (x.size() < 2 || y.size() < 2) continue;
-            const auto r = stats::brunner_munzel(x, y);
+            const auto r = raw_test(x, y, smallest_alpha);
             counter.add(r.p_value, r.relative_effect > 0.5);
           }
       m.real_power.push_back({slow.pct / 100.0, counter.cells(false)});
@@ -202,6 +413,8 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
       for (std::size_t g = 0; g < grid.size(); ++g)
         m.power_curve.push_back({grid[g], curve_sum[g] / static_cast<double>(curve_instances)});
 
+    m.verdict = verdict_rates(input, mode, sweeps, options);
+    m.sequential = sequential_evaluation(input, mode, comparisons, options);
     m.cost = cost_of(mode.baseline);
     result.modes.push_back(std::move(m));
   }
@@ -232,6 +445,39 @@ nlohmann::json power_json(const std::vector<DeltaPower>& rows) {
   return j;
 }
 
+nlohmann::json sample_sizes_json(const std::vector<InstanceSampleSize>& rows) {
+  auto sizes = nlohmann::json::array();
+  for (const auto& s : rows)
+    sizes.push_back({{"instance", s.id}, {"pilot_size", s.pilot_size}, {"n", s.n == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.n)}});
+  return sizes;
+}
+
+nlohmann::json verdict_json(const ModeResult& m, const AnalysisOptions& o) {
+  const auto& v = m.verdict;
+  return {{"rule", "compare's verdict: Holm over the sweep's instances, Hodges-Lehmann interval, noise floor"},
+          {"threshold", o.threshold},
+          {"confidence", o.confidence},
+          {"false_per_comparison", cells_json(v.false_per_comparison, true)},
+          {"false_per_sweep", cells_json(v.false_per_sweep, true)},
+          {"scaled_power", power_json(v.scaled_power)},
+          {"real_power", m.within_run ? nlohmann::json(nullptr) : power_json(v.real_power)},
+          {"sample_size",
+           {{"recommended_n", v.recommended_n == 0 ? nlohmann::json(nullptr) : nlohmann::json(v.recommended_n)},
+            {"instances", sample_sizes_json(v.sample_sizes)}}}};
+}
+
+nlohmann::json sequential_json(const SequentialEvaluation& e) {
+  return {{"looks", e.looks},
+          {"spending", "pocock"},
+          {"measured", {{"looks_reached", e.measured_looks}, {"false", cell_json(e.measured_false, true)}}},
+          {"simulated",
+           {{"instances", e.simulated_instances},
+            {"false_rate", e.simulated_false},
+            {"mean_samples_aa", e.mean_samples_aa},
+            {"power", e.power},
+            {"mean_samples", e.mean_samples}}}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CalibrationResult& result) {
@@ -246,7 +492,10 @@ nlohmann::json to_json(const CalibrationResult& result) {
                         {"target_alpha", o.target_alpha},
                         {"max_n", o.max_n},
                         {"power_repetitions", o.power_repetitions},
-                        {"seed", o.seed}}}};
+                        {"seed", o.seed},
+                        {"threshold", o.threshold},
+                        {"confidence", o.confidence},
+                        {"sequential_looks", o.sequential_looks}}}};
   auto modes = nlohmann::json::array();
   for (const auto& m : result.modes) {
     nlohmann::json mj = {{"mode", m.mode},
@@ -265,14 +514,14 @@ nlohmann::json to_json(const CalibrationResult& result) {
       mj["real_power"] = nullptr;  // one build on both sides: no side can be made slower alone
     else
       mj["real_power"] = power_json(m.real_power);
-    auto sizes = nlohmann::json::array();
-    for (const auto& s : m.sample_sizes)
-      sizes.push_back({{"instance", s.id}, {"pilot_size", s.pilot_size}, {"n", s.n == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.n)}});
+    const auto sizes = sample_sizes_json(m.sample_sizes);
     auto curve = nlohmann::json::array();
     for (const auto& p : m.power_curve) curve.push_back({{"n", p.n}, {"power", p.power}});
     mj["sample_size"] = {{"recommended_n", m.recommended_n == 0 ? nlohmann::json(nullptr) : nlohmann::json(m.recommended_n)},
                          {"instances", sizes},
                          {"power_curve", curve}};
+    mj["verdict"] = verdict_json(m, o);
+    mj["sequential"] = sequential_json(m.sequential);
     mj["cost"] = {{"runs", m.cost.runs},
                   {"wall_seconds", m.cost.wall_seconds},
                   {"samples", m.cost.samples},

@@ -2,8 +2,11 @@
 // What a calibration measures, computed from the samples of its runs: the false-positive rate of
 // A/A comparisons per isolation mode (and per kernel family) with Wilson intervals, the power to
 // detect a slowdown (samples scaled by 1+delta, and real injected slowdowns), the sample count
-// that reaches a target power, and what each mode costs. Pure: no files, no processes, so every
-// number can be checked on constructed samples.
+// that reaches a target power, and what each mode costs. Each is given for the raw test
+// (Brunner-Munzel p < alpha) and for the verdict users get from `compare` (Holm over the sweep's
+// instances, Hodges-Lehmann interval, noise floor), and the sequential rule is evaluated (its
+// A/A rate, power and mean samples per side). Pure: no files, no processes, so every number can
+// be checked on constructed samples.
 
 #include <array>
 #include <cstddef>
@@ -14,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stats/power.hpp"
+#include "stats/sequential_design.hpp"
 #include "stats/wilson_interval.hpp"
 
 namespace isobench::orchestrator::calibration {
@@ -65,6 +69,11 @@ struct AnalysisOptions {
   std::size_t max_n = 512;
   std::size_t power_repetitions = 1000;
   std::uint64_t seed = 20261129;
+  // The verdict rule, as `compare` ships it: noise floor and Hodges-Lehmann confidence.
+  double threshold = 0.02;
+  double confidence = 0.95;
+  // The sequential rule: looks per side (stats/sequential_design.hpp), Pocock spending.
+  std::vector<std::size_t> sequential_looks = {8, 12, 16, 24, 32};
 };
 
 // hits out of trials at one alpha; `expected` = alpha x trials, the count a test that holds its
@@ -93,6 +102,35 @@ struct InstanceSampleSize {
   std::size_t n = 0;  // 0: not reached up to max_n
 };
 
+// The verdict rule on the mode's comparisons, at every alpha: each A/A sweep (a pair of runs, or
+// one ab run) is decided as `compare` decides it, Holm over its instances, so a false verdict is
+// SLOWER or FASTER on identical code; `per_sweep` counts sweeps with at least one (the
+// family-wise rate), `per_comparison` instance comparisons. Power counts SLOWER verdicts of the
+// slowed side, the whole sweep slowed.
+struct VerdictRates {
+  std::vector<RateCell> false_per_comparison;
+  std::vector<RateCell> false_per_sweep;
+  std::vector<DeltaPower> scaled_power;
+  std::vector<DeltaPower> real_power;
+  std::vector<InstanceSampleSize> sample_sizes;  // stats::VerdictRule with m = the sweep's instances
+  std::size_t recommended_n = 0;                 // 0: some instance does not reach the target
+};
+
+// The sequential rule at the target alpha, Bonferroni over the sweep's instances.
+struct SequentialEvaluation {
+  std::vector<std::size_t> looks;
+  // On the measured A/A comparisons, looking only where the samples reach (a design over the
+  // looks that fit, so a run of 12 samples is judged at 8 and 12): false SLOWER/FASTER verdicts.
+  RateCell measured_false;
+  std::size_t measured_looks = 0;  // looks that fit the measured samples
+  // Simulated from each instance's pilot as the sample-size search does, means over instances.
+  double simulated_false = 0;  // A/A: stopped SLOWER or FASTER
+  double power = 0;            // at target_delta: stopped SLOWER
+  double mean_samples = 0;     // per side, at target_delta
+  double mean_samples_aa = 0;  // per side, A/A
+  std::size_t simulated_instances = 0;
+};
+
 struct ModeCost {
   std::size_t runs = 0;
   double wall_seconds = 0;
@@ -116,6 +154,8 @@ struct ModeResult {
   // The n every instance needs (the largest); 0 when some instance does not reach the target.
   std::size_t recommended_n = 0;
   std::vector<stats::PowerPoint> power_curve;  // mean power over instances at target delta/alpha
+  VerdictRates verdict;
+  SequentialEvaluation sequential;
   ModeCost cost;
 };
 
@@ -133,6 +173,11 @@ struct Comparison {
   const std::vector<double>* y = nullptr;
 };
 std::vector<Comparison> aa_comparisons(const ModeRuns& mode, std::size_t n_instances, std::size_t* skipped = nullptr);
+
+// The same comparisons grouped by sweep: one group per pair of runs (per run for `ab`), each
+// holding that sweep's instances (those with at least 2 values a side), as `compare` would see
+// them. Flattened in order, they are aa_comparisons().
+std::vector<std::vector<Comparison>> aa_sweeps(const ModeRuns& mode, std::size_t n_instances, std::size_t* skipped = nullptr);
 
 // A detected slowdown: two-sided Brunner-Munzel p < alpha and y tending larger than x (the same
 // rule as stats::slowdown_power).

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "orchestrator/calibration/svg_chart.hpp"
+#include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator::calibration {
 
@@ -125,13 +126,78 @@ std::string variants_reading(const CalibrationResult& r) {
   return s.str();
 }
 
+std::string verdict_section(const CalibrationResult& r) {
+  const auto& o = r.options;
+  const double a0 = o.target_alpha;
+  std::ostringstream s;
+  s << "\n## Verdicts as `compare` gives them\n\n"
+    << "Each A/A sweep (a pair of runs; one `ab` run) decided as `compare` decides it: Holm over its " << r.instances
+    << " instances, Hodges-Lehmann " << fmt("%g", o.confidence * 100) << "% interval, noise floor "
+    << fmt("%g", o.threshold * 100) << "%, alpha " << alpha_text(a0)
+    << ". A false verdict is SLOWER or FASTER on identical code; power counts SLOWER with the whole sweep "
+       "slowed by delta. The recommended n is the verdict's (Holm's factor for the smallest p, m = "
+    << r.instances << "), beside the raw test's above.";
+  if (r.instances > 0) {
+    const std::size_t least = stats::smallest_feasible_n(a0, r.instances, o.confidence);
+    s << " With " << r.instances << " instances at alpha " << alpha_text(a0) << " no verdict can be SLOWER below n = "
+      << least << " per side.";
+  }
+  s << "\n\n" << row_head(r) << " false verdicts per comparison | sweeps with a false verdict |";
+  for (double d : o.deltas) s << " SLOWER at " << fmt("%g", d * 100) << "% |";
+  s << " recommended n |\n" << row_rule(r) << " --- | --- |";
+  for (std::size_t i = 0; i < o.deltas.size(); ++i) s << " --- |";
+  s << " --- |\n";
+  for (const auto& m : r.modes) {
+    const auto* per = at_alpha(m.verdict.false_per_comparison, a0);
+    const auto* sweep = at_alpha(m.verdict.false_per_sweep, a0);
+    s << row_cells(r, m) << " " << (per ? rate_cell(*per, true) : "-") << " | "
+      << (sweep ? rate_cell(*sweep, true) : "-") << " |";
+    for (const auto& row : m.verdict.scaled_power)
+      if (const auto* c = at_alpha(row.by_alpha, a0)) s << " " << rate_cell(*c, false) << " |";
+    s << " " << (m.verdict.recommended_n ? std::to_string(m.verdict.recommended_n) : "> " + std::to_string(o.max_n))
+      << " |\n";
+  }
+  bool any_real = false;
+  for (const auto& m : r.modes) any_real = any_real || !m.verdict.real_power.empty();
+  if (any_real) {
+    s << "\nReal injected slowdowns, SLOWER verdicts at alpha " << alpha_text(a0) << ":";
+    for (const auto& m : r.modes)
+      for (const auto& row : m.verdict.real_power)
+        if (const auto* c = at_alpha(row.by_alpha, a0))
+          s << " `" << row_label(r, m) << "` " << fmt("%g", row.delta * 100) << "%: " << rate_cell(*c, false) << ";";
+    s << "\n";
+  }
+  return s.str();
+}
+
+std::string sequential_section(const CalibrationResult& r) {
+  const auto& o = r.options;
+  if (o.sequential_looks.empty()) return {};
+  std::ostringstream s;
+  s << "\n## Sequential sampling\n\nLooks at";
+  for (std::size_t n : o.sequential_looks) s << " " << n;
+  s << " samples per side, stopping an instance at SLOWER, FASTER or SAME: alpha " << alpha_text(o.target_alpha)
+    << " spent over the looks (Pocock) and divided by the " << r.instances
+    << " instances (docs/statistics.md). Measured: the A/A comparisons judged at the looks their samples "
+       "reach. Simulated: drawn from each instance's pooled samples as for the sample-size search ("
+    << o.power_repetitions << " per instance), means over instances.\n\n"
+    << row_head(r) << " measured A/A false verdicts (looks reached) | simulated A/A false rate | power at "
+    << fmt("%g", o.target_delta * 100) << "% | mean samples per side at " << fmt("%g", o.target_delta * 100)
+    << "% / A/A |\n"
+    << row_rule(r) << " --- | --- | --- | --- |\n";
+  for (const auto& m : r.modes) {
+    const auto& e = m.sequential;
+    s << row_cells(r, m) << " " << rate_cell(e.measured_false, true) << " (" << e.measured_looks << ") | "
+      << percent(e.simulated_false) << " | " << percent(e.power) << " | " << fmt("%.1f", e.mean_samples) << " / "
+      << fmt("%.1f", e.mean_samples_aa) << " |\n";
+  }
+  return s.str();
+}
+
 }  // namespace
 
 double smallest_p_value(std::size_t n) {
-  if (n < 2) return 1;
-  // C(2n, n) in floating point: exact enough for a threshold, and no overflow for large n.
-  const double log_choose = std::lgamma(2.0 * n + 1) - 2 * std::lgamma(static_cast<double>(n) + 1);
-  return std::min(1.0, 2 * std::exp(-log_choose));
+  return n < 2 ? 1 : stats::verdict_feasibility(n, n, 0.5, 1).smallest_p;
 }
 
 std::string fpr_table_markdown(const CalibrationResult& r) {
@@ -157,7 +223,8 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     << " identical (A/A) runs per mode" << (has_variants(r) ? " and variant" : "")
     << ". Ordinary modes compare every pair of runs per instance (C(K,2) x "
        "instances comparisons); `ab` compares side 0 with side 1 of the same build inside each run (K x "
-       "instances). Test: two-sided Brunner-Munzel. Intervals are Wilson 95%.\n\n";
+       "instances). Test: two-sided Brunner-Munzel, its permutation p-value (exact or Monte Carlo, "
+       "docs/statistics.md). Intervals are Wilson 95%.\n\n";
   if (has_variants(r))
     s << "Every mode ran once per variant (`--variants`): the isolation measure in the variant column set over "
          "the sweep's settings, `baseline` the sweep as it is (docs/measurement.md says what each measure does). "
@@ -244,6 +311,8 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     s << " |\n";
   }
 
+  s << verdict_section(r) << sequential_section(r);
+
   s << "\n## Cost\n\nOver the K A/A runs of each mode (run.json).\n\n"
     << row_head(r) << " runs | wall time | samples | workers started | time per sample |\n"
     << row_rule(r) << " --- | --- | --- | --- | --- |\n";
@@ -291,8 +360,8 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     if (m.samples_per_side && smallest_p_value(m.samples_per_side) >= a0)
       s << "  With " << m.samples_per_side << " samples per side even complete separation gives p = "
         << fmt("%.2g", smallest_p_value(m.samples_per_side)) << ", not below alpha " << alpha_text(a0)
-        << ": only quirks of the small-sample t approximation can flag anything, so the false-positive rate "
-           "and power at this alpha say little. Take more samples (--samples).\n";
+        << ": nothing can be flagged at this alpha, so the false-positive rate and power say nothing. Take more "
+           "samples (--samples).\n";
   }
   s << variants_reading(r);
   const ModeResult* ab = nullptr;

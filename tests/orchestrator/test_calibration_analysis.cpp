@@ -194,3 +194,69 @@ TEST_SUITE("calibration analysis") {
     CHECK(power_n_chart_svg(r).find("samples per side n") != std::string::npos);
   }
 }
+
+TEST_SUITE("calibration analysis: the verdict users get") {
+  TEST_CASE("false verdicts per comparison and per sweep, Holm over the sweep's instances") {
+    // As above: runs 0 and 1 identical, run 2 a thousand above; one instance, so Holm is p
+    // itself. The separated pairs are significant and their interval far beyond the floor.
+    ModeRuns mode{"sequential", false, {shifted_run(0, 10), shifted_run(0, 10), shifted_run(1000, 10)}, {}};
+    const auto r = analyse({"cpu", {{"spin", "cpu"}}, {mode}}, fast_options());
+    const auto& v = r.modes[0].verdict;
+    REQUIRE(v.false_per_comparison.size() == 3);
+    for (const auto& c : v.false_per_comparison) {
+      CAPTURE(c.alpha);
+      CHECK(c.trials == 3);
+      CHECK(c.hits == 2);
+    }
+    for (const auto& c : v.false_per_sweep) CHECK(c.trials == 3);
+    CHECK(v.false_per_sweep[0].hits == 2);
+  }
+
+  TEST_CASE("verdict power: a 10% slowdown of quiet data is SLOWER everywhere, none is SLOWER nowhere") {
+    std::mt19937_64 rng(7);
+    const std::vector<double> bases = {1e-5, 3e-5};
+    ModeRuns mode{"process", false, {}, {}};
+    for (int k = 0; k < 4; ++k) mode.baseline.push_back(noisy_run(rng, bases, 20, 0.005));
+    AnalysisOptions o = fast_options();
+    o.deltas = {0.0, 0.10};
+    const auto r = analyse({"cpu", {{"a", "x"}, {"b", "x"}}, {mode}}, o);
+    const auto& none = r.modes[0].verdict.scaled_power[0];
+    const auto& big = r.modes[0].verdict.scaled_power[1];
+    for (std::size_t a = 0; a < o.alphas.size(); ++a) {
+      CAPTURE(o.alphas[a]);
+      // 6 pairs of runs x 2 instances x 2 orientations.
+      CHECK(big.by_alpha[a].trials == 24);
+      CHECK(big.by_alpha[a].hits == 24);
+      // No slowdown: the intervals lie within the 2% floor, so nothing is SLOWER.
+      CHECK(none.by_alpha[a].hits == 0);
+    }
+    // A 5% slowdown of 0.5% noise against a 2% floor: the verdict needs more samples than the
+    // raw test (which only needs significance), and both reach the target.
+    CHECK(r.modes[0].recommended_n > 0);
+    CHECK(r.modes[0].verdict.recommended_n >= r.modes[0].recommended_n);
+  }
+
+  TEST_CASE("the sequential rule: measured at the looks the samples reach, simulated to the last") {
+    std::mt19937_64 rng(3);
+    ModeRuns mode{"process", false, {}, {}};
+    for (int k = 0; k < 3; ++k) mode.baseline.push_back(noisy_run(rng, {1e-5}, 20, 0.002));
+    const auto r = analyse({"cpu", {{"a", "x"}}, {mode}}, fast_options());
+    const auto& e = r.modes[0].sequential;
+    CHECK(e.looks == std::vector<std::size_t>{8, 12, 16, 24, 32});
+    CHECK(e.measured_looks == 3);  // 20 samples reach 8, 12 and 16
+    CHECK(e.measured_false.trials == 3);
+    CHECK(e.measured_false.hits == 0);
+    CHECK(e.simulated_instances == 1);
+    // 0.2% noise: identical code is SAME at the first look, a 5% slowdown SLOWER there.
+    CHECK(e.mean_samples_aa == doctest::Approx(8));
+    CHECK(e.simulated_false == 0);
+    CHECK(e.power == doctest::Approx(1.0));
+    CHECK(e.mean_samples == doctest::Approx(8));
+    const auto j = to_json(r);
+    CHECK(j["modes"][0]["sequential"]["measured"]["looks_reached"] == 3);
+    CHECK(j["modes"][0]["verdict"]["false_per_comparison"].size() == 3);
+    const auto md = report_markdown(r, {"t", "cpu", 3, {}});
+    CHECK(md.find("## Verdicts as `compare` gives them") != std::string::npos);
+    CHECK(md.find("## Sequential sampling") != std::string::npos);
+  }
+}
