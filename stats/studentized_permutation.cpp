@@ -1,6 +1,7 @@
 #include "stats/studentized_permutation.hpp"
 
 #include <algorithm>
+#include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 #include <limits>
 #include <list>
@@ -220,21 +221,25 @@ std::size_t draws_for(double resolution) {
   return static_cast<std::size_t>(std::clamp(std::ceil(100 / resolution), 1e4, 4e6));
 }
 
-// Besag-Clifford over a sequence of drawn statistics.
+// The one-sided upper confidence bound (Clopper-Pearson, 1 - kMonteCarloRisk) of the exact
+// p-value, from `hits` of `draws` labellings at least as extreme.
+double p_upper_bound(std::size_t hits, std::size_t draws) {
+  if (hits >= draws) return 1.0;
+  return boost::math::ibeta_inv(static_cast<double>(hits + 1), static_cast<double>(draws - hits), 1 - kMonteCarloRisk);
+}
+
+// Besag-Clifford over a sequence of drawn statistics, reported as the upper bound.
 template <class Next>
 PermutationPValue sequential_monte_carlo(const Extremeness& extreme, std::size_t draws, Next&& next) {
   PermutationPValue r;
   r.method = PermutationMethod::monte_carlo;
-  std::size_t hits = 0;
-  for (std::size_t b = 1; b <= draws; ++b) {
-    if (extreme(next()) && ++hits == kStopAfterExtreme) {
-      r.p_value = static_cast<double>(hits) / static_cast<double>(b);
-      r.labellings = static_cast<double>(b);
-      return r;
-    }
+  std::size_t hits = 0, made = 0;
+  while (made < draws && hits < kStopAfterExtreme) {
+    ++made;
+    if (extreme(next())) ++hits;
   }
-  r.p_value = static_cast<double>(hits + 1) / static_cast<double>(draws + 1);
-  r.labellings = static_cast<double>(draws);
+  r.p_value = p_upper_bound(hits, made);
+  r.labellings = static_cast<double>(made);
   return r;
 }
 

@@ -26,12 +26,9 @@ PlacementSums placement_sums(const TiedLabelling& labelling);
 struct PermutationOptions {
   // The smallest p-value the Monte Carlo must resolve: alpha / m for Holm's correction over m
   // instances at level alpha. It draws ceil(100 / resolution) labellings at most, clamped to
-  // [10^4, 4 x 10^6]. A fixed seed means every call of one size meets the same draws, so what
-  // matters is not only that each p-value is valid over the draws but how far the level
-  // realised by those particular draws can stray: with k = resolution x draws = 100 draws
-  // beyond the critical value it strays by about 1/sqrt(k) = 10%, where 10 draws per
-  // resolution (k = 10) let one seed's table flag 1.5 alpha at n = 30 (bench/verdict_simulation).
-  // Supported down to 2.5e-5 with that margin, and with less below it (the draws' cap).
+  // [10^4, 4 x 10^6]: about 100 draws beyond the critical value, so that the upper bound below
+  // is close to the estimate there. Below 2.5e-5 the cap leaves fewer, and the bound, still
+  // valid, grows relative to the estimate (p-values far below the resolution stay far below).
   double resolution = 1e-5;
   std::uint64_t seed = 20261129;
 };
@@ -46,11 +43,14 @@ struct PermutationPValue {
 };
 
 // Limits of the exact enumeration. Per call it walks every choice of per-group counts, up to
-// kExactCompositions of them (about 10 ms). Untied samples of one size all share one
+// kExactCompositions of them (about 1 ms; heavily tied samples of 30 a side have that many).
+// Untied samples of one size all share one
 // distribution, so up to kExactTableLabellings it is enumerated once per (n_x, n_y), kept, and
 // each p-value is then a binary search (n = 12 per side: 2.7 million labellings, once).
-inline constexpr double kExactCompositions = 1e6;
+inline constexpr double kExactCompositions = 1e5;
 inline constexpr double kExactTableLabellings = 3e6;
+
+inline constexpr double kMonteCarloRisk = 1e-3;
 
 // The p-value of the studentized permutation test (Neubert and Brunner, 2007): the share of
 // all C(n_x + n_y, n_x) labellings of the pooled values whose studentized Brunner-Munzel
@@ -63,9 +63,16 @@ inline constexpr double kExactTableLabellings = 3e6;
 // estimate has T* = +-infinity (separation) or 0 (all tied), see StudentizedStatistic. The
 // observed labelling always counts, so p > 0.
 // Exact where the enumeration is affordable (see the limits above), otherwise seeded Monte
-// Carlo with Besag and Clifford's (1991) sequential stop: labellings are drawn uniformly until
-// 100 of them are at least as extreme (p = 100 / draws) or the draws run out with k < 100
-// extreme (p = (k + 1) / (draws + 1)). Both are valid p-values: P(p <= a) <= a under the null.
+// Carlo: labellings are drawn uniformly until 100 of them are at least as extreme (Besag and
+// Clifford's sequential stop: a large p costs about 100 / p draws) or the draws run out, and
+// the p-value is the upper end of the one-sided 1 - kMonteCarloRisk Clopper-Pearson interval of
+// the exact p from k extreme of L draws. A fixed seed meets the same draws at every call of one
+// size, so a plain estimate k / L would realise, for a whole run of comparisons, a level that
+// strays above alpha whenever those draws happen to fall short in the tail (one seed's table
+// of 10 draws per resolution realised 1.5 alpha at n = 30); the bound exceeds the exact p except
+// with probability kMonteCarloRisk over the draws, so the realised level stays at or below
+// alpha but for draws that unlucky. It costs power only near the threshold: with k = 100 draws
+// beyond it the bound is about 1.3 times the estimate. Never below (k + 1) / (L + 1).
 // Untied samples of one size share their draws, which are kept per (n_x, n_y, draws, seed).
 PermutationPValue studentized_permutation_p(const TiedLabelling& observed, double statistic,
                                             Alternative alternative, const PermutationOptions& options = {});
