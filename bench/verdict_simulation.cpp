@@ -1,0 +1,362 @@
+// The error rates of isobench's statistics on simulated data (a benchmark, not a test; its
+// results are docs/results/verdict-simulation/):
+//   verdict_simulation [--scale S] [--seed N] [--json FILE]
+// S multiplies every repetition count (default 1: a few minutes on one core).
+//
+// 1. Size of the asymptotic Brunner-Munzel t test, the evidence for kPermutationMaxValues: for
+//    untied data the statistic of a labelling depends on the ranks alone, so uniform random
+//    labellings of 2n ranks are exactly the null distribution, whatever the data.
+// 2. A/A (identical distributions on both sides): the verdict's false-positive rate (SLOWER or
+//    FASTER) at alpha 0.001 for one comparison, and the family-wise rate of 50-instance sweeps
+//    under Holm, for lognormal 1% and 5%, bimodal, heavy-tailed and heavily tied samples at
+//    n = 8, 12, 20, 30; the same for the sequential rule, and for the trap it replaces (the
+//    asymptotic t at alpha at every look).
+// 3. Power: SLOWER verdicts at a few slowdowns, fixed n and sequential (with its mean samples).
+// Every count comes with its Wilson 95% interval; the JSON file holds the raw counts.
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "stats/brunner_munzel.hpp"
+#include "stats/hodges_lehmann.hpp"
+#include "stats/multiple_testing.hpp"
+#include "stats/random.hpp"
+#include "stats/sequential_design.hpp"
+#include "stats/studentized_permutation.hpp"
+#include "stats/verdict.hpp"
+#include "stats/wilson_interval.hpp"
+
+using namespace isobench::stats;
+
+namespace {
+
+constexpr double kAlpha = 0.001;
+constexpr double kThreshold = 0.02;  // compare's default noise floor
+constexpr std::size_t kSweep = 50;
+const std::vector<std::size_t> kSizes = {8, 12, 20, 30};
+const std::vector<std::size_t> kLooks = {8, 12, 16, 24, 32};
+
+using Draw = std::function<double(std::mt19937_64&)>;
+
+struct Distribution {
+  std::string name;
+  Draw draw;
+};
+
+double normal(std::mt19937_64& e) {
+  // Box-Muller from the engine's bits: the same numbers with every standard library.
+  const double u1 = (static_cast<double>(e() >> 11) + 0.5) * 0x1.0p-53;
+  const double u2 = static_cast<double>(e() >> 11) * 0x1.0p-53;
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+}
+double uniform(std::mt19937_64& e) { return (static_cast<double>(e() >> 11) + 0.5) * 0x1.0p-53; }
+
+std::vector<Distribution> distributions() {
+  return {
+      {"lognormal 1%", [](std::mt19937_64& e) { return std::exp(0.01 * normal(e)); }},
+      {"lognormal 5%", [](std::mt19937_64& e) { return std::exp(0.05 * normal(e)); }},
+      // Two modes 8% apart (a clock or cache state flipping between samples), 30% in the upper.
+      {"bimodal", [](std::mt19937_64& e) { return (uniform(e) < 0.3 ? 1.08 : 1.0) * std::exp(0.01 * normal(e)); }},
+      // 1% noise plus a Pareto tail of index 1.5 (infinite variance): rare samples far slower.
+      {"heavy-tailed",
+       [](std::mt19937_64& e) { return std::exp(0.01 * normal(e)) * (1 + 0.02 * (std::pow(uniform(e), -1 / 1.5) - 1)); }},
+      // 3% noise on a clock of 2% steps: a handful of distinct values.
+      {"heavily tied", [](std::mt19937_64& e) { return std::round(50 * std::exp(0.03 * normal(e))) / 50; }},
+  };
+}
+
+struct Count {
+  std::size_t hits = 0, trials = 0;
+  nlohmann::json json() const {
+    const auto w = wilson_interval(hits, trials);
+    return {{"hits", hits}, {"trials", trials}, {"rate", w.estimate}, {"ci95", {w.lower, w.upper}}};
+  }
+  std::string text() const {
+    const auto w = wilson_interval(hits, trials);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%zu/%zu = %.3f%% [%.3f, %.3f]", hits, trials, 100 * w.estimate, 100 * w.lower,
+                  100 * w.upper);
+    return buf;
+  }
+};
+
+std::vector<double> sample(const Draw& draw, std::mt19937_64& e, std::size_t n, double factor = 1) {
+  std::vector<double> v(n);
+  for (double& x : v) x = factor * draw(e);
+  return v;
+}
+
+double p_value(std::span<const double> a, std::span<const double> b, double resolution) {
+  PermutationOptions o;
+  o.resolution = resolution;
+  return brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, o).p_value;
+}
+
+// compare's verdicts on one sweep: Holm over it, then the interval and floor where it matters.
+std::vector<Verdict> sweep_verdicts(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  const std::size_t m = a.size();
+  std::vector<double> p(m);
+  for (std::size_t i = 0; i < m; ++i) p[i] = p_value(a[i], b[i], kAlpha / static_cast<double>(m));
+  const auto adjusted = holm_adjust(p);
+  std::vector<Verdict> out(m, Verdict::uncertain);
+  for (std::size_t i = 0; i < m; ++i) {
+    // Without significance the verdict is SAME or UNCERTAIN, neither a false positive nor a
+    // detection: the interval is computed only where it can change the count.
+    if (adjusted[i] >= kAlpha) continue;
+    const auto hl = hodges_lehmann_ratio(a[i], b[i]);
+    out[i] = decide({hl.lo, hl.hi, adjusted[i], kAlpha, kThreshold});
+  }
+  return out;
+}
+
+bool flagged(Verdict v) { return v == Verdict::slower || v == Verdict::faster; }
+
+struct SequentialOutcome {
+  Verdict verdict = Verdict::uncertain;
+  std::size_t samples = 0;
+  bool naive_flagged = false;  // asymptotic t p < alpha at any look, no spending
+};
+
+SequentialOutcome run_sequential(const SequentialDesign& design, const std::vector<double>& a,
+                                 const std::vector<double>& b, bool with_naive) {
+  SequentialOutcome out;
+  for (std::size_t look = 0; look < design.looks.size(); ++look) {
+    const auto d = decide_at_look(design, look, a, b, kThreshold);
+    if (d.stop && out.samples == 0) {
+      out.verdict = d.verdict;
+      out.samples = design.looks[look].n;
+      if (!with_naive) break;
+    }
+    if (with_naive) {
+      const std::size_t n = design.looks[look].n;
+      PermutationOptions coarse;
+      coarse.resolution = 0.5;
+      const auto r = brunner_munzel(std::span(a).first(n), std::span(b).first(n), Alternative::two_sided,
+                                    BrunnerMunzelDistribution::t, coarse);
+      const double p = std::isnan(r.asymptotic_p_value) ? r.p_value : r.asymptotic_p_value;
+      out.naive_flagged = out.naive_flagged || p < kAlpha;
+    }
+  }
+  return out;
+}
+
+// 1. The asymptotic test's size on untied data: counts of p_t < level per n.
+nlohmann::json asymptotic_size(std::size_t scale, std::uint64_t seed) {
+  const std::vector<double> levels = {1e-2, 1e-3, 1e-4, 1e-5};
+  const std::vector<std::size_t> sizes = {8, 12, 20, 30, 50, 100, 200, 300, 500};
+  nlohmann::json rows = nlohmann::json::array();
+  std::printf("\n## 1. Size of the asymptotic t test (untied data, exact null by random labellings)\n\n");
+  std::printf("| n per side | labellings |");
+  for (double l : levels) std::printf(" p_t < %g: rate / level |", l);
+  std::printf("\n| --- | --- |");
+  for (std::size_t i = 0; i < levels.size(); ++i) std::printf(" --- |");
+  std::printf("\n");
+  for (std::size_t n : sizes) {
+    const std::size_t reps = scale * (n <= 100 ? 2'000'000 : 1'000'000);
+    std::mt19937_64 engine(seed + n);
+    TiedLabelling l;
+    l.n_x = l.n_y = n;
+    l.group_size.assign(2 * n, 1);
+    std::vector<std::uint32_t> labels(2 * n);
+    for (std::size_t i = 0; i < 2 * n; ++i) labels[i] = i < n ? 1 : 0;
+    std::vector<std::size_t> hits(levels.size(), 0);
+    for (std::size_t r = 0; r < reps; ++r) {
+      partial_shuffle(labels, labels.size(), engine);
+      l.x_count = labels;
+      const auto s = studentized_statistic(n, n, placement_sums(l));
+      double p = 0;  // separation: the t p-value is 0 in the limit
+      if (!s.degenerate)
+        p = 2 * boost::math::cdf(boost::math::complement(boost::math::students_t_distribution<double>(s.df), std::abs(s.value)));
+      for (std::size_t k = 0; k < levels.size(); ++k) hits[k] += p < levels[k];
+    }
+    nlohmann::json row = {{"n", n}, {"labellings", reps}, {"levels", levels}, {"hits", hits}};
+    std::printf("| %zu | %zu |", n, reps);
+    for (std::size_t k = 0; k < levels.size(); ++k) {
+      const auto w = wilson_interval(hits[k], reps);
+      std::printf(" %.2f [%.2f, %.2f] |", w.estimate / levels[k], w.lower / levels[k], w.upper / levels[k]);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t scale = 1;
+  std::uint64_t seed = 20261201;
+  std::string json_path;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--scale") scale = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--json") json_path = argv[i + 1];
+    else {
+      std::fprintf(stderr, "verdict_simulation: unknown option %s (--scale S, --seed N, --json FILE)\n", argv[i]);
+      return 2;
+    }
+  }
+  if (scale == 0) {
+    std::fprintf(stderr, "verdict_simulation: --scale must be at least 1\n");
+    return 2;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t single_reps = 20000 * scale, sweep_reps = 4000 * scale, sequential_sweep_reps = 1000 * scale,
+                    power_reps = 1000 * scale;
+  nlohmann::json out = {{"seed", seed}, {"scale", scale}, {"alpha", kAlpha}, {"threshold", kThreshold},
+                        {"sweep_instances", kSweep}, {"looks", kLooks}};
+  std::printf("# verdict_simulation --scale %zu --seed %llu\n", scale, static_cast<unsigned long long>(seed));
+  out["asymptotic_size"] = asymptotic_size(scale, seed);
+  std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+
+  const auto single_design = sequential_design(kLooks, kAlpha, 1);
+  const auto sweep_design = sequential_design(kLooks, kAlpha, kSweep);
+
+  std::printf("\n## 2. A/A: false verdicts (SLOWER or FASTER) at alpha %g\n\n", kAlpha);
+  std::printf("| distribution | n per side | raw test p < alpha | one comparison | %zu-instance sweeps under Holm |\n",
+              kSweep);
+  std::printf("| --- | --- | --- | --- | --- |\n");
+  nlohmann::json aa = nlohmann::json::array();
+  const auto dists = distributions();
+  for (std::size_t d = 0; d < dists.size(); ++d) {
+    for (std::size_t n : kSizes) {
+      std::mt19937_64 engine(seed + 1000 * (d + 1) + n);
+      Count raw, single, sweeps;
+      for (std::size_t r = 0; r < single_reps; ++r) {
+        const auto a = sample(dists[d].draw, engine, n), b = sample(dists[d].draw, engine, n);
+        const auto v = sweep_verdicts({a}, {b});
+        raw.trials++;
+        raw.hits += p_value(a, b, kAlpha) < kAlpha;
+        single.trials++;
+        single.hits += flagged(v[0]);
+      }
+      for (std::size_t r = 0; r < sweep_reps; ++r) {
+        std::vector<std::vector<double>> a, b;
+        for (std::size_t i = 0; i < kSweep; ++i) {
+          a.push_back(sample(dists[d].draw, engine, n));
+          b.push_back(sample(dists[d].draw, engine, n));
+        }
+        const auto v = sweep_verdicts(a, b);
+        sweeps.trials++;
+        sweeps.hits += std::any_of(v.begin(), v.end(), flagged);
+      }
+      std::printf("| %s | %zu | %s | %s | %s |\n", dists[d].name.c_str(), n, raw.text().c_str(), single.text().c_str(),
+                  sweeps.text().c_str());
+      std::fflush(stdout);
+      aa.push_back({{"distribution", dists[d].name}, {"n", n}, {"raw_test", raw.json()}, {"single", single.json()},
+                    {"sweep_family_wise", sweeps.json()}});
+    }
+  }
+  out["aa_fixed"] = aa;
+  std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+
+  std::printf("\n## 3. A/A: the sequential rule (looks 8, 12, 16, 24, 32; Pocock spending)\n\n");
+  std::printf("| distribution | one instance: false verdicts | mean samples | asymptotic t at alpha at every look "
+              "(the trap) | %zu-instance sweeps: family-wise |\n| --- | --- | --- | --- | --- |\n",
+              kSweep);
+  nlohmann::json seq = nlohmann::json::array();
+  for (std::size_t d = 0; d < dists.size(); ++d) {
+    std::mt19937_64 engine(seed + 5000 + d);
+    Count single, naive, sweeps;
+    double samples = 0;
+    for (std::size_t r = 0; r < single_reps; ++r) {
+      const auto a = sample(dists[d].draw, engine, kLooks.back()), b = sample(dists[d].draw, engine, kLooks.back());
+      const auto o = run_sequential(single_design, a, b, true);
+      single.trials++;
+      single.hits += flagged(o.verdict);
+      naive.trials++;
+      naive.hits += o.naive_flagged;
+      samples += static_cast<double>(o.samples);
+    }
+    for (std::size_t r = 0; r < sequential_sweep_reps; ++r) {
+      bool any = false;
+      for (std::size_t i = 0; i < kSweep; ++i) {
+        const auto a = sample(dists[d].draw, engine, kLooks.back()), b = sample(dists[d].draw, engine, kLooks.back());
+        any = flagged(run_sequential(sweep_design, a, b, false).verdict) || any;
+      }
+      sweeps.trials++;
+      sweeps.hits += any;
+    }
+    const double mean = samples / static_cast<double>(single_reps);
+    std::printf("| %s | %s | %.1f | %s | %s |\n", dists[d].name.c_str(), single.text().c_str(), mean,
+                naive.text().c_str(), sweeps.text().c_str());
+    std::fflush(stdout);
+    seq.push_back({{"distribution", dists[d].name}, {"single", single.json()}, {"mean_samples", mean},
+                   {"asymptotic_every_look", naive.json()}, {"sweep_family_wise", sweeps.json()}});
+  }
+  out["aa_sequential"] = seq;
+  std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+
+  std::printf("\n## 4. Power: SLOWER verdicts at alpha %g, one instance (m = 1) and one of 50 (Bonferroni's m)\n\n",
+              kAlpha);
+  std::printf("| distribution | slowdown | n = 8 | n = 12 | n = 20 | n = 30 | sequential m = 1 (mean n) | n = 12, "
+              "m = 50 | sequential m = 50 (mean n) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  nlohmann::json power = nlohmann::json::array();
+  for (std::size_t d : {0u, 1u}) {
+    for (double slowdown : {0.03, 0.05, 0.10}) {
+      std::mt19937_64 engine(seed + 9000 + 100 * d + static_cast<std::uint64_t>(slowdown * 100));
+      nlohmann::json row = {{"distribution", dists[d].name}, {"slowdown", slowdown}};
+      std::printf("| %s | %g%% |", dists[d].name.c_str(), slowdown * 100);
+      for (std::size_t n : kSizes) {
+        Count c;
+        for (std::size_t r = 0; r < power_reps; ++r) {
+          const auto a = sample(dists[d].draw, engine, n), b = sample(dists[d].draw, engine, n, 1 + slowdown);
+          c.trials++;
+          c.hits += sweep_verdicts({a}, {b})[0] == Verdict::slower;
+        }
+        row["fixed_n" + std::to_string(n)] = c.json();
+        std::printf(" %.1f%% |", 100.0 * static_cast<double>(c.hits) / static_cast<double>(c.trials));
+      }
+      for (const auto* design : {&single_design, &sweep_design}) {
+        Count c;
+        double samples = 0;
+        for (std::size_t r = 0; r < power_reps; ++r) {
+          const auto a = sample(dists[d].draw, engine, kLooks.back());
+          const auto b = sample(dists[d].draw, engine, kLooks.back(), 1 + slowdown);
+          const auto o = run_sequential(*design, a, b, false);
+          c.trials++;
+          c.hits += o.verdict == Verdict::slower;
+          samples += static_cast<double>(o.samples);
+        }
+        const double mean = samples / static_cast<double>(power_reps);
+        const std::string key = design == &single_design ? "sequential_m1" : "sequential_m50";
+        row[key] = c.json();
+        row[key]["mean_samples"] = mean;
+        if (design == &sweep_design) {
+          // Fixed n = 12 with Bonferroni's m = 50 beside it: Holm's factor for the smallest p.
+          Count f;
+          for (std::size_t r = 0; r < power_reps; ++r) {
+            const auto a = sample(dists[d].draw, engine, 12), b = sample(dists[d].draw, engine, 12, 1 + slowdown);
+            const double p = p_value(a, b, kAlpha / kSweep);
+            const auto hl = hodges_lehmann_ratio(a, b);
+            f.trials++;
+            f.hits += decide({hl.lo, hl.hi, std::min(1.0, p * kSweep), kAlpha, kThreshold}) == Verdict::slower;
+          }
+          row["fixed_n12_m50"] = f.json();
+          std::printf(" %.1f%% |", 100.0 * static_cast<double>(f.hits) / static_cast<double>(f.trials));
+        }
+        std::printf(" %.1f%% (%.1f) |", 100.0 * static_cast<double>(c.hits) / static_cast<double>(c.trials), mean);
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+      power.push_back(row);
+    }
+  }
+  out["power"] = power;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out["seconds"] = seconds;
+  std::printf("\n%.0f s\n", seconds);
+  if (!json_path.empty()) std::ofstream(json_path) << out.dump(1) << "\n";
+  return 0;
+}
