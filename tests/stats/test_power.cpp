@@ -58,4 +58,36 @@ TEST_SUITE("power") {
     CHECK(r.n > 3);
     CHECK_THROWS_AS(slowdown_power(std::vector<double>{1.0}, 0.05, 10), std::invalid_argument);
   }
+
+  TEST_CASE("the verdict rule: a slowdown inside the noise floor is never SLOWER, one beyond it is") {
+    const auto pilot = pilot_sample();  // 2% lognormal noise
+    PowerOptions raw;
+    raw.alpha = 0.01;
+    raw.repetitions = 200;
+    PowerOptions verdict = raw;
+    verdict.verdict = VerdictRule{0.02, 0.95, 1};
+    // 1% slower: the raw test sometimes detects it, but the interval cannot lie above 1.02.
+    CHECK(slowdown_power(pilot, 0.01, 24, raw) > 0.1);
+    CHECK(slowdown_power(pilot, 0.01, 24, verdict) == 0);
+    // 10% slower with 24 samples: the interval clears the floor nearly always.
+    CHECK(slowdown_power(pilot, 0.10, 24, verdict) > 0.95);
+    // More instances under Holm can only lower it.
+    PowerOptions many = verdict;
+    many.verdict->instances = 50;
+    CHECK(slowdown_power(pilot, 0.05, 12, many) <= slowdown_power(pilot, 0.05, 12, verdict));
+  }
+
+  TEST_CASE("sequential power: early stops on a clear slowdown, SAME on identical code") {
+    const auto pilot = pilot_sample();
+    const auto design = sequential_design({8, 12, 16, 24, 32}, 0.001, 1);
+    const auto slow = sequential_slowdown_power(pilot, 0.20, design, 0.02, 200);
+    CHECK(slow.slower > 0.95);
+    CHECK(slow.mean_samples < 12);  // 20% against 2% noise: separated by the first or second look
+    const auto same = sequential_slowdown_power(pilot, 0.0, design, 0.02, 200);
+    CHECK(same.slower + same.faster <= 0.01);
+    // 2% noise against a 2% floor: the 99% interval fits inside it by n = 32 in most sequences.
+    CHECK(same.same > 0.5);
+    CHECK(same.mean_samples >= 8);
+    CHECK(same.mean_samples <= 32);
+  }
 }
