@@ -1,7 +1,9 @@
 // The error rates of isobench's statistics on simulated data (a benchmark, not a test; its
 // results are docs/results/verdict-simulation/):
-//   verdict_simulation [--scale S] [--seed N] [--json FILE]
-// S multiplies every repetition count (default 1: a few minutes on one core).
+//   verdict_simulation [--scale S] [--seed N] [--sections 1,2,3,4] [--json FILE]
+// S multiplies every repetition count (default 1: a few minutes on one idle core); --sections
+// runs only those sections (each has its own seeds, so a section's numbers do not depend on the
+// others).
 //
 // 1. Size of the asymptotic Brunner-Munzel t test, the evidence for kPermutationMaxValues: for
 //    untied data the statistic of a labelling depends on the ranks alone, so uniform random
@@ -196,14 +198,16 @@ nlohmann::json asymptotic_size(std::size_t scale, std::uint64_t seed) {
 int main(int argc, char** argv) {
   std::size_t scale = 1;
   std::uint64_t seed = 20261201;
-  std::string json_path;
+  std::string json_path, sections = "1,2,3,4";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--scale") scale = std::strtoull(argv[i + 1], nullptr, 10);
     else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
     else if (flag == "--json") json_path = argv[i + 1];
+    else if (flag == "--sections") sections = argv[i + 1];
     else {
-      std::fprintf(stderr, "verdict_simulation: unknown option %s (--scale S, --seed N, --json FILE)\n", argv[i]);
+      std::fprintf(stderr, "verdict_simulation: unknown option %s (--scale S, --seed N, --sections L, --json FILE)\n",
+                   argv[i]);
       return 2;
     }
   }
@@ -216,19 +220,25 @@ int main(int argc, char** argv) {
                     power_reps = 1000 * scale;
   nlohmann::json out = {{"seed", seed}, {"scale", scale}, {"alpha", kAlpha}, {"threshold", kThreshold},
                         {"sweep_instances", kSweep}, {"looks", kLooks}};
-  std::printf("# verdict_simulation --scale %zu --seed %llu\n", scale, static_cast<unsigned long long>(seed));
-  out["asymptotic_size"] = asymptotic_size(scale, seed);
+  out["repetitions"] = {{"single", single_reps}, {"sweeps", sweep_reps}, {"sequential_sweeps", sequential_sweep_reps},
+                        {"power", power_reps}};
+  out["sections"] = sections;
+  std::printf("# verdict_simulation --scale %zu --seed %llu --sections %s\n", scale,
+              static_cast<unsigned long long>(seed), sections.c_str());
+  const auto wanted = [&](char section) { return sections.find(section) != std::string::npos; };
+  if (wanted('1')) out["asymptotic_size"] = asymptotic_size(scale, seed);
   std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 
   const auto single_design = sequential_design(kLooks, kAlpha, 1);
   const auto sweep_design = sequential_design(kLooks, kAlpha, kSweep);
 
+  const auto dists = distributions();
+  if (wanted('2')) {
   std::printf("\n## 2. A/A: false verdicts (SLOWER or FASTER) at alpha %g\n\n", kAlpha);
   std::printf("| distribution | n per side | raw test p < alpha | one comparison | %zu-instance sweeps under Holm |\n",
               kSweep);
   std::printf("| --- | --- | --- | --- | --- |\n");
   nlohmann::json aa = nlohmann::json::array();
-  const auto dists = distributions();
   for (std::size_t d = 0; d < dists.size(); ++d) {
     for (std::size_t n : kSizes) {
       std::mt19937_64 engine(seed + 1000 * (d + 1) + n);
@@ -260,7 +270,9 @@ int main(int argc, char** argv) {
   }
   out["aa_fixed"] = aa;
   std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
 
+  if (wanted('3')) {
   std::printf("\n## 3. A/A: the sequential rule (looks 8, 12, 16, 24, 32; Pocock spending)\n\n");
   std::printf("| distribution | one instance: false verdicts | mean samples | asymptotic t at alpha at every look "
               "(the trap) | %zu-instance sweeps: family-wise |\n| --- | --- | --- | --- | --- |\n",
@@ -297,7 +309,9 @@ int main(int argc, char** argv) {
   }
   out["aa_sequential"] = seq;
   std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
 
+  if (wanted('4')) {
   std::printf("\n## 4. Power: SLOWER verdicts at alpha %g, one instance (m = 1) and one of 50 (Bonferroni's m)\n\n",
               kAlpha);
   std::printf("| distribution | slowdown | n = 8 | n = 12 | n = 20 | n = 30 | sequential m = 1 (mean n) | n = 12, "
@@ -354,6 +368,7 @@ int main(int argc, char** argv) {
     }
   }
   out["power"] = power;
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out["seconds"] = seconds;
   std::printf("\n%.0f s\n", seconds);
