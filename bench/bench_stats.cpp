@@ -1,4 +1,4 @@
-// Times the statistics: bench_stats [n] (default 1000000 per side; docs/results/bench-stats.md).
+// Times the statistics: bench_stats [n] (default 1000000 per side).
 // First the permutation p-value at the sample sizes users take (8, 12, 20, 30 per side): the
 // first call of a size builds its table (exact, or the Monte Carlo draws), later calls look up;
 // tied samples are enumerated or drawn per call. Then the large-sample path, which must stay
