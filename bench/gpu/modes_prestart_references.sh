@@ -1,24 +1,14 @@
 #!/usr/bin/env bash
-# The H200 measurements behind docs/results/: run on the device machine from the repository root,
-# with build-device/ built by `scripts/build.sh device` on the development machine and carried.
-#   bench/gpu/h200_measure.sh OUT_DIR
+# The isolation modes, pre-start, A/B and the kernels against independent references on the GPU
+# (session A of docs/results/2026-11-29-h200): the GPU tests; configs/calibration.yaml in each
+# isolation mode and in process mode with and without pre-start, per batch and per sample; an A/A
+# and a real 5% A/B; configs/perf.yaml with events, graph and cold-L2 timers beside PyTorch's own
+# kernels timed by triton.testing (bench/gpu/reference_timings.py).
+#   bench/gpu/modes_prestart_references.sh OUT_DIR
 # Writes one folder per experiment into OUT_DIR and a log of every command with its timing.
-set -u
-out=${1:?usage: h200_measure.sh OUT_DIR}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-bin=build-device/bin
-log="$out/commands.log"
-step() {  # step NAME COMMAND...: run, keep stdout/stderr, record the command and its wall time
-  local name=$1; shift
-  local t0=$(date +%s.%N)
-  echo "\$ $*" >>"$log"
-  "$@" >"$out/$name.out" 2>"$out/$name.err"
-  local rc=$?
-  echo "# $name: exit $rc, $(echo "$(date +%s.%N) - $t0" | bc) s, $(date -u +%FT%TZ)" >>"$log"
-}
-nvidia-smi >"$out/nvidia-smi.txt" 2>&1
-nvidia-smi -q -d CLOCK,POWER,PERFORMANCE >"$out/nvidia-smi-q.txt" 2>&1
+# (Named h200_measure.sh when session A ran it; its log then gave durations in seconds.)
+out=${1:?usage: modes_prestart_references.sh OUT_DIR}
+source "$(dirname "$0")/preamble.sh"
 step test_cuda_kernels "$bin/test_cuda_kernels"
 
 # The isolation modes on the nine-kernel calibration sweep (GPU).

@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
-# Second H200 session of docs/results/2026-11-29-h200: the process-mode experiments again after the
-# normalization fix, pre-start depth, A/B runs, and the calibrations.
-#   bench/gpu/h200_measure_b.sh OUT_DIR part   (part: runs | calibrate)
-set -u
-out=${1:?usage: h200_measure_b.sh OUT_DIR runs|calibrate}
-part=${2:?usage: h200_measure_b.sh OUT_DIR runs|calibrate}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-bin=build-device/bin
-log="$out/commands-$part.log"
-source "$(dirname "$0")/step.sh"
+# What each isolation mode buys, calibrated (session B of docs/results/2026-11-29-h200): the A/A
+# calibration of sequential, interleave, process (per batch and per sample) and ab with a real 5%
+# slowdown (part calibrate); the process-mode run after the normalization fix, pre-start depth
+# against throughput, A/B runs with pre-start 4, and a process-mode calibration without pre-start
+# (part runs).
+#   bench/gpu/modes_calibration.sh OUT_DIR part   (part: runs | calibrate)
+# (Named h200_measure_b.sh when session B ran it.)
+out=${1:?usage: modes_calibration.sh OUT_DIR runs|calibrate}
+part=${2:?usage: modes_calibration.sh OUT_DIR runs|calibrate}
+source "$(dirname "$0")/preamble.sh"
 if [ "$part" = runs ]; then
-  nvidia-smi >"$out/nvidia-smi.txt" 2>&1
   step modes-process "$bin/orchestrate" --quiet --isolation process --per batch --prestart 1 --out "$out/modes-process" configs/calibration.yaml
   for per in batch sample; do
     for ps in 0 1 4; do

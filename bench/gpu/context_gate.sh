@@ -1,23 +1,16 @@
 #!/usr/bin/env bash
-# Fourth H200 session (docs/results/2026-11-29-h200-d): the context gate of issue 9, in one call
-# so the machine starts once. Every worker now creates its CUDA context only while no worker
+# The context gate of issue 9 (docs/results/2026-11-29-h200-d), each part in one call so the
+# machine starts once: throughput, disturbance, power and an A/A calibration with the gate. Every worker now creates its CUDA context only while no worker
 # measures, and is released into measuring only once every earlier worker has exited.
-#   bench/gpu/h200_measure_d.sh OUT_DIR [part]     part: gate (default) | overlap
+#   bench/gpu/context_gate.sh OUT_DIR [part]     part: gate (default) | overlap
 # gate: the first gate, which let a context be created only while nobody measured or set up
 # (session-d1). overlap: the gate as committed, where the next worker creates its context while
 # the measuring one sets up and warms up, untimed (session-d2).
 # Binaries in build-device/bin (scripts/build.sh device). Most important first: the call may be
-# cut short by the device's time limit.
-set -u
-out=${1:?usage: h200_measure_d.sh OUT_DIR [gate|overlap]}
+# cut short by the device's time limit. (Named h200_measure_d.sh when session D ran it.)
+out=${1:?usage: context_gate.sh OUT_DIR [gate|overlap]}
 part=${2:-gate}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-bin=build-device/bin
-log="$out/commands-$part.log"
-source "$(dirname "$0")/step.sh"
-nvidia-smi >"$out/nvidia-smi-before.txt" 2>&1
-nvidia-smi -q -d CLOCK,POWER,PERFORMANCE >"$out/nvidia-smi-q-before.txt" 2>&1
+source "$(dirname "$0")/preamble.sh"
 # A/B of a real 5% regression: ab_slow5 NAME PRESTART
 ab_slow5() {
   step "$1" "$bin/orchestrate" ab --quiet --prestart "$2" --baseline "$bin/isobench-worker" \
@@ -43,7 +36,7 @@ if [ "$part" = overlap ]; then
   ab_slow5 ab-slow5-1-r2 1
   calibrate_process 1
   calibrate_process 0
-  nvidia-smi -q -d CLOCK,POWER,PERFORMANCE >"$out/nvidia-smi-q-after.txt" 2>&1
+  gpu_state after
   # The 5% slowdown check with bounds widened by the plain medians' own disagreement.
   step test_cuda_kernels timeout 120 "$bin/test_cuda_kernels"
   exit 0
@@ -74,7 +67,7 @@ done
 # pre-start 1 against 0 (same sweep, K = 8, n = 12).
 calibrate_process 1
 calibrate_process 0
-nvidia-smi -q -d CLOCK,POWER,PERFORMANCE >"$out/nvidia-smi-q-after.txt" 2>&1
+gpu_state after
 
 # 4. The GPU tests, the 5% slowdown bounds (3-9%) among them, last run before they were widened.
 step test_cuda_kernels timeout 120 "$bin/test_cuda_kernels"

@@ -1,21 +1,17 @@
 #!/usr/bin/env bash
-# Sixth H200 session (docs/results/2026-11-29-h200-f): --gpus on the one GPU lent. Runs with
-# --gpu 0, --gpus 0 and --gpus all must plan alike; every sample must carry the UUID and name
+# --gpus, one schedule per GPU (docs/results/2026-11-29-h200-f). One GPU (part one, the default):
+# runs with --gpu 0, --gpus 0 and --gpus all must plan alike; every sample must carry the UUID and name
 # NVML gives its GPU index; compare pairs runs of one GPU, refuses a run whose UUID differs
 # (a copy of a run with its UUID rewritten stands in for another H200) unless --gpu-match model.
-#   bench/gpu/h200_measure_f.sh OUT_DIR [one|two]
+#   bench/gpu/gpu_schedules.sh OUT_DIR [one|two]
 # two (for a 2-GPU machine): throughput of --gpus 0,1 against --gpu 0, and A/A across GPUs: the
 # same sweep dealt 0,1 and 1,0 (every instance on the other GPU) compared --gpu-match model,
 # against two runs dealt alike.
-set -u
-out=${1:?usage: h200_measure_f.sh OUT_DIR [one|two]}
+# (Named h200_measure_f.sh when session F ran part one; issue 23's `h200_measure_f.sh OUT two` is
+# `gpu_schedules.sh OUT two`.)
+out=${1:?usage: gpu_schedules.sh OUT_DIR [one|two]}
 part=${2:-one}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
-bin=build-device/bin
-log="$out/commands.log"
-source "$(dirname "$0")/step.sh"
-nvidia-smi >"$out/nvidia-smi-before.txt" 2>&1
+source "$(dirname "$0")/preamble.sh"
 sweep=configs/cast.yaml
 # Part two fixes the inner count, so that runs compare instance for instance (each run would
 # otherwise calibrate its own, and compare skips instances whose plans differ in inner).
@@ -31,7 +27,7 @@ if [ "$part" = two ]; then
   step other-gpu "$bin/orchestrate" compare --json --gpu-match model "$out/gpus01-a" "$out/gpus10"
   step check python3 bench/gpu/gpus_check.py "$out/gpu0" "$out/gpus01-a" "$out/gpus01-b" "$out/gpus10"
   step phases python3 bench/gpu/worker_phases.py "$out/gpu0" "$out/gpus01-a" "$out/gpus01-b" "$out/gpus10"
-  nvidia-smi >"$out/nvidia-smi-after.txt" 2>&1
+  gpu_state after
   exit 0
 fi
 step gpu0 "$bin/orchestrate" --quiet --format none --gpu 0 --out "$out/gpu0" $sweep
@@ -54,4 +50,4 @@ sed -E 's/"gpu_uuid":"GPU-[0-9a-f-]+"/"gpu_uuid":"GPU-00000000-0000-0000-0000-00
 step compare-other-uuid "$bin/orchestrate" compare "$out/gpu0" "$out/other-uuid"
 step compare-other-uuid-model "$bin/orchestrate" compare --gpu-match model "$out/gpu0" "$out/other-uuid"
 step phases python3 bench/gpu/worker_phases.py "$out/gpu0" "$out/gpus0" "$out/gpusall"
-nvidia-smi >"$out/nvidia-smi-after.txt" 2>&1
+gpu_state after

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Third H200 session (docs/results/2026-11-29-h200-c): what the second day's code needs checked on
-# the GPU, in one call so the machine starts once.
-#   bench/gpu/h200_measure_c.sh OUT_DIR [part]     part: main (default) | records | followup
+# The same kernels timed by isobench and by triton.testing, where a fresh worker's time goes with
+# and without pre-start, and kernel records (docs/results/2026-11-29-h200-c), in three parts, each
+# one device call:
+#   main: the GPU tests; triton agreement (events, graph, cold L2); worker phases per sample and
+#         per batch at pre-start 0, 4 and 8; A/B with recorded and pinned algorithms, the forced
+#         second algorithm, replay of an earlier run's algorithms.
+#   records: kernel records (bench/gpu/record_kernels_check.sh), grouped GEMM with records, the
+#         battery of isolation measures (bench/gpu/calibrate_battery.sh).
+#   followup: the GEMM's gap to triton against the duty cycle (100 ms samples, triton rep 10 ms),
+#         the real 5% A/B without pre-start and with a 50 ms idle gap, the A/A with the gap.
+#   bench/gpu/triton_prestart_records.sh OUT_DIR [part]     part: main (default) | records | followup
 # Binaries in build-device/bin (scripts/build.sh device), the kernel C API in build-device/lib.
-set -u
-out=${1:?usage: h200_measure_c.sh OUT_DIR [main|records]}
+# (Named h200_measure_c.sh when session C ran it.)
+out=${1:?usage: triton_prestart_records.sh OUT_DIR [main|records|followup]}
 part=${2:-main}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-bin=build-device/bin
-log="$out/commands-$part.log"
-source "$(dirname "$0")/step.sh"
+source "$(dirname "$0")/preamble.sh"
 if [ "$part" = followup ]; then
   # Issue 4: is the GEMM gap to triton the duty cycle? isobench with 100 ms samples (triton's
   # do_bench_cudagraph loops ~100 ms) against triton with its default rep, and isobench's 10 ms
@@ -42,7 +46,6 @@ if [ "$part" = records ]; then
   step battery bash bench/gpu/calibrate_battery.sh "$out/battery"
   exit 0
 fi
-nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 # Kernels against references, the timer modes, the 5% slowdown's accuracy, algorithm replay.
 step test_cuda_kernels "$bin/test_cuda_kernels" -s
 # Issue 4: the same kernels timed by isobench and by triton.testing.
