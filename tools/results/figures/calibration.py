@@ -53,30 +53,34 @@ def _calibration_settings(cal, runs, cited):
 
 @kind("calibrations")
 def calibrations(ctx, args, opts):
-    """One mode of several calibrations, a row each: `calibrations DIR... mode=process`; the
+    """One mode of several calibrations, a row each: `calibrations DIR... [mode=process]`; the
     flagged shares at each alpha with Wilson intervals, real-slowdown power, time per sample,
     pre-start, gate and GPU."""
     mode = _option(opts, "mode", "process")
     alphas = _alphas(opts)
-    rows, pcts = [], None
-    for path in args:
-        cal = ctx.calibration(path)
+    cals = [ctx.calibration(path) for path in args]
+    pcts = sorted({p for cal in cals for p in cal.real_slowdowns})
+    rows = []
+    for path, cal in zip(args, cals):
         m = cal.mode(mode)
         s = m.baseline[0].settings()
-        pcts = cal.real_slowdowns
         cells = []
         for a in alphas:
             hits, trials = m.false_positives(a)
             cells.append(fmt.rate(hits, trials, wilson(hits, trials)))
-        for p in cal.real_slowdowns:
-            hits, trials = m.power(p, cal.target_alpha)
-            cells.append(fmt.pct(hits / trials))
+        for p in pcts:
+            if p in m.slowed:
+                hits, trials = m.power(p, cal.target_alpha)
+                cells.append(fmt.pct(hits / trials))
+            else:
+                cells.append("—")
         rows.append([f"`{_name(path)}`", s["prestart"], _gate(s), m.false_positives(alphas[0])[1]] + cells +
                     [f"{m.seconds_per_sample() * 1e3:.1f} ms", _gpus(m.baseline)])
     header = ["calibration", "pre-start", "gate", "A/A comparisons"]
     header += [f"flagged at alpha {a:g} [Wilson 95%]" for a in alphas]
     header += [f"real {p:g}% slowdown detected at 0.001" for p in pcts] + ["time per sample", "GPU"]
     return fmt.table(header, rows) + f"\n\nMode `{mode}`; re-derived from the samples, equal to each `calibration.json`."
+
 
 @kind("realised")
 def realised(ctx, args, opts):
