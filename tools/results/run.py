@@ -4,11 +4,9 @@ environment.json (the GPUs NVML saw) and samples.jsonl (samples and worker event
 import json
 import statistics
 
-# Settings that change what a sample measures, as plan.json's settings.measure spells them, with
-# the value they had when absent (a plan written before the setting existed ran its default).
-MEASURE_DEFAULTS = {"timer": "events", "inner": 20, "cold_cache": False, "idle_gap_ms": 0.0,
-                    "min_sample_time_s": 0.01, "blocking_kernel": False, "realloc": False,
-                    "record_kernels": False, "statistic": "mean"}
+# The measurement settings the figures show, as plan.json's settings.measure spells them, with the
+# value they had when absent (a plan written before the setting existed ran its default).
+MEASURE_DEFAULTS = {"timer": "events", "idle_gap_ms": 0.0}
 
 
 class Run:
@@ -76,7 +74,8 @@ class Run:
         return [g["uuid"] for g in self.environment.get("gpu", {}).get("gpus", [])]
 
     def settings(self):
-        """The settings that make two runs comparable, as one dict."""
+        """The settings a figure shows beside a run: isolation, pre-start, context gate, timer,
+        idle gap."""
         plan, info = self.plan, self.info
         s = plan.get("settings", {})
         measure = dict(MEASURE_DEFAULTS)
