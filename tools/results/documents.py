@@ -41,17 +41,14 @@ def with_markers(repo):
     candidates += sorted(glob.glob(os.path.join(repo, "docs", "*.md")))
     found = []
     for path in candidates:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        if markers.has_markers(text):
+        if markers.has_markers(read_text(path)):
             found.append(os.path.relpath(path, repo))
     return found
 
 
 def write(repo, path):
     absolute = os.path.join(repo, path)
-    with open(absolute, encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(absolute)
     filled = markers.fill(text, Context(Resolver(repo), absolute))
     if filled != text:
         with open(absolute, "w", encoding="utf-8") as f:
@@ -60,8 +57,7 @@ def write(repo, path):
 
 
 def _figure_problems(repo, resolver, path):
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(path)
     rel = os.path.relpath(path, repo)
     try:
         diffs = markers.differences(text, Context(resolver, path))
@@ -75,8 +71,7 @@ def _figure_problems(repo, resolver, path):
 
 
 def _hand_typed_problems(repo, path, section=None):
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(path)
     rel = os.path.relpath(path, repo)
     return [f"{rel}:{line}: '{token}' looks measured but is typed by hand: put it in a figure marker, or "
             "declare it in <!-- settings, not measurements: ... --> if it is a setting"
