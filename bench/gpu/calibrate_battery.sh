@@ -11,19 +11,13 @@
 # setup and warm-up per sample (a few ms each), cold_cache about nothing. K = 8 runs x 4 variants
 # x (process + interleave) = 64 runs: about 130 s of process runs and 65 s of interleave runs,
 # about 3.5 minutes in all. Interrupted or cut short, it finishes with the resume line it logs.
-set -u
 out=${1:?usage: calibrate_battery.sh OUT_DIR}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-bin=build-device/bin
-log="$out/commands.log"
-source "$(dirname "$0")/step.sh"
-nvidia-smi >"$out/nvidia-smi-before.txt" 2>&1
+source "$(dirname "$0")/preamble.sh"
 step calibrate "$bin/orchestrate" calibrate --device cuda --runs 8 --modes process,interleave \
   --variants baseline,cold_cache,idle_gap_ms=50,realloc --prestart 4 \
   --out "$out/calibrate" configs/calibration-battery.yaml
 rc=$?
-nvidia-smi >"$out/nvidia-smi-after.txt" 2>&1
+gpu_state after
 if [ "$rc" -ne 0 ]; then
   echo "# not finished (exit $rc): $bin/orchestrate calibrate --resume $out/calibrate" >>"$log"
 fi

@@ -6,15 +6,9 @@
 #   bench/gpu/record_kernels_check.sh OUT_DIR
 # Reads: OUT_DIR/summary.txt (per instance: kernels, shares, kernel GPU time against the sample,
 # host enqueue time, wall time of each run) and the run directories beside it.
-set -u
 out=${1:?usage: record_kernels_check.sh OUT_DIR}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-bin=${ISOBENCH_BIN:-build-device/bin}  # another build's bin/ through ISOBENCH_BIN
+source "$(dirname "$0")/preamble.sh"  # another build's bin/ through ISOBENCH_BIN
 sweep=bench/gpu/record_kernels.yaml
-log="$out/commands.log"
-source "$(dirname "$0")/step.sh"
-nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 ls -l /usr/local/cuda/lib64/libcupti* /usr/local/cuda/extras/CUPTI/lib64/libcupti* >"$out/cupti-libraries.txt" 2>&1
 # 0. The recorder itself: cast, GEMM and both grouped GEMMs recorded, CUPTI detached and attached
 #    again, the CUDA timer's host enqueue time (tests/worker/test_kernel_recorder.cpp).

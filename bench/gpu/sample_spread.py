@@ -7,14 +7,12 @@ import json
 import statistics
 import sys
 
-print("| run | samples | share > 4% above median | median relative MAD |")
-print("| --- | --- | --- | --- |")
-for run in sys.argv[1:]:
+
+def spread_of(samples):
+    """{samples, above_share, median_relative_mad} of one run's samples (journal records)."""
     groups = {}
-    for line in open(f"{run}/samples.jsonl"):
-        s = json.loads(line)
-        if s.get("type") == "sample":
-            groups.setdefault((s["instance"], s["side"]), []).append(s["value"])
+    for s in samples:
+        groups.setdefault((s["instance"], s["side"]), []).append(s["value"])
     above = total = 0
     mads = []
     for values in groups.values():
@@ -22,4 +20,19 @@ for run in sys.argv[1:]:
         above += sum(1 for x in values if x > 1.04 * m)
         total += len(values)
         mads.append(statistics.median(abs(x - m) for x in values) / m)
-    print(f"| {run.rstrip('/')} | {total} | {above / total * 100:.1f}% | {statistics.median(mads) * 100:.2f}% |")
+    return {"samples": total, "above_share": above / total, "median_relative_mad": statistics.median(mads)}
+
+
+def main():
+    print("| run | samples | share > 4% above median | median relative MAD |")
+    print("| --- | --- | --- | --- |")
+    for run in sys.argv[1:]:
+        with open(f"{run}/samples.jsonl") as journal:
+            records = [json.loads(line) for line in journal]
+        s = spread_of([r for r in records if r.get("type") == "sample"])
+        print(f"| {run.rstrip('/')} | {s['samples']} | {s['above_share'] * 100:.1f}% | "
+              f"{s['median_relative_mad'] * 100:.2f}% |")
+
+
+if __name__ == "__main__":
+    main()

@@ -29,7 +29,12 @@ def pct(values, q):
 
 
 def phases(run):
-    events = [json.loads(line) for line in open(f"{run}/samples.jsonl")]
+    with open(f"{run}/samples.jsonl") as journal:
+        return phases_of([json.loads(line) for line in journal], run)
+
+
+def phases_of(events, run):
+    """The phases of one run's journal events (tools/results reads them from an archive)."""
     samples = [e for e in events if e.get("type") == "sample"]
     workers = sorted((e for e in events if e.get("type") == "worker" and e.get("what") == "measure"),
                      key=lambda e: e["serial"])
@@ -57,17 +62,10 @@ def phases(run):
                     if b.get("measure_begin_ns") and a.get("measure_end_ns")]
     out["handoff_ms"] = {"median": statistics.median(handoff) if handoff else None, "p10": pct(handoff, 0.1),
                          "p90": pct(handoff, 0.9)}
-    # Samples timed while another worker created its context or was exiting.
-    busy = [(w["serial"], w.get("gpu", 0), w["context_begin_ns"], w["device_ready_ns"]) for w in workers
-            if w.get("context_begin_ns") and w.get("device_ready_ns")]
-    busy += [(w["serial"], w.get("gpu", 0), w["measure_end_ns"], w["exited_ns"]) for w in workers if w.get("exited_ns")]
-    def beside(same_gpu):
-        return sum(1 for s in samples if any(
-            serial != s["worker_serial"] and (g == s.get("gpu", 0)) == same_gpu and a < s["end_ns"] and b > s["begin_ns"]
-            for serial, g, a, b in busy))
+    flags = samples_beside(events, workers)
     out["gpus"] = gpus
-    out["samples_beside_context_or_exit"] = beside(True)
-    out["samples_beside_other_gpu_context_or_exit"] = beside(False)
+    out["samples_beside_context_or_exit"] = sum(1 for same, _ in flags.values() if same)
+    out["samples_beside_other_gpu_context_or_exit"] = sum(1 for _, other in flags.values() if other)
     first = min((w["released_ns"] or w["measure_begin_ns"]) for w in workers)
     last = max(w["measure_end_ns"] for w in workers)
     wall_s = (last - first) / 1e9
@@ -76,6 +74,28 @@ def phases(run):
     out["wall_ms_per_worker"] = wall_s * 1e3 / len(workers)
     out["measure_share"] = sum(span("measure_begin_ns", "measure_end_ns")) / 1e3 / wall_s / len(gpus)
     return out
+
+
+def samples_beside(events, workers=None):
+    """{(worker serial, instance, sample, side): (beside one on its GPU, beside one on another GPU)}:
+    whether each sample's timed region overlapped another worker's context creation
+    (context_begin_ns to device_ready_ns) or exit (measure_end_ns to the orchestrator seeing it
+    gone)."""
+    if workers is None:
+        workers = [e for e in events if e.get("type") == "worker" and e.get("what") == "measure"]
+        exited = {e["serial"]: e["exited_ns"] for e in events if e.get("type") == "worker_exit"}
+        for w in workers:
+            w.setdefault("context_begin_ns", w.get("attached_ns"))
+            if w["serial"] in exited:
+                w["exited_ns"] = exited[w["serial"]]
+    busy = [(w["serial"], w.get("gpu", 0), w["context_begin_ns"], w["device_ready_ns"]) for w in workers
+            if w.get("context_begin_ns") and w.get("device_ready_ns")]
+    busy += [(w["serial"], w.get("gpu", 0), w["measure_end_ns"], w["exited_ns"]) for w in workers if w.get("exited_ns")]
+    def overlaps(s, same_gpu):
+        return any(serial != s["worker_serial"] and (g == s.get("gpu", 0)) == same_gpu and a < s["end_ns"] and
+                   b > s["begin_ns"] for serial, g, a, b in busy)
+    return {(s["worker_serial"], s["instance"], s["sample"], s["side"]): (overlaps(s, True), overlaps(s, False))
+            for s in events if s.get("type") == "sample"}
 
 
 def main():

@@ -1,0 +1,41 @@
+# Sourced by every H200 script in bench/gpu/, run from the repository root on the device machine
+# with the device build carried there (scripts/build.sh device on the development machine):
+#
+#   out=${1:?usage: ...}; part=${2:-...}        # the script's own arguments (part is optional)
+#   source "$(dirname "$0")/preamble.sh"
+#
+# It creates $out, puts the CUDA toolkit's libraries on LD_LIBRARY_PATH, sets `bin` (the device
+# build's bin/, or $ISOBENCH_BIN for another build) and `log` ($out/commands.log, or
+# $out/commands-PART.log when the script was given a part, so parts run into one folder keep
+# their own logs), defines `step` and `gpu_state`, and records the GPU's state before anything
+# runs.
+# shellcheck shell=bash disable=SC2154,SC2034  # $out comes from the sourcing script, $bin is for it
+set -u
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
+bin=${ISOBENCH_BIN:-build-device/bin}
+log="$out/commands${part:+-$part}.log"
+
+# `step NAME COMMAND...` runs COMMAND with its stdout and stderr in "$out/NAME.out" and
+# "$out/NAME.err", and appends the command line, exit code, duration and end time to "$log"; it
+# returns the command's exit code.
+step() {
+  local name=$1; shift
+  local t0
+  t0=$(date +%s%N)
+  echo "\$ $*" >>"$log"
+  "$@" >"$out/$name.out" 2>"$out/$name.err"
+  local rc=$?
+  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%TZ)" >>"$log"
+  return $rc
+}
+
+# `gpu_state WHEN` keeps nvidia-smi's view of the GPUs (processes, memory, clocks, power) in
+# "$out/nvidia-smi-WHEN[-PART].txt" and its clock, power and performance detail in
+# "$out/nvidia-smi-q-WHEN[-PART].txt".
+gpu_state() {
+  nvidia-smi >"$out/nvidia-smi-$1${part:+-$part}.txt" 2>&1
+  nvidia-smi -q -d CLOCK,POWER,PERFORMANCE >"$out/nvidia-smi-q-$1${part:+-$part}.txt" 2>&1
+}
+
+gpu_state before

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""tools/results: the figures in README.md and docs/results/ are what the archived raw data gives.
+
+The main case re-derives every figure of every committed document from the archives and fails on
+any difference, hand-typed measured number, dangling citation or loose raw file. The others show
+that those checks can fail, and that the statistics behind the figures agree with scipy's values
+(tests/data/scipy/reference.json, written by tools/scipy_reference.py).
+"""
+import io
+import json
+import math
+import os
+import sys
+import tarfile
+import tempfile
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+from results import archive, documents, markers  # noqa: E402
+from results.figures import Context  # noqa: E402
+from results.folder import ResultsFolder  # noqa: E402
+from results.paths import Resolver  # noqa: E402
+from results.stats import BrunnerMunzel, HodgesLehmann, _mann_whitney_cdf, holm, wilson  # noqa: E402
+
+H200 = os.path.join(REPO, "docs", "results", "2026-11-29-h200")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+class CommittedDocuments(unittest.TestCase):
+    def test_every_figure_number_and_path_checks_out(self):
+        problems = documents.check(REPO)
+        self.assertEqual(problems, [], "\n" + "\n".join(problems))
+
+    def test_the_check_reads_figures_at_all(self):
+        # A check that finds no markers would pass on anything.
+        self.assertIn("README.md", documents.with_markers(REPO))
+        self.assertGreaterEqual(len(documents.with_markers(REPO)), 8)
+
+
+class TheChecksCanFail(unittest.TestCase):
+    def setUp(self):
+        self.readme = os.path.join(H200, "README.md")
+        self.text = read(self.readme)
+        self.context = Context(Resolver(REPO), self.readme)
+
+    def test_a_hand_edited_figure_in_a_table(self):
+        edited = self.text.replace("| `sequential` | 252 | 27.0% [21.9, 32.8]", "| `sequential` | 252 | 26.6% [21.9, 32.8]", 1)
+        self.assertNotEqual(edited, self.text)
+        diffs = markers.differences(edited, self.context)
+        self.assertEqual(len(diffs), 1)
+        self.assertIn("27.0%", diffs[0][2])
+
+    def test_a_hand_edited_figure_in_a_sentence(self):
+        marker = "<!-- figure flagged session-b/calibrate process -->"
+        start = self.text.index(marker) + len(marker)
+        end = self.text.index("<!-- /figure -->", start)
+        edited = self.text[:start] + "1 of 252 (0.40% [0.07, 2.2])" + self.text[end:]
+        self.assertEqual([d[2] for d in markers.differences(edited, self.context)], [self.text[start:end]])
+
+    def test_a_measured_number_typed_by_hand(self):
+        self.assertEqual(markers.hand_typed(self.text), [])
+        edited = self.text + "\nThe process mode then found 86.1% of the slowdowns, and 4 of 9 SLOWER.\n"
+        self.assertEqual([t for _, t in markers.hand_typed(edited)], ["86.1%", "4 of 9"])
+
+    def test_declared_settings_and_markers_in_code_are_not_figures(self):
+        text = "A 5% slowdown, `72 of 72`, and\n```\n<!-- figure verdicts nowhere SLOWER -->9 of 9<!-- /figure -->\n```\n"
+        self.assertEqual([t for _, t in markers.hand_typed(text)], ["5%"])
+        self.assertEqual(markers.hand_typed(text + "<!-- settings, not measurements: 5% -->"), [])
+        self.assertFalse(markers.has_markers(text))
+
+    def test_a_citation_that_resolves_nowhere(self):
+        resolver = Resolver(REPO)
+        with tempfile.NamedTemporaryFile("w", suffix=".md", dir=H200, delete=False) as f:
+            f.write("See `session-b/calibrate/report.md`, `session-b/ab-slow5.out` and `session-b/no-such-run/`,\n"
+                    "made by `bench/gpu/h200_measure_b.sh OUT runs`.\n")
+        try:
+            self.assertEqual(resolver.unresolved(f.name), ["session-b/no-such-run/", "bench/gpu/h200_measure_b.sh"])
+        finally:
+            os.unlink(f.name)
+
+    def test_a_figure_whose_data_disagrees_with_what_the_tool_printed(self):
+        # verdicts are re-derived and checked against the table compare printed at the time
+        folder = ResultsFolder(os.path.join(REPO, "docs", "results", "2026-11-29-h200-c"))
+        printed = folder.text("session-c2/ab-slow5-gap50.out")
+        self.assertEqual(printed.count(" SLOWER"), 3)
+        text = "<!-- figure verdicts session-c2/ab-slow5-gap50 SLOWER -->4 of 9<!-- /figure -->"
+        context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
+        self.assertEqual(markers.differences(text, context)[0][2], "3 of 9")
+
+
+class Archive(unittest.TestCase):
+    def test_pack_is_reproducible_and_verify_finds_what_is_missing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            files = {"session/run/samples.jsonl": b'{"type":"sample"}\n', "session/run.out": b"ok\n"}
+            archive.pack(tmp, files)
+            first = open(os.path.join(tmp, archive.ARCHIVE), "rb").read()
+            archive.pack(tmp, dict(reversed(list(files.items()))))
+            self.assertEqual(open(os.path.join(tmp, archive.ARCHIVE), "rb").read(), first)
+            with tarfile.open(fileobj=io.BytesIO(first), mode="r:xz") as t:
+                self.assertEqual(sorted(t.getnames()), sorted(files))
+                self.assertTrue(all(m.mtime == 0 and m.uid == 0 for m in t.getmembers()))
+            folder = ResultsFolder(tmp)
+            self.assertEqual(folder.text("session/run.out"), "ok\n")
+            self.assertEqual(folder.where("session/run"), "archived")
+            lines, ok = archive.verify(folder, files)
+            self.assertTrue(ok, lines)
+            lines, ok = archive.verify(ResultsFolder(tmp), {**files, "session/lost.err": b"", "session/run.out": b"no\n"})
+            self.assertFalse(ok)
+            self.assertIn("missing from raw.tar.xz: session/lost.err", lines)
+            self.assertIn("changed in raw.tar.xz: session/run.out", lines)
+
+
+class Statistics(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(REPO, "tests", "data", "scipy", "reference.json")) as f:
+            cls.reference = json.load(f)
+
+    def test_brunner_munzel_p_equals_scipys(self):
+        compared = 0
+        for case in self.reference["two_sample"]:
+            expected = case["brunnermunzel"]["t"]["two-sided"]["pvalue"]
+            if expected is None or len(case["x"]) < 2 or len(case["y"]) < 2:
+                continue  # scipy's NaN: separation and ties, below
+            got = BrunnerMunzel(case["x"], case["y"]).p
+            self.assertLessEqual(abs(got - expected), 1e-9 * expected, (case["kind"], got, expected))
+            compared += 1
+        self.assertGreater(compared, 150)
+
+    def test_brunner_munzel_where_scipy_has_no_answer(self):
+        self.assertEqual(BrunnerMunzel([1, 2, 3], [4, 5, 6]).p, 2 / math.comb(6, 3))
+        self.assertEqual(BrunnerMunzel([1, 1, 1], [1, 1, 1]).p, 1.0)
+        self.assertGreater(BrunnerMunzel([1, 2, 3], [4, 5, 6]).effect, 0.5)
+
+    def test_holm_equals_the_reference(self):
+        cases = self.reference["multiple_testing"]
+        for case in cases:
+            for got, expected in zip(holm(case["p"]), case["holm"]):
+                self.assertAlmostEqual(got, expected, delta=1e-12)
+        self.assertGreater(len(cases), 5)
+
+    def test_mann_whitney_distribution_by_enumeration(self):
+        import itertools
+        n, m = 4, 5
+        counts = [0] * (n * m + 1)
+        for chosen in itertools.combinations(range(n + m), n):
+            counts[sum(c - k for k, c in enumerate(chosen))] += 1  # values of the other sample below each
+        total, running = math.comb(n + m, n), 0
+        for u, cdf in enumerate(_mann_whitney_cdf(n, m)):
+            running += counts[u]
+            self.assertAlmostEqual(cdf, running / total, delta=1e-15)
+
+    def test_hodges_lehmann_ratio(self):
+        base = [1.0, 1.1, 0.9, 1.05, 0.95, 1.02]
+        h = HodgesLehmann(base, [v * 1.2 for v in base])
+        self.assertAlmostEqual(h.ratio, 1.2, delta=1e-12)
+        self.assertLess(h.lo, 1.2)
+        self.assertGreater(h.hi, 1.2)
+        self.assertEqual((HodgesLehmann([1, 2], [3, 4]).lo, HodgesLehmann([1, 2], [3, 4]).hi), (0.0, math.inf))
+
+    def test_wilson_equals_the_intervals_calibrate_wrote(self):
+        # calibration.json's intervals come from stats/wilson_interval.cpp (boost::math's normal
+        # quantile); these from the standard library's.
+        calibration = json.loads(ResultsFolder(H200).read("session-b/calibrate/calibration.json"))
+        cells = [c for m in calibration["modes"] for c in m["fpr"]]
+        for c in cells:
+            lo, hi = wilson(c["hits"], c["trials"])
+            self.assertAlmostEqual(lo, c["ci95"][0], delta=1e-12)
+            self.assertAlmostEqual(hi, c["ci95"][1], delta=1e-12)
+        self.assertEqual(len(cells), 15)
+        self.assertEqual(wilson(0, 252)[0], 0.0)
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
