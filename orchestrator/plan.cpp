@@ -156,6 +156,7 @@ nlohmann::json Plan::to_json() const {
                         {"task_fields", {"instance", "sample", "round", "slot"}},
                         {"runs", runs}}}};
   if (!gpus.empty()) j["gpus"] = gpus;
+  if (sequential) j["sequential"] = sequential->to_json();
   return j;
 }
 
@@ -168,6 +169,7 @@ Plan Plan::from_json(const nlohmann::json& j) {
     plan.skipped = j.value("skipped", std::vector<std::string>{});
     plan.workers = j.value("workers", std::vector<std::string>{});
     plan.worker_args = j.value("worker_args", std::vector<std::vector<std::string>>{});
+    if (j.contains("sequential")) plan.sequential = SequentialPlan::from_json(j.at("sequential"));
     if (j.contains("gpus"))
       for (const auto& g : j.at("gpus")) {
         const int gpu = ipc::json_integer<int>(g);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ipc/instance_table.hpp"
+#include "orchestrator/compare/sequential_verdict.hpp"
 #include "schedule.hpp"
 #include "sweep.hpp"
 
@@ -49,6 +50,9 @@ struct Plan {
   // The GPUs the run spreads its instances over (--gpus; one schedule runs on each at once), in
   // the order given; one entry for an ordinary run. Empty in plans from before --gpus.
   std::vector<int> gpus;
+  // An A/B run sampled until a verdict (ab --until-verdict): its looks and stopping rule; the
+  // schedule holds the samples of the last look.
+  std::optional<SequentialPlan> sequential;
 
   nlohmann::json to_json() const;
   static Plan from_json(const nlohmann::json& j);  // throws std::runtime_error

@@ -43,6 +43,7 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
       for (const auto& refusal : report.gpu_refusals) err << "compare: " << refusal << "\n";
       return exit_bad_input;
     }
+    if (!report.unreachable.empty()) err << "compare: warning: " << report.unreachable << "\n";
     make_printer(options.format)->comparison(out, report);
     // What was left out, and why, closes the output (a comparison of everything needs no line).
     if (!report.excluded.empty()) print_outcome_line(report, report.exit_code(), options.format, out, err);

@@ -78,6 +78,10 @@ Run parse_run_plan(const std::string& dir, const std::string& plan_path, const s
       throw UsageError(plan_path + ": schedule.sides is not an integer: " + schedule["sides"].dump());
     run.ab = schedule.value("sides", 1) == 2;
   }
+  if (plan.contains("sequential")) {
+    if (!plan["sequential"].is_object()) throw UsageError(plan_path + ": \"sequential\" is not an object");
+    run.sequential = plan["sequential"];
+  }
   return run;
 }
 
@@ -140,6 +144,12 @@ void parse_run_samples(Run& run, const std::string& samples_path, const std::str
       throw UsageError(location + ": \"side\" must be 0" + std::string(run.ab ? " or 1" : "") + ", got " + side.dump());
     const bool candidate = side.get<int>() == 1;
     auto& into = candidate ? run.candidate_samples : run.samples;
+    auto& index = (candidate ? run.candidate_sample_index : run.sample_index)[id];
+    if (record.contains("sample") && !(record["sample"].is_number_unsigned() || (record["sample"].is_number_integer() &&
+                                                                                 record["sample"].get<long long>() >= 0)))
+      throw UsageError(location + ": \"sample\" is not a sample index: " + record["sample"].dump());
+    index.push_back(record.contains("sample") ? record["sample"].get<std::uint32_t>()
+                                              : static_cast<std::uint32_t>(into[id].size()));
     into[id].push_back(checked_time(record["value"].get<double>(), record["value"].dump(), location));
     if (const auto gpu = sample_gpu(record, location)) (candidate ? run.candidate_gpus : run.gpus)[id].insert(*gpu);
   }

@@ -5,6 +5,7 @@
 // fuzzers in fuzz/ feed them bytes without touching the file system.
 
 #include <compare>
+#include <cstdint>
 #include <iosfwd>
 #include <map>
 #include <set>
@@ -47,6 +48,11 @@ struct Run {
   // Per instance id and by side like the samples: the distinct GPUs its samples name. An
   // instance none of whose samples names a GPU has no entry.
   std::map<std::string, GpuSet> gpus, candidate_gpus;
+  // Each value's sample index (its "sample" field; its position in journals without one), parallel
+  // to `samples` and `candidate_samples`: the plan's order, whatever order the values arrived in.
+  std::map<std::string, std::vector<std::uint32_t>> sample_index, candidate_sample_index;
+  // plan.json's "sequential" (ab --until-verdict): the design its looks followed; null otherwise.
+  nlohmann::json sequential;
 };
 
 // kernels.json of a run made with --record-kernels: per instance id, each side's record (an

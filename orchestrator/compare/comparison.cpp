@@ -1,6 +1,8 @@
 #include "orchestrator/compare/comparison.hpp"
 
+#include <climits>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -10,6 +12,7 @@
 #include "ipc/instance_table.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/multiple_testing.hpp"
+#include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator {
 namespace {
@@ -29,16 +32,19 @@ const std::vector<std::string>& measurement_fields() {
   return fields;
 }
 
+// `instances`: how many are compared in all, so the permutation p resolves alpha / m (Holm).
 Comparison compare_samples(const std::string& id, const std::vector<double>& a, const std::vector<double>& b,
-                           double confidence) {
+                           const VerdictRule& rule, std::size_t instances) {
   Comparison c;
   c.id = id;
   c.n_a = a.size();
   c.n_b = b.size();
   c.median_a = stats::median(a);
   c.median_b = stats::median(b);
-  c.hl = stats::hodges_lehmann_ratio(a, b, confidence);
-  c.bm = stats::brunner_munzel(a, b);
+  c.hl = stats::hodges_lehmann_ratio(a, b, rule.confidence);
+  stats::PermutationOptions permutation;
+  permutation.resolution = std::min(permutation.resolution, rule.alpha / static_cast<double>(std::max<std::size_t>(1, instances)));
+  c.bm = stats::brunner_munzel(a, b, stats::Alternative::two_sided, stats::BrunnerMunzelDistribution::t, permutation);
   c.p_adjusted = c.bm.p_value;
   return c;
 }
@@ -87,6 +93,7 @@ std::pair<Run, Run> split_sides(Run run) {
   Run candidate = run;
   candidate.samples = std::move(run.candidate_samples);
   candidate.gpus = std::move(run.candidate_gpus);
+  candidate.sample_index = std::move(run.candidate_sample_index);
   candidate.dir = run.dir + " (candidate)";
   run.dir += " (baseline)";
   return {std::move(run), std::move(candidate)};
@@ -116,6 +123,50 @@ std::string gpu_refusal(const std::string& id, const std::string& mismatch, cons
                                   : "--gpu-match any compares any GPUs)");
 }
 
+SamplesByIndex by_index(const Run& run, const std::string& id) {
+  SamplesByIndex out;
+  const auto values = run.samples.find(id);
+  const auto index = run.sample_index.find(id);
+  if (values == run.samples.end() || index == run.sample_index.end()) return out;
+  for (std::size_t i = 0; i < values->second.size(); ++i) out[index->second[i]] = values->second[i];
+  return out;
+}
+
+// An A/B run sampled until a verdict: each instance's verdict is the look that stopped it, as the
+// runner decided it, replayed from the journal (compare_request's alpha and threshold give way to
+// the design the run was planned with). "p Holm" is the look's p scaled to the overall alpha:
+// p x alpha / (the look's level), below alpha exactly when p is below the look's level.
+void decide_sequentially(ComparisonReport& report, const Run& a, const Run& b, const SequentialPlan& plan) {
+  const auto design = plan.design();
+  report.rule.alpha = plan.alpha;
+  report.rule.threshold = plan.threshold;
+  report.sequential = plan;
+  double log_sum = 0;
+  for (auto& c : report.compared) {
+    const SamplesByIndex sa = by_index(a, c.id), sb = by_index(b, c.id);
+    const auto outcome = replay_looks(design, design.looks.size() - 1, sa, sb, plan.threshold);
+    if (!outcome) continue;  // fewer samples than the first look: the fixed-n comparison stands
+    const auto& at = design.looks[outcome->look];
+    const auto medians_of_first = [n = outcome->n](const SamplesByIndex& by) {
+      std::vector<double> v;
+      for (const auto& [index, value] : by)
+        if (index < n) v.push_back(value);
+      return stats::median(v);
+    };
+    c.n_a = c.n_b = outcome->n;
+    c.median_a = medians_of_first(sa);
+    c.median_b = medians_of_first(sb);
+    c.hl = outcome->decision.ratio;
+    c.bm.p_value = outcome->decision.p_value;
+    c.p_adjusted = at.alpha > 0 ? std::min(1.0, outcome->decision.p_value * plan.alpha / at.alpha) : 1.0;
+    c.verdict = outcome->decision.verdict;
+    c.look = outcome->look;
+    log_sum += std::log(c.hl.ratio);
+  }
+  if (!report.compared.empty())
+    report.geometric_mean_ratio = std::exp(log_sum / static_cast<double>(report.compared.size()));
+}
+
 ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warnings) {
   Run a, b;
   if (request.runs.size() == 1) {
@@ -128,6 +179,12 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
   report.rule = request.rule;
   report.a = a.dir;
   report.b = b.dir;
+  struct Pair {
+    std::string id;
+    std::vector<double> a, b;
+    GpuSet gpus_a, gpus_b;
+  };
+  std::vector<Pair> pairs;
   for (const auto& id : a.order) {
     if (!b.plan.count(id)) {
       report.excluded.push_back({id, "only in " + a.dir});
@@ -149,11 +206,14 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
       report.gpu_refusals.push_back(gpu_refusal(id, mismatch, a.dir, ga, b.dir, gb, request.gpu_match));
       continue;
     }
-    report.compared.push_back(compare_samples(id, sa, sb, request.rule.confidence));
-    report.compared.back().gpus_a = ga;
-    report.compared.back().gpus_b = gb;
-    report.gpus_a.insert(ga.begin(), ga.end());
-    report.gpus_b.insert(gb.begin(), gb.end());
+    pairs.push_back({id, sa, sb, ga, gb});
+  }
+  for (const auto& pair : pairs) {
+    report.compared.push_back(compare_samples(pair.id, pair.a, pair.b, request.rule, pairs.size()));
+    report.compared.back().gpus_a = pair.gpus_a;
+    report.compared.back().gpus_b = pair.gpus_b;
+    report.gpus_a.insert(pair.gpus_a.begin(), pair.gpus_a.end());
+    report.gpus_b.insert(pair.gpus_b.begin(), pair.gpus_b.end());
   }
   if (!report.gpu_refusals.empty()) return report;
   for (const auto& id : b.order)
@@ -165,7 +225,19 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
   std::vector<std::string> compared_ids;
   for (const auto& c : report.compared) compared_ids.push_back(c.id);
   report.kernels = compare_run_kernels(request.runs, compared_ids, warnings);
-  decide(report);
+  if (request.runs.size() == 1 && !a.sequential.is_null()) {
+    try {
+      decide_sequentially(report, a, b, SequentialPlan::from_json(a.sequential));
+    } catch (const std::runtime_error& e) {
+      throw UsageError(request.runs[0] + "/plan.json: " + e.what());
+    }
+  } else {
+    decide(report);
+    // The smallest n among the compared sets what the sweep could reach.
+    std::size_t n_a = SIZE_MAX, n_b = SIZE_MAX;
+    for (const auto& c : report.compared) n_a = std::min(n_a, c.n_a), n_b = std::min(n_b, c.n_b);
+    if (!report.compared.empty()) report.unreachable = unreachable_verdict(n_a, n_b, report.compared.size(), report.rule);
+  }
   // Runs that share instances, none of them measured alike, are not a comparison at all.
   if (report.compared.empty())
     for (const auto& e : report.excluded)
@@ -184,9 +256,9 @@ ComparisonReport compare_sample_files(const CompareRequest& request) {
   report.rule = request.rule;
   report.a = request.samples[0];
   report.b = request.samples[1];
-  report.compared.push_back(compare_samples(request.samples[1] + " vs " + request.samples[0], a, b,
-                                            request.rule.confidence));
+  report.compared.push_back(compare_samples(request.samples[1] + " vs " + request.samples[0], a, b, request.rule, 1));
   decide(report);
+  report.unreachable = unreachable_verdict(a.size(), b.size(), 1, request.rule);
   using stats::Alternative;
   const Alternative alternatives[] = {Alternative::two_sided, Alternative::less, Alternative::greater};
   SamplesDetail detail;
@@ -261,6 +333,23 @@ std::string ComparisonReport::outcome() const {
       line += " (each run calibrated its own inner count: give both runs the same --inner N, or --replay-from)";
   }
   return line;
+}
+
+std::string unreachable_verdict(std::size_t n_a, std::size_t n_b, std::size_t instances, const VerdictRule& rule) {
+  if (n_a < 2 || n_b < 2 || instances == 0) return {};
+  const auto f = stats::verdict_feasibility(n_a, n_b, rule.alpha, instances, rule.confidence);
+  if (f.reachable) return {};
+  const auto smallest = stats::smallest_feasible_n(rule.alpha, instances, rule.confidence);
+  char p[96];
+  std::snprintf(p, sizeof p, "complete separation's p is %.3g, %.3g after Holm over %zu instances", f.smallest_p,
+                f.smallest_adjusted_p, instances);
+  std::string sides = n_a == n_b ? std::to_string(n_a) + " samples per side"
+                                 : std::to_string(n_a) + " and " + std::to_string(n_b) + " samples";
+  char alpha[32];
+  std::snprintf(alpha, sizeof alpha, "%g", rule.alpha);
+  return "with " + sides + " no instance can be SLOWER or FASTER at alpha " + alpha + " whatever it measures (" +
+         (f.interval_bounded ? std::string(p) : "the Hodges-Lehmann interval cannot be bounded") + "); " +
+         (smallest ? std::to_string(smallest) + " samples per side can" : std::string("no sample count can"));
 }
 
 ComparisonReport compare(const CompareRequest& request, std::ostream& warnings) {

@@ -15,6 +15,7 @@
 #include "orchestrator/compare/artifact_diff.hpp"
 #include "orchestrator/compare/compare_inputs.hpp"
 #include "orchestrator/compare/kernel_diff.hpp"
+#include "orchestrator/compare/sequential_verdict.hpp"
 #include "stats/brunner_munzel.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/mann_whitney.hpp"
@@ -44,6 +45,7 @@ struct Comparison {
   double p_adjusted = 1;          // Holm over all compared instances
   stats::Verdict verdict = stats::Verdict::uncertain;
   GpuSet gpus_a, gpus_b;  // the GPUs each side's samples name; empty where none does
+  std::optional<std::size_t> look;  // sampled until a verdict: the look that decided
   double median_ratio() const { return median_b / median_a; }
 };
 
@@ -74,6 +76,9 @@ struct ComparisonReport {
   // Instances whose sides ran on GPUs --gpu-match does not allow: one line each, and no verdicts.
   std::vector<std::string> gpu_refusals;
   std::optional<SamplesDetail> detail;  // two sample files
+  std::optional<SequentialPlan> sequential;  // an A/B run sampled until a verdict (ab --until-verdict)
+  // Fixed-n comparisons whose n cannot reach a verdict at all (unreachable_verdict): the verbs warn.
+  std::string unreachable;
 
   bool names_gpus() const { return !gpus_a.empty() || !gpus_b.empty(); }
   std::size_t count(stats::Verdict v) const;
@@ -86,6 +91,12 @@ struct ComparisonReport {
   // A"). The verbs end their output with it and the exit code: "... -> exit 1".
   std::string outcome() const;
 };
+
+// Why no instance can be SLOWER (or FASTER) with n_a and n_b samples per side over `instances`
+// instances under the rule, whatever the data: complete separation's p after Holm is not below
+// alpha, or the Hodges-Lehmann interval cannot be bounded. Empty when a verdict is reachable; else
+// one line that names the smallest n per side that can reach one.
+std::string unreachable_verdict(std::size_t n_a, std::size_t n_b, std::size_t instances, const VerdictRule& rule);
 
 struct CompareRequest {
   std::vector<std::string> samples;  // --samples A B: two sample files

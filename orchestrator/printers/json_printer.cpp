@@ -46,13 +46,21 @@ json detail_json(const ComparisonReport& report) {
             {"median_ratio", c.median_ratio()},
             {"alpha", report.rule.alpha},
             {"threshold", report.rule.threshold}};
+  // The t and normal entries are the asymptotic tests (scipy's numbers); "permutation" is the
+  // studentized permutation test the verdict uses (docs/statistics.md), the same whichever
+  // distribution was asked for.
   for (const auto& test : d.brunner_munzel)
     for (int k = 0; k < 3; ++k) {
       const auto& r = test.by_alternative[k];
       j["brunner_munzel"][test.distribution][alternatives[k]] = {
           {"statistic", finite_or_null(r.statistic)}, {"df", finite_or_null(r.df)},
-          {"p_value", r.p_value},                     {"relative_effect", r.relative_effect},
-          {"method", method_name(r.method)}};
+          {"p_value", finite_or_null(r.asymptotic_p_value)}, {"relative_effect", r.relative_effect}};
+    }
+  if (!d.brunner_munzel.empty())
+    for (int k = 0; k < 3; ++k) {
+      const auto& r = d.brunner_munzel.front().by_alternative[k];
+      j["brunner_munzel"]["permutation"][alternatives[k]] = {
+          {"p_value", r.p_value}, {"method", method_name(r.method)}, {"labellings", r.labellings}};
     }
   for (int k = 0; k < 3; ++k) {
     const auto& r = d.mann_whitney[k];

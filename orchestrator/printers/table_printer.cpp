@@ -32,10 +32,18 @@ void print_detail(std::ostream& out, const ComparisonReport& report) {
     const auto& two = test.by_alternative[0];
     out << "Brunner-Munzel (" << test.distribution << "): statistic " << format("%.4g", two.statistic);
     if (std::isfinite(two.df)) out << ", df " << format("%.4g", two.df);
-    out << ", relative effect P(A<B) " << format("%.3f", two.relative_effect) << ", p";
-    for (int k = 0; k < 3; ++k) out << " " << alternatives[k] << " " << format_p(test.by_alternative[k].p_value);
-    if (two.method == stats::BrunnerMunzelMethod::separation) out << " (complete separation: permutation p)";
-    if (two.method == stats::BrunnerMunzelMethod::all_tied) out << " (all values equal)";
+    out << ", relative effect P(A<B) " << format("%.3f", two.relative_effect) << ", asymptotic p";
+    for (int k = 0; k < 3; ++k)
+      out << " " << alternatives[k] << " " << format_p(test.by_alternative[k].asymptotic_p_value);
+    out << "\n";
+  }
+  if (!d.brunner_munzel.empty()) {
+    // The verdict's p-value: valid at every n (docs/statistics.md), whatever the distribution.
+    const auto& permutation = d.brunner_munzel.front().by_alternative;
+    out << "Brunner-Munzel studentized permutation (" << stats::to_string(permutation[0].method) << "): p";
+    for (int k = 0; k < 3; ++k) out << " " << alternatives[k] << " " << format_p(permutation[k].p_value);
+    if (permutation[0].method == stats::BrunnerMunzelMethod::separation) out << " (complete separation)";
+    if (permutation[0].method == stats::BrunnerMunzelMethod::all_tied) out << " (all values equal)";
     out << "\n";
   }
   const auto& mw = d.mann_whitney[0];

@@ -23,6 +23,7 @@ RunState::RunState(const RunDirectory& d, Plan& p, const RunnerOptions& o, RunLo
   worlds = instance_worlds(plan.instances);
   if (std::any_of(worlds.begin(), worlds.end(), [](std::uint32_t n) { return n > 1; })) rank_table.emplace(seg);
   for (const int gpu : plan_gpus(plan, options.device)) pipes.emplace_back().gpu = gpu;
+  values.resize(plan.instances.size());
 }
 
 RunState::~RunState() {

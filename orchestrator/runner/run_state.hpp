@@ -5,6 +5,7 @@
 // the slots into the journal), WorkerPipelines (starting, watching, retiring and retrying
 // workers) and SetupPhases (calibration, pinning, reports); Runner drives them.
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,7 @@
 
 #include "ipc/rank_group.hpp"
 #include "ipc/segment.hpp"
+#include "orchestrator/compare/sequential_verdict.hpp"
 #include "orchestrator/progress.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sample_journal.hpp"
@@ -133,6 +135,9 @@ struct RunState {
   Progress progress;
   std::vector<std::uint32_t> worlds;        // world size of each instance, by index
   std::optional<ipc::RankTable> rank_table;  // runs with a multi-rank instance only
+  // Every journaled value, by instance and side, keyed by sample index: what a look of sequential
+  // sampling decides from (ab --until-verdict).
+  std::vector<std::array<SamplesByIndex, 2>> values;
 };
 
 // Text a worker wrote into the segment, as something safe to log and to put into JSON: any

@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include <algorithm>
+#include <climits>
 
 #include "ipc/segment.hpp"
 #include "orchestrator/interrupt.hpp"
@@ -15,21 +16,67 @@ namespace isobench::orchestrator {
 
 namespace {
 
-// The plan's measure tasks that the journal does not hold yet, as jobs in plan order.
-std::deque<Job> measure_jobs(const RunState& s) {
+// The plan's measure tasks that the journal does not hold yet, as jobs in plan order: those of
+// rounds below `rounds`, of instances not `stopped` (sequential sampling's looks).
+std::deque<Job> measure_jobs(const RunState& s, std::uint32_t rounds = UINT32_MAX,
+                             const std::vector<bool>* stopped = nullptr) {
   std::deque<Job> jobs;
   for (const auto& run : s.plan.schedule.runs) {
     Job job;
     job.what = "measure";
     job.side = run.side;
     for (const auto& t : run.tasks) {
-      if (s.done_slots.count(t.slot)) continue;
+      if (s.done_slots.count(t.slot) || t.round >= rounds || (stopped && (*stopped)[t.instance])) continue;
       job.tasks.push_back({kMeasureTask, t.instance, t.slot, t.round});
       job.planned.push_back(t);
     }
+    if (job.tasks.empty()) continue;
     for (auto& part : split_by_world(s, job)) jobs.push_back(std::move(part));
   }
   return jobs;
+}
+
+// Sequential sampling (ab --until-verdict): the rounds up to each look, then each instance still
+// running asks the design whether to stop; an instance that stopped takes no more samples. The
+// decisions are replayed from the journal's values, so a resumed run decides as the first start
+// did, and compare (orchestrator/compare/sequential_verdict.hpp) gives the same verdicts.
+void run_looks(RunState& s, WorkerPipelines& pipelines) {
+  const SequentialPlan& plan = *s.plan.sequential;
+  const auto design = plan.design();
+  const std::size_t n_instances = s.plan.instances.size();
+  std::vector<bool> stopped(n_instances, false);
+  std::vector<std::size_t> used(n_instances, design.looks.back().n);
+  for (std::size_t k = 0; k < design.looks.size(); ++k) {
+    const std::size_t n = design.looks[k].n;
+    const auto running = static_cast<std::size_t>(std::count(stopped.begin(), stopped.end(), false));
+    s.progress.phase("measuring, look " + std::to_string(k + 1) + " of " + std::to_string(design.looks.size()) +
+                         " (" + std::to_string(n) + " per side, " + std::to_string(running) + " instances)",
+                     s.outcome.samples_recorded);
+    pipelines.run_jobs(measure_jobs(s, static_cast<std::uint32_t>(n), &stopped));
+    if (s.outcome.interrupted) return;
+    nlohmann::json decided = nlohmann::json::array();
+    for (std::size_t i = 0; i < n_instances; ++i) {
+      if (stopped[i]) continue;
+      const auto outcome = replay_looks(design, k, s.values[i][0], s.values[i][1], plan.threshold);
+      if (!outcome || !outcome->decision.stop || k + 1 == design.looks.size()) continue;
+      stopped[i] = true;
+      used[i] = outcome->n;
+      decided.push_back({{"instance", s.plan.instances[i].worker.id},
+                         {"look", outcome->look},
+                         {"n", outcome->n},
+                         {"verdict", stats::to_string(outcome->decision.verdict)},
+                         {"p", outcome->decision.p_value}});
+    }
+    s.journal.append_event({{"type", "look"}, {"look", k}, {"n", n}, {"stopped", decided}});
+    s.log.write("look", "look " + std::to_string(k + 1) + " at " + std::to_string(n) + " per side: " +
+                            std::to_string(decided.size()) + " instances stopped");
+    if (std::all_of(stopped.begin(), stopped.end(), [](bool b) { return b; })) break;
+  }
+  // What the run planned for the instances as they stopped: the samples up to their looks.
+  std::size_t expected = 0;
+  for (const auto& run : s.plan.schedule.runs)
+    for (const auto& t : run.tasks) expected += t.round < used[t.instance] ? 1 : 0;
+  s.outcome.samples_expected = expected;
 }
 
 // The algorithm, as nvbench's measure_cold reads: pin the settings, calibrate, pin the choices,
@@ -61,8 +108,13 @@ void execute(RunState& s) {
     s.outcome.interrupted = true;
     return;
   }
-  s.progress.phase("measuring", s.outcome.samples_recorded);
-  pipelines.run_jobs(measure_jobs(s));
+  if (s.plan.sequential) {
+    run_looks(s, pipelines);
+  } else {
+    s.progress.phase("measuring", s.outcome.samples_recorded);
+    pipelines.run_jobs(measure_jobs(s));
+  }
+  if (s.outcome.interrupted) return;
   setup.write_instance_reports();
   setup.write_kernel_records();
   pipelines.wait_for_exits();
@@ -108,6 +160,8 @@ RunOutcome Runner::run() {
   log_.write("segment", "created " + seg.name() + " (" + std::to_string(seg.size()) + " bytes)");
 
   RunState state(dir_, plan_, options_, log_, std::move(seg), std::move(done));
+  for (const auto& r : journal.samples)
+    if (r.instance_index < state.values.size()) state.values[r.instance_index][r.side & 1][r.sample] = r.values.value_s;
   execute(state);
   return state.outcome;
 }

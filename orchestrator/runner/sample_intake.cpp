@@ -70,6 +70,7 @@ void SampleIntake::record(const ipc::SampleSlot& slot, const PlannedSample& ps, 
   r.gpu_uuid = printable_text(lane.device_uuid, sizeof lane.device_uuid);
   r.gpu_name = printable_text(lane.device_name, sizeof lane.device_name);
   s_.journal.append(r);
+  s_.values.at(ps.instance)[ps.side & 1][ps.sample] = r.values.value_s;
   s_.done_slots.insert(ps.slot);
   ++s_.outcome.samples_recorded;
 }
