@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -99,5 +100,12 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path, const std
 }
 
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+// The verdicts of an `orchestrate compare --json` of run directories, by instance.
+inline std::map<std::string, std::string> verdicts(const nlohmann::json& compare) {
+  std::map<std::string, std::string> v;
+  for (const auto& row : compare.at("instances")) v[row.at("instance")] = row.at("verdict");
+  return v;
+}
 
 }  // namespace isobench::testing

@@ -92,6 +92,7 @@ TEST_CASE("--gpus 0,1: each GPU's schedule runs at once, workers told their GPU,
 
   // The summary names each instance's GPU.
   const auto summary = read_json(s.path("run/summary.json"));
+  REQUIRE(summary["instances"].size() == 4);
   for (const auto& row : summary["instances"]) CHECK(row.contains("gpu"));
 }
 

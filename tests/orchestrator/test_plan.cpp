@@ -140,6 +140,7 @@ TEST_CASE("on one GPU the plan is the one a run without --gpus made") {
   const Plan one = plan_on({0});
   json a = one.to_json();
   CHECK(a["gpus"] == json::array({0}));
+  REQUIRE(a["instances"].size() == 5);
   for (const auto& instance : a["instances"]) CHECK(instance["gpu"] == 0);
   CHECK(one.schedule.groups == Groups{{0, 1, 2, 3, 4}});
   // The schedule is the one-group schedule every run had before --gpus, task for task.
