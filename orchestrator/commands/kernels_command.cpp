@@ -113,7 +113,8 @@ void register_kernels_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "kernels",
       "List every kernel a sweep can name, with its backend, family and axes (type, default, bounds or "
-      "choices, help); plugins' kernels too with --plugin. Exit code 2 when a plugin does not load.");
+      "choices, help); plugins' kernels too with --plugin. Exit code 0: listed; 2: a plugin that does not load "
+      "(one line naming it).");
   cmd->add_option("--plugin", options->plugins, "a plugin library whose kernels to list too; repeatable")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -41,4 +41,6 @@ TEST_CASE("orchestrate kernels lists the catalog; a plugin that does not load is
   CHECK(r.err.rfind("orchestrate kernels: --plugin " + s.path("nope.so") + ": cannot load", 0) == 0);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(run(bin("orchestrate") + " --help", s).out.find("orchestrate kernels") != std::string::npos);
+  CHECK(run(bin("orchestrate") + " kernels --help", s).out.find("Exit code 0: listed; 2: a plugin that does not load") !=
+        std::string::npos);
 }
