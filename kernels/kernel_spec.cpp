@@ -42,6 +42,28 @@ std::string join_choices(const std::vector<std::string>& choices) {
 
 }  // namespace
 
+bool has_min(const AxisSpec& axis) { return axis.min > -AxisSpec{}.max; }
+bool has_max(const AxisSpec& axis) { return axis.max < AxisSpec{}.max; }
+
+std::string axis_domain(const AxisSpec& axis) {
+  switch (axis.type) {
+    case AxisType::boolean: return "true | false";
+    case AxisType::string: {
+      if (axis.choices.empty()) return "any string";
+      std::string out;
+      for (const auto& c : axis.choices) out += (out.empty() ? "" : " | ") + c;
+      return out;
+    }
+    case AxisType::integer:
+    case AxisType::number:
+      if (has_min(axis) && has_max(axis)) return format_bound(axis.min) + " .. " + format_bound(axis.max);
+      if (has_min(axis)) return ">= " + format_bound(axis.min);
+      if (has_max(axis)) return "<= " + format_bound(axis.max);
+      return axis.type == AxisType::integer ? "any integer" : "any number";
+  }
+  return "?";
+}
+
 std::string check_value(const AxisSpec& axis, const nlohmann::json& value) {
   switch (axis.type) {
     case AxisType::boolean:

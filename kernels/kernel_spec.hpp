@@ -49,6 +49,15 @@ struct KernelSpec {
   const AxisSpec* find_axis(const std::string& axis_name) const;
 };
 
+// Integers and numbers: whether the axis has a lower or an upper bound. A bound at or beyond
+// AxisSpec{}.max (the default max), or its negative, is none.
+bool has_min(const AxisSpec& axis);
+bool has_max(const AxisSpec& axis);
+
+// The values an axis takes, for people: "1 .. 1048576", ">= 4096", "any integer", "bf16 | fp16",
+// "true | false", "any string".
+std::string axis_domain(const AxisSpec& axis);
+
 // Checks one value against its axis. Returns an empty string when valid, else the problem
 // ("expected an integer, got \"abc\"", "must be at least 1, got 0", "must be one of bf16, fp16").
 std::string check_value(const AxisSpec& axis, const nlohmann::json& value);

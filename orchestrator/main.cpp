@@ -8,8 +8,10 @@
 #include "commands/compare_command.hpp"
 #include "commands/history_command.hpp"
 #include "commands/import_command.hpp"
+#include "commands/kernels_command.hpp"
 #include "commands/report_command.hpp"
 #include "commands/run_command.hpp"
+#include "version.hpp"
 
 int main(int argc, char** argv) {
   using namespace isobench::orchestrator;
@@ -21,7 +23,8 @@ int main(int argc, char** argv) {
                "  orchestrate calibrate SWEEP.yaml      false-positive rate and power on this machine\n"
                "  orchestrate history add|list|show|regressions   runs across time, change points\n"
                "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run\n"
-               "  orchestrate report --out DIR [--history FILE] [RUN...]   a static HTML report"};
+               "  orchestrate report --out DIR [--history FILE] [RUN...]   a static HTML report\n"
+               "  orchestrate kernels [--plugin LIB]    list the kernels and their axes"};
   app.footer(kExitCodesHelp);
   std::vector<std::string> command_line(argv, argv + argc);
   RunCommand run;
@@ -33,15 +36,15 @@ int main(int argc, char** argv) {
   register_history_command(app, exit_code);
   register_import_command(app, exit_code);
   register_report_command(app, exit_code);
+  register_kernels_command(app, exit_code);
+  app.set_version_flag("--version", version_line());
   RunCommand ab;
   ab.request.command_line = command_line;
   register_ab_command(app, ab, exit_code);
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed, exit code 0
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "orchestrate: " << e.what() << "\n";

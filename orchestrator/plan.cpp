@@ -1,7 +1,9 @@
 #include "plan.hpp"
+
 #include "ipc/json_integer.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -87,6 +89,14 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
   plan.schedule = make_schedule(isolation, per, groups, static_cast<std::uint32_t>(sweep.settings.samples),
                                 sweep.settings.seed);
   return plan;
+}
+
+std::size_t groups_per_gpu(const Plan& plan) {
+  std::map<int, std::size_t> groups;  // by GPU
+  std::size_t most = 0;
+  for (const auto& g : plan.schedule.groups)
+    if (!g.empty()) most = std::max(most, ++groups[instance_gpu(plan, g.front(), -1)]);
+  return most;
 }
 
 int instance_gpu(const Plan& plan, std::uint32_t i, int fallback) {

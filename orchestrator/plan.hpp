@@ -72,6 +72,11 @@ std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id);
 Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget = 0,
                const std::vector<int>& gpus = {0});
 
+// The most memory groups that one GPU's instances were split into (a GPU runs its groups one
+// after another): 1 when every GPU's instances fit in the memory budget at once, whatever the
+// number of GPUs; 0 in a plan without instances.
+std::size_t groups_per_gpu(const Plan& plan);
+
 // The device index instance i of the plan runs on: its own, or `fallback` (the run's --gpu) in
 // plans from before --gpus.
 int instance_gpu(const Plan& plan, std::uint32_t i, int fallback);

@@ -1,6 +1,7 @@
 #include "command_timer.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -13,6 +14,7 @@
 
 #include "command_process.hpp"
 #include "ipc/artifact_folder.hpp"
+#include "orphan_guard.hpp"
 
 extern char** environ;
 
@@ -62,6 +64,17 @@ std::string describe_wait_status(int status) {
   return "exited with code " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status);
 }
 
+// Boost.Process initializer: the program leads a process group of its own and dies with the
+// worker, so neither it nor what it starts outlives a run (worker/orphan_guard.hpp).
+struct DiesWithWorker {
+  pid_t worker = ::getpid();
+  template <class Launcher>
+  boost::system::error_code on_exec_setup(Launcher&, const std::filesystem::path&, const char* const*) const {
+    start_child_group_dying_with(worker);
+    return {};
+  }
+};
+
 class CommandBenchmark final : public kernels::Benchmark {
  public:
   explicit CommandBenchmark(const ipc::WorkerInstance& instance)
@@ -102,7 +115,9 @@ class CommandBenchmark final : public kernels::Benchmark {
     int status = 0;
     try {
       bp::process proc(ctx, program_, std::vector<std::string>(argv_.begin() + 1, argv_.end()),
-                       bp::process_stdio{nullptr, out, {}}, bp::process_environment(env_), bp::process_start_dir(dir_));
+                       bp::process_stdio{nullptr, out, {}}, bp::process_environment(env_), bp::process_start_dir(dir_),
+                       DiesWithWorker{});
+      const GuardedChildGroup group(proc.id());
       boost::system::error_code ec;
       boost::asio::read(out, boost::asio::dynamic_buffer(text), ec);  // to EOF: the program closed stdout
       proc.wait();

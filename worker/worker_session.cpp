@@ -21,6 +21,7 @@
 #include "artifact_dir.hpp"
 #include "command_timer.hpp"
 #include "kernel_record.hpp"
+#include "orphan_guard.hpp"
 #include "segment_rank_comm.hpp"
 #include "timer.hpp"
 #ifdef ISOBENCH_WITH_CUDA
@@ -448,6 +449,7 @@ int run_worker(const WorkerOptions& options) {
   }
   ipc::Lane* lane = nullptr;
   try {
+    const OrphanGuard guard(seg->layout().owner_pid);  // the worker stops when its orchestrator dies
     lane = &seg->lane(options.lane);
     Session session(options, *seg);
     session.run();

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 
 #include "ipc/rank_group.hpp"
 #include "kernels/plugin_loader.hpp"
@@ -180,14 +179,11 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
     if (machine.gpus.size() > 1 && machine.device == kernels::Backend::cpu)
       std::cerr << "note: --gpus with the CPU kernels runs " << machine.gpus.size()
                 << " schedules at once on this machine's cores, where they disturb each other\n";
-    // Groups are made per GPU: only a GPU with more than one means the memory did not fit.
-    std::map<int, std::size_t> groups_per_gpu;
-    for (const auto& g : plan.schedule.groups)
-      if (!g.empty()) ++groups_per_gpu[instance_gpu(plan, g.front(), machine.gpus.front())];
-    const bool split = std::any_of(groups_per_gpu.begin(), groups_per_gpu.end(), [](const auto& e) { return e.second > 1; });
-    if (split)
+    // Groups split by memory, not the one group per GPU of --gpus.
+    if (const std::size_t split = groups_per_gpu(plan); split > 1)
       std::cerr << "note: the instances do not fit in device memory at once (budget "
-                << (machine.memory_budget_bytes >> 20) << " MiB): they run in " << plan.schedule.groups.size()
+                << (machine.memory_budget_bytes >> 20) << " MiB): "
+                << (machine.gpus.size() > 1 ? "a GPU runs its instances in up to " : "they run in ") << split
                 << " groups, one after another\n";
     if (!plan.skipped.empty())
       std::cerr << "note: " << plan.skipped.size() << " instances need a device other than " << plan.device

@@ -1,17 +1,22 @@
 #pragma once
 // Runs the real orchestrate binary (and real workers) from tests, in a scratch directory.
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+extern char** environ;
 
 namespace isobench::testing {
 
@@ -65,6 +70,24 @@ inline Result run(const std::string& command, const Scratch& scratch) {
   return r;
 }
 
+// Starts `args` (the program first) without waiting, stdout and stderr into the scratch
+// directory's stdout.txt and stderr.txt; returns its pid, or -1.
+inline pid_t spawn(const std::vector<std::string>& args, const Scratch& scratch) {
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, scratch.path("stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, scratch.path("stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return error == 0 ? pid : -1;
+}
+
 inline std::vector<nlohmann::json> read_jsonl(const std::string& path, const std::string& type = "sample") {
   std::vector<nlohmann::json> rows;
   std::ifstream in(path);
@@ -77,5 +100,12 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path, const std
 }
 
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+// The verdicts of an `orchestrate compare --json` of run directories, by instance.
+inline std::map<std::string, std::string> verdicts(const nlohmann::json& compare) {
+  std::map<std::string, std::string> v;
+  for (const auto& row : compare.at("instances")) v[row.at("instance")] = row.at("verdict");
+  return v;
+}
 
 }  // namespace isobench::testing

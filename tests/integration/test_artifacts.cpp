@@ -38,13 +38,6 @@ Result plugin_ab(const Scratch& s, const std::string& candidate, const std::stri
              s);
 }
 
-// The verdicts of a compare --json, by instance.
-std::map<std::string, std::string> verdicts(const json& j) {
-  std::map<std::string, std::string> v;
-  for (const auto& row : j["instances"]) v[row["instance"]] = row["verdict"];
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("an A/B run of two plugin builds archives both sides' artifacts; compare lists the one that differs") {

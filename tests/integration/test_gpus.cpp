@@ -92,6 +92,7 @@ TEST_CASE("--gpus 0,1: each GPU's schedule runs at once, workers told their GPU,
 
   // The summary names each instance's GPU.
   const auto summary = read_json(s.path("run/summary.json"));
+  REQUIRE(summary["instances"].size() == 4);
   for (const auto& row : summary["instances"]) CHECK(row.contains("gpu"));
 }
 
@@ -164,6 +165,30 @@ TEST_CASE("--gpus: a resumed run measures its missing samples on the GPUs its pl
   const auto r = run(bin("orchestrate") + " --quiet --format none --resume " + s.path("run"), s);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   check_samples_on_their_gpus(s, 24);
+}
+
+TEST_CASE("--gpus: a note on memory groups only when memory split a GPU's instances, not for the GPUs") {
+  Scratch s("gpus-note");
+  const auto spin = s.write("g.yaml", kSweep);
+  auto r = run(bin("orchestrate") + " --device cpu --format none --gpus 0,1 --samples 2 --out " + s.path("spin") + " " +
+                   spin,
+               s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("note: --gpus with the CPU kernels runs 2 schedules at once") != std::string::npos);
+  CHECK_MESSAGE(r.err.find("do not fit") == std::string::npos, r.err);
+  // cpu_copy holds 2 x 4 MiB an instance: GPU 0's three take 24 MiB, more than a 20 MiB budget.
+  const auto copy = s.write("copy.yaml", R"(settings: {samples: 2, warmup: 0, inner: 2}
+benchmarks:
+  - kernel: cpu_copy
+    axes: {bytes: [4194304, 4194305, 4194306, 4194307, 4194308]}
+)");
+  r = run(bin("orchestrate") + " --device cpu --format none --gpus 0,1 --memory-budget 20 --out " + s.path("copy") +
+              " " + copy,
+          s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.err.find("note: the instances do not fit in device memory at once (budget 20 MiB): a GPU runs "
+                           "its instances in up to 2 groups, one after another") != std::string::npos,
+                r.err);
 }
 
 TEST_CASE("--gpus: bad lists and combinations get one line and exit 2, and leave no run directory") {

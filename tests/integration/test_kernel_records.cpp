@@ -49,6 +49,7 @@ TEST_CASE("--record-kernels on the CPU backend: kernels.json says why there are 
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto plan = read_json(s.path("run/plan.json"));
+  REQUIRE(plan["instances"].size() == 2);
   for (const auto& instance : plan["instances"]) CHECK(instance["record_kernels"] == true);
   CHECK(plan["settings"]["measure"]["record_kernels"] == true);
 

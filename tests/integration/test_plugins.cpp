@@ -21,11 +21,17 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
-// statistic min over 20 launches (see test_ab.cpp); 40 samples, since the stencil's speed varies
-// from one fresh process to the next more than a spin does.
+// statistic min over 20 launches (see test_ab.cpp). 120 samples per side: a run of 40 lasted
+// about a second on 2 cores, and on such a machine whatever else runs slows whole workers by
+// 15-60% in bursts of a few hundred milliseconds, on both sides alike (interleaved). A burst that
+// caught 15-40% of a short run's samples put baseline samples above the candidate's 10% slower
+// bulk, and Brunner-Munzel's p rose above alpha after Holm: a real 10% regression UNCERTAIN (in
+// 2 of 11 runs of this suite; the failing run in docs/results/process-overhead.md had 16 of 40
+// baseline samples 15-60% slow, p = 0.0034). Three times the samples spread a burst over a
+// smaller share of a longer run and triple the evidence at the same alpha, floor and Holm.
 std::string ab_sweep(const std::string& plugin) {
   return "name: plugin_ab\n"
-         "settings: {samples: 40, warmup: 2, inner: 20, statistic: min, seed: 4, per: batch}\n"
+         "settings: {samples: 120, warmup: 2, inner: 20, statistic: min, seed: 4, per: batch}\n"
          "benchmarks:\n"
          "  - plugin: " +
          plugin +
@@ -100,9 +106,9 @@ TEST_CASE("ab of two plugin builds: the build with a real 10% regression is SLOW
     CHECK(plan["worker_args"][1][0] == "--plugin-override");
     CHECK(plan["worker_args"][1][1].get<std::string>().ends_with("=" + lib("libisobench_example_cpu_slow10.so")));
     CHECK(plan["workers"][0] == plan["workers"][1]);
-    const auto cmp = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
-    const auto j = nlohmann::json::parse(cmp.out);
-    for (const auto& row : j["instances"]) CHECK(row["verdict"] == "SLOWER");
+    const auto v = verdicts(nlohmann::json::parse(run(bin("orchestrate") + " compare --json " + s.path("run"), s).out));
+    REQUIRE(v.size() == 2);  // every instance, so that an empty list cannot pass
+    for (const auto& [instance, verdict] : v) CHECK_MESSAGE(verdict == "SLOWER", instance);
   }
   {
     Scratch s("plugin-ab-same");
@@ -112,7 +118,10 @@ TEST_CASE("ab of two plugin builds: the build with a real 10% regression is SLOW
                 " --candidate " + lib("libisobench_example_cpu.so") + " --out " + s.path("run") + " " + sweep,
             s);
     CHECK_MESSAGE(r.exit_code == 0, r.err);
-    CHECK(r.out.find("SLOWER") == std::string::npos);
+    // Neither direction: a wrong FASTER is as false as a wrong SLOWER.
+    const auto v = verdicts(nlohmann::json::parse(run(bin("orchestrate") + " compare --json " + s.path("run"), s).out));
+    REQUIRE(v.size() == 2);
+    for (const auto& [instance, verdict] : v) CHECK_MESSAGE((verdict == "SAME" || verdict == "UNCERTAIN"), instance);
   }
 }
 
@@ -132,7 +141,7 @@ TEST_CASE("--resume of a plugin A/B run gives each side its own library again") 
   const auto r = run(bin("orchestrate") + " --resume " + s.path("run") + " --quiet", s);
   CHECK_MESSAGE(r.exit_code == 1, r.err);  // the candidate still loads the slow10 build
   CHECK_MESSAGE(r.out.find("SLOWER") != std::string::npos, r.out);
-  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 160);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 480);
 }
 
 TEST_CASE("a broken plugin stops the run before it starts: one line, exit 2, no run directory") {

@@ -7,7 +7,6 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,8 +22,6 @@
 #include "harness.hpp"
 #include "ipc/segment_layout.hpp"
 
-extern char** environ;
-
 using namespace isobench::testing;
 namespace ipc = isobench::ipc;
 
@@ -35,19 +32,10 @@ constexpr int kInner = 3;
 constexpr double kForgedValue = 7.0;  // seconds per launch: no cpu_spin of 300/600 us takes that
 
 pid_t spawn_orchestrate(const Scratch& s, const std::string& sweep) {
-  std::vector<std::string> args = {bin("orchestrate"), "--device", "cpu", "--quiet", "--isolation", "process",
-                                   "--per", "sample", "--retries", "5", "--worker-timeout", "3",
-                                   "--out", s.path("run"), sweep};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, s.path("stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, s.path("stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = spawn({bin("orchestrate"), "--device", "cpu", "--quiet", "--isolation", "process", "--per", "sample",
+                           "--retries", "5", "--worker-timeout", "3", "--out", s.path("run"), sweep},
+                          s);
+  REQUIRE(pid > 0);
   return pid;
 }
 

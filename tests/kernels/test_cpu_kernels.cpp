@@ -3,10 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <limits>
 
 #include "kernels/benchmark.hpp"
 #include "kernels/catalog.hpp"
 
+using isobench::kernels::AxisSpec;
+using isobench::kernels::AxisType;
+using isobench::kernels::axis_domain;
 using isobench::kernels::Backend;
 using isobench::kernels::create_benchmark;
 using isobench::kernels::find_kernel;
@@ -123,6 +127,18 @@ TEST_CASE("the specs reject bad values") {
         "axis 'microseconds' must be at least 1, got 0.5");
   CHECK(complete_params(spin, {{"microseconds", 2e6}}, out) ==
         "axis 'microseconds' must be at most 1000000, got 2000000.0");
+}
+
+TEST_CASE("an axis's values as `orchestrate kernels` shows them: bounds, choices, or any") {
+  CHECK(axis_domain(find_kernel("cpu_copy")->axes[0]) == "4096 .. 2147483648");
+  CHECK(axis_domain(find_kernel("cpu_matmul")->axes[1]) == "fp32 | fp64");
+  CHECK(axis_domain({.name = "x", .type = AxisType::integer, .min = 1}) == ">= 1");
+  CHECK(axis_domain({.name = "x", .type = AxisType::number, .min = -AxisSpec{}.max, .max = 2.5}) == "<= 2.5");
+  // A plugin's unbounded axis (min = max = 0 in the ABI) arrives with the widest doubles.
+  CHECK(axis_domain({.name = "x", .type = AxisType::integer, .min = std::numeric_limits<double>::lowest(),
+                     .max = std::numeric_limits<double>::max()}) == "any integer");
+  CHECK(axis_domain({.name = "x", .type = AxisType::string}) == "any string");
+  CHECK(axis_domain({.name = "x", .type = AxisType::boolean}) == "true | false");
 }
 
 TEST_CASE("instance ids are stable and fill defaults in spec order") {

@@ -136,10 +136,27 @@ TEST_CASE("--gpus: memory groups are made per GPU") {
   CHECK(plan.schedule.groups == Groups{{0, 2, 4}, {1, 3}});
 }
 
+TEST_CASE("groups per GPU count the groups memory made, not the GPUs") {
+  CHECK(groups_per_gpu(plan_on({0})) == 1);
+  CHECK(groups_per_gpu(plan_on({0, 1})) == 1);  // two groups, one per GPU: nothing was split
+  // cpu_copy holds 2 x 4 MiB an instance: under a 20 MiB budget, two fit together, three do not.
+  const auto copies = parse_sweep(R"(
+settings: {samples: 2}
+benchmarks:
+  - kernel: cpu_copy
+    axes: {bytes: [4194304, 4194305, 4194306, 4194307, 4194308]}
+)", "copy.yaml");
+  const Plan split = make_plan(copies, isobench::kernels::Backend::cpu, 20 << 20, {0, 1});
+  CHECK(split.schedule.groups == Groups{{0, 2}, {4}, {1, 3}});
+  CHECK(groups_per_gpu(split) == 2);
+  CHECK(groups_per_gpu(make_plan(copies, isobench::kernels::Backend::cpu, 20 << 20, {0})) == 3);
+}
+
 TEST_CASE("on one GPU the plan is the one a run without --gpus made") {
   const Plan one = plan_on({0});
   json a = one.to_json();
   CHECK(a["gpus"] == json::array({0}));
+  REQUIRE(a["instances"].size() == 5);
   for (const auto& instance : a["instances"]) CHECK(instance["gpu"] == 0);
   CHECK(one.schedule.groups == Groups{{0, 1, 2, 3, 4}});
   // The schedule is the one-group schedule every run had before --gpus, task for task.

@@ -1,0 +1,46 @@
+// The orchestrate command line itself through the real binary: --version, and the `kernels` verb
+// with its exit codes.
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+TEST_CASE("--version: one line, the project version and the commit the build was made from") {
+  Scratch s("version");
+  const auto r = run(bin("orchestrate") + " --version", s);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  std::smatch m;
+  REQUIRE_MESSAGE(std::regex_match(r.out, m, std::regex("orchestrate " ISOBENCH_VERSION
+                                                        " \\(commit ([0-9a-f]{12}(-dirty)?|unknown)\\)\n")),
+                  r.out);
+  // Built from a checkout, the commit is one of its commits (the tests run where they were built).
+  if (run("git -C " + source_dir() + " rev-parse --git-dir", s).exit_code == 0) {
+    const std::string commit = m[1].str().substr(0, 12);
+    REQUIRE(commit != "unknown");
+    CHECK(run("git -C " + source_dir() + " cat-file -e " + commit + "^{commit}", s).exit_code == 0);
+  }
+}
+
+TEST_CASE("orchestrate kernels lists the catalog; a plugin that does not load is exit 2 with one line") {
+  Scratch s("kernels");
+  auto r = run(bin("orchestrate") + " kernels", s);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("cpu_spin  (cpu, family cpu)") != std::string::npos);
+  CHECK(r.out.find("    microseconds  number  50  1 .. 1000000  time spent per launch") != std::string::npos);
+  r = run(bin("orchestrate") + " kernels --json --plugin " + binary_dir() + "/lib/libisobench_example_cpu.so", s);
+  CHECK(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["kernels"].back()["name"] == "example_stencil");
+  r = run(bin("orchestrate") + " kernels --plugin " + s.path("nope.so"), s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("orchestrate kernels: --plugin " + s.path("nope.so") + ": cannot load", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(run(bin("orchestrate") + " --help", s).out.find("orchestrate kernels") != std::string::npos);
+  CHECK(run(bin("orchestrate") + " kernels --help", s).out.find("Exit code 0: listed; 2: a plugin that does not load") !=
+        std::string::npos);
+}
