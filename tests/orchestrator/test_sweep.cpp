@@ -122,7 +122,7 @@ TEST_CASE("defaults fill missing axes and settings") {
   CHECK(sweep.path == "configs/t.yaml");
   CHECK(sweep.source_text == "benchmarks:\n  - kernel: cpu_reduce\n");
   const RunSettings& s = sweep.settings;
-  CHECK(s.samples == 12);
+  CHECK(s.samples == 20);
   CHECK(s.isolation == "process");
   CHECK(s.per == "batch");
   CHECK(s.seed == 1);
@@ -130,7 +130,7 @@ TEST_CASE("defaults fill missing axes and settings") {
                                     {"inner", "auto"},
                                     {"min_sample_time_ms", 10.0},
                                     {"statistic", "mean"},
-                                    {"timer", "events"},
+                                    {"timer", "graph"},
                                     {"cold_cache", false},
                                     {"rotate_buffers", 1},
                                     {"blocking_kernel", false},
