@@ -61,6 +61,7 @@ RunRequest run_request(const ExperimentSpec& spec, const PlannedRun& run) {
   }
   if (run.mode == "ab") {
     o.ab = true;
+    o.verdict.fail_on = FailOn::never;  // a calibration run measures rates; it gates nothing
     o.baseline = o.candidate = spec.worker.empty() ? default_worker_path() : spec.worker;
   }
   return o;

@@ -12,6 +12,7 @@
 #include "orchestrator/calibration/analysis.hpp"
 #include "orchestrator/calibration/experiment.hpp"
 #include "orchestrator/calibration/report.hpp"
+#include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sweep.hpp"
@@ -131,6 +132,14 @@ bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
       throw UsageError("calibrate: --variants " + v.name + ": " + e.what());
     }
   }
+  // A calibration whose n cannot reach a verdict at the target alpha measures no power at all.
+  VerdictRule rule;
+  rule.alpha = spec.analysis.target_alpha;
+  if (const auto problem = unreachable_verdict(static_cast<std::size_t>(sweep.settings.samples),
+                                               static_cast<std::size_t>(sweep.settings.samples),
+                                               sweep.instances.size(), rule);
+      !problem.empty())
+    throw UsageError("calibrate: " + problem + " (--target-alpha): give --samples N");
   spec.sweep_name = sweep.name;
   spec.dir = args.out.empty() ? "runs/calibrate-" + sweep.name + "-" + compact_utc_timestamp() : args.out;
   std::error_code ec;

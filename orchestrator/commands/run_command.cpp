@@ -90,6 +90,25 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                  "NAME=VALUE: the candidate's workers run every instance with parameter NAME at VALUE (e.g. algo=1 "
                  "forces another cuBLASLt algorithm); repeatable");
   add_verdict_options(*ab, options.verdict);
+  ab->add_flag("--until-verdict", options.until_verdict,
+               "sequential sampling: look at the samples at planned counts per side and stop each instance once "
+               "it is SLOWER, FASTER or SAME, alpha spent across the looks (docs/statistics.md)");
+  ab->add_option_function<std::int64_t>(
+        "--max-samples", [&options](std::int64_t n) { options.max_samples = n; },
+        "with --until-verdict: the most samples per side (default: the sweep's samples)");
+  ab->add_option("--looks", options.looks,
+                 "with --until-verdict: samples per side at each look, ascending, e.g. 8,12,16,24 (default 8, 12, "
+                 "16, 24, 32, 48, ... up to the most)")
+      ->delimiter(',');
+  ab->add_option_function<std::string>(
+        "--spending",
+        [&options](const std::string& v) {
+          options.spending =
+              v == "obrien-fleming" ? stats::SpendingFunction::obrien_fleming : stats::SpendingFunction::pocock;
+        },
+        "with --until-verdict: how alpha is spent across looks, pocock (default: even, for early stops) or "
+        "obrien-fleming (most at the last look)")
+      ->check(CLI::IsMember({"pocock", "obrien-fleming"}));
   ab->footer(kExitCodesHelp);
   ab->callback([&command, &exit_code] {
     command.request.ab = true;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "kernels/plugin_loader.hpp"
 #include "orchestrator/gpu_environment.hpp"
 #include "orchestrator/run/run.hpp"
+#include "stats/verdict_feasibility.hpp"
 
 namespace fs = std::filesystem;
 
@@ -147,6 +149,48 @@ void check_rank_gpus(const Plan& plan, int gpu, const std::string& sweep_path) {
   }
 }
 
+// Whether the plan can reach a verdict at all (stats/verdict_feasibility.hpp), before anything
+// runs. An A/B run that cannot is refused with the smallest n that can, unless it is not a gate
+// (--fail-on never). A plain run is not judged itself and only gets a note: it is compared later,
+// with a rule of the user's choosing, and short runs have their uses (a look at the numbers, a
+// smoke test).
+void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
+  const std::size_t m = plan.instances.size();
+  const auto n = static_cast<std::size_t>(sweep.settings.samples);
+  const VerdictRule& rule = request.verdict;
+  if (request.until_verdict) {
+    SequentialPlan seq;
+    seq.looks = request.looks.empty() ? default_looks(n) : request.looks;
+    seq.alpha = rule.alpha;
+    seq.threshold = rule.threshold;
+    seq.confidence = rule.confidence;
+    seq.instances = m;
+    seq.spending = request.spending;
+    stats::SequentialDesign design;
+    try {
+      design = seq.design();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("ab --looks: ") + e.what());
+    }
+    if (std::none_of(design.looks.begin(), design.looks.end(), [](const auto& l) { return l.alpha > 0; })) {
+      const std::size_t least = stats::smallest_feasible_n(rule.alpha, m, rule.confidence);
+      char alpha[32];
+      std::snprintf(alpha, sizeof alpha, "%g", rule.alpha);
+      throw UsageError("ab --until-verdict: up to " + std::to_string(n) + " samples per side no look can reach SLOWER or " +
+                       "FASTER over " + std::to_string(m) + " instances at alpha " + alpha +
+                       (least ? "; give --max-samples of at least " + std::to_string(least) : std::string()));
+    }
+    plan.sequential = std::move(seq);
+    return;
+  }
+  const std::string problem = unreachable_verdict(n, n, m, rule);
+  if (problem.empty()) return;
+  if (request.ab && rule.fail_on != FailOn::never)
+    throw UsageError("ab: " + problem + ": give --samples N (or --until-verdict), or --fail-on never to run anyway");
+  if (!request.quiet)
+    std::cerr << "note: " << problem << (request.ab ? "" : " (compared as one family, alpha 0.001)") << "\n";
+}
+
 }  // namespace
 
 Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine) {
@@ -175,6 +219,7 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
     throw UsageError(sweep.path + ": no instance runs on " + kernels::to_string(machine.device) + " (" +
                      std::to_string(plan.skipped.size()) + " need another device)");
   check_rank_gpus(plan, machine.gpus.front(), sweep.path);
+  check_feasible(plan, request, sweep);
   if (!request.quiet) {
     if (machine.gpus.size() > 1 && machine.device == kernels::Backend::cpu)
       std::cerr << "note: --gpus with the CPU kernels runs " << machine.gpus.size()

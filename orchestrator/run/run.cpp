@@ -35,10 +35,40 @@ std::string default_out_dir(const std::string& sweep_name) {
   return dir;
 }
 
+// --until-verdict's most samples per side replace the sweep's: --max-samples, else the last of
+// --looks; beside --samples, or beside each other with another count, they are a mistake.
+SettingsOverrides sequential_overrides(const RunRequest& request) {
+  SettingsOverrides overrides = request.overrides;
+  if (!request.until_verdict) {
+    if (request.max_samples || !request.looks.empty())
+      throw UsageError(std::string(request.max_samples ? "--max-samples" : "--looks") +
+                       " sets sequential sampling's looks: give --until-verdict with it");
+    return overrides;
+  }
+  if (!request.ab)
+    throw UsageError("--until-verdict stops an instance at its verdict, which only an A/B run has: use orchestrate ab");
+  std::optional<std::int64_t> most = request.max_samples;
+  if (!request.looks.empty()) {
+    const auto last = static_cast<std::int64_t>(request.looks.back());
+    if (most && *most != last)
+      throw UsageError("--looks ends at " + std::to_string(last) + " and --max-samples is " + std::to_string(*most) +
+                       ": the last look is the most samples per side; give one of them");
+    most = last;
+  }
+  if (most) {
+    if (overrides.has("samples"))
+      throw UsageError(std::string(request.max_samples ? "--max-samples" : "--looks") +
+                       " and --samples: with --until-verdict the most samples per side come from " +
+                       (request.max_samples ? "--max-samples" : "the last of --looks") + "; leave --samples out");
+    overrides.set("samples", *most);
+  }
+  return overrides;
+}
+
 // A new run: everything checked first, then the run directory with its sweep, plan and run.json.
 OpenRun open_new_run(const RunRequest& request) {
   if (request.sweep_path.empty()) throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
-  const Sweep sweep = load_sweep(request.sweep_path, request.overrides);
+  const Sweep sweep = load_sweep(request.sweep_path, sequential_overrides(request));
   const Machine machine = resolve_machine(request);
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine);
@@ -187,7 +217,8 @@ RunResult run(const RunRequest& request) {
   result.summary = summarize(r.plan, journal.samples);
   r.dir->write_json("summary.json", summary_to_json(result.summary));
   result.samples_recorded = journal.samples.size();
-  result.samples_expected = r.plan.schedule.total_samples();
+  // A sequential run expects the samples up to the look at which each instance stopped.
+  result.samples_expected = r.plan.sequential ? result.outcome.samples_expected : r.plan.schedule.total_samples();
   result.status = result.outcome.interrupted                          ? RunStatus::interrupted
                   : result.samples_recorded == result.samples_expected ? RunStatus::complete
                                                                        : RunStatus::incomplete;

@@ -12,6 +12,7 @@
 #include "orchestrator/runner/runner.hpp"
 #include "orchestrator/summary.hpp"
 #include "orchestrator/sweep.hpp"
+#include "stats/sequential_design.hpp"
 
 namespace isobench::orchestrator {
 
@@ -42,6 +43,13 @@ struct RunRequest {
   std::string baseline, candidate;
   std::vector<std::string> baseline_sets, candidate_sets;
   VerdictRule verdict;
+  // ab --until-verdict: sequential sampling (compare/sequential_verdict.hpp). The sweep's samples
+  // (or max_samples) are the most an instance takes per side; it is looked at `looks` (default
+  // default_looks(samples)) and stops at the first look whose verdict is SLOWER, FASTER or SAME.
+  bool until_verdict = false;
+  std::optional<std::int64_t> max_samples;  // --max-samples: replaces the sweep's samples
+  std::vector<std::size_t> looks;           // --looks: samples per side at each look
+  stats::SpendingFunction spending = stats::SpendingFunction::pocock;
   bool quiet = false;  // no progress or notes on stderr
   std::vector<std::string> command_line;  // recorded in run.json and environment.json
 };

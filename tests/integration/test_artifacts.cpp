@@ -33,7 +33,7 @@ std::string plugin_sweep(const std::string& plugin) {
 
 Result plugin_ab(const Scratch& s, const std::string& candidate, const std::string& extra = "") {
   const auto sweep = s.write("ab.yaml", plugin_sweep(lib("libisobench_example_cpu.so")));
-  return run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + lib("libisobench_example_cpu.so") +
+  return run(bin("orchestrate") + " ab --device cpu --quiet --fail-on never --baseline " + lib("libisobench_example_cpu.so") +
                  " --candidate " + lib(candidate) + " --out " + s.path("run") + " " + extra + " " + sweep,
              s);
 }

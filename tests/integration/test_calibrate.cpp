@@ -20,7 +20,7 @@ namespace {
 
 // Per-sample minimum of 20 launches: on a loaded 2-core machine, preemption inflates means.
 const char* kSweep = R"(name: spin
-settings: {samples: 4, warmup: 2, inner: 20, statistic: min, seed: 3}
+settings: {samples: 8, warmup: 2, inner: 20, statistic: min, seed: 3}
 benchmarks:
   - kernel: cpu_spin
     axes: {microseconds: [5, 100]}
@@ -60,7 +60,7 @@ std::vector<double> values_of(const std::string& run_dir, int instance, int side
   return v;
 }
 
-// The two-sided Brunner-Munzel (t) p-value of two sets of values, as `orchestrate compare
+// The two-sided Brunner-Munzel p-value (the permutation test's, as calibration uses at these n) of two sets of values, as `orchestrate compare
 // --samples` computes it from two files: the test calibration counts as a false positive.
 double compare_p(const Scratch& s, const std::vector<double>& x, const std::vector<double>& y) {
   auto file = [&](const std::string& name, const std::vector<double>& values) {
@@ -70,7 +70,7 @@ double compare_p(const Scratch& s, const std::vector<double>& x, const std::vect
     return s.write(name, text.str());
   };
   const auto r = run(bin("orchestrate") + " compare --json --samples " + file("x.txt", x) + " " + file("y.txt", y), s);
-  return nlohmann::json::parse(r.out)["brunner_munzel"]["t"]["two-sided"]["p_value"];
+  return nlohmann::json::parse(r.out)["brunner_munzel"]["permutation"]["two-sided"]["p_value"];
 }
 
 std::map<std::string, std::string> run_logs(const fs::path& dir) {
@@ -102,7 +102,7 @@ TEST_CASE("calibrate: every mode, A/A pairs, a real slowdown, report and charts"
   CHECK(j["runs_per_mode"] == 3);
   REQUIRE(j["modes"].size() == kModes.size());
   const std::map<std::string, std::size_t> workers_per_run = {
-      {"sequential", 1}, {"interleave", 1}, {"process", 4}, {"process-sample", 8}, {"ab", 8}};
+      {"sequential", 1}, {"interleave", 1}, {"process", 8}, {"process-sample", 16}, {"ab", 16}};
   for (std::size_t m = 0; m < kModes.size(); ++m) {
     const auto& mode = j["modes"][m];
     const bool ab = kModes[m] == "ab";
@@ -152,13 +152,13 @@ TEST_CASE("calibrate: every mode, A/A pairs, a real slowdown, report and charts"
       REQUIRE(mode["real_power"].size() == 1);
       const auto& at05 = mode["real_power"][0]["by_alpha"][2];
       CHECK(at05["trials"] == 18);  // 3 slowed x 3 baseline runs x 2 instances
-      // A real 10% slowdown separates 4 minima from 4 (p = 2/70 < 0.05) in most pairs.
+      // A real 10% slowdown separates 8 minima from 8 (p = 2/12870 < 0.05) in most pairs.
       CHECK_MESSAGE(at05["hits"].get<int>() >= 9, mode["real_power"].dump());
     }
     CHECK(mode["sample_size"]["instances"].size() == 2);
     CHECK(mode["sample_size"]["power_curve"].size() > 3);
     CHECK(mode["cost"]["runs"] == 3);
-    CHECK(mode["cost"]["samples"] == (ab ? 48 : 24));
+    CHECK(mode["cost"]["samples"] == (ab ? 96 : 48));
     CHECK(mode["cost"]["workers_started"] == 3 * workers_per_run.at(kModes[m]));
     CHECK(mode["cost"]["wall_seconds"].get<double>() > 0);
 
@@ -232,7 +232,7 @@ TEST_CASE("calibrate resumes: complete runs are skipped, an incomplete one is fi
   CHECK(r.err.find("4 runs, 3 already complete, 1 to run") != std::string::npos);
   CHECK(read_json(cut + "/run.json")["status"] == "complete");
   CHECK(read_json(cut + "/run.json")["resumed"].size() == 1);
-  CHECK(read_jsonl(cut + "/samples.jsonl").size() == 8);
+  CHECK(read_jsonl(cut + "/samples.jsonl").size() == 16);
   const auto after = run_logs(s.path("cal"));
   for (const auto& [path, text] : before)
     if (path.find("interleave/run-1") == std::string::npos) CHECK(after.at(path) == text);
@@ -248,6 +248,7 @@ TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") 
       {"--modes process,process", "given twice"},
       {"--target-power 100", "--target-power"},
       {"--samples 1", "--samples"},
+      {"--samples 4", "with 4 samples per side no instance can be SLOWER or FASTER at alpha 0.001"},
   };
   for (const auto& [args, message] : cases) {
     CAPTURE(args);
@@ -270,7 +271,7 @@ TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") 
 
   // An existing calibration directory measured with other settings is not mixed with new runs.
   REQUIRE(calibrate(s, "--runs 2 --modes sequential --out " + s.path("cal")).exit_code == 0);
-  r = calibrate(s, "--runs 2 --modes sequential --samples 6 --out " + s.path("cal"));
+  r = calibrate(s, "--runs 2 --modes sequential --samples 9 --out " + s.path("cal"));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("other measurement settings") != std::string::npos);
 }
@@ -303,8 +304,8 @@ TEST_CASE("calibrate --variants: a row per mode and variant, run directories per
     CHECK(base["instances"][0]["idle_gap_ms"] == 0.0);
     CHECK(gap["instances"][0]["idle_gap_ms"] == 5.0);
   }
-  // The pause comes before every sample: 2 runs x 2 instances x 4 samples x 5 ms at least.
-  CHECK(j["modes"][1]["cost"]["wall_seconds"].get<double>() >= 2 * 2 * 4 * 0.005);
+  // The pause comes before every sample: 2 runs x 2 instances x 8 samples x 5 ms at least.
+  CHECK(j["modes"][1]["cost"]["wall_seconds"].get<double>() >= 2 * 2 * 8 * 0.005);
 
   const auto report = slurp(s.path("cal/report.md"));
   CHECK(report.find("| mode | variant | comparisons |") != std::string::npos);

@@ -87,7 +87,7 @@ TEST_CASE("ab --record-kernels: each side's workers write their own side's entry
   Scratch s("kernel-records-ab");
   const auto sweep = s.write("sweep.yaml", "settings: {samples: 2, warmup: 0, inner: 2}\n"
                                            "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: 100}\n");
-  const Result r = run(bin("orchestrate") + " ab --device cpu --quiet --format json --record-kernels --baseline " +
+  const Result r = run(bin("orchestrate") + " ab --device cpu --quiet --format json --fail-on never --record-kernels --baseline " +
                            bin("isobench-worker") + " --candidate " + bin("isobench-worker") + " --out " +
                            s.path("run") + " " + sweep,
                        s);

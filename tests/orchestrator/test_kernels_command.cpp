@@ -112,7 +112,7 @@ TEST_CASE("--plugin adds the library's kernels after the built-in ones; one that
                              {"default", 65536}, {"required", false}, {"min", 3}, {"max", 1000000000}});
   CHECK(list({.plugins = {stencil}}).out.find(", plugin " + k["plugin"].get<std::string>() + ")") != std::string::npos);
 
-  for (const std::string bad : {lib("libisobench_test_plugin_abi2.so"), lib("libnope.so")}) {
+  for (const std::string& bad : {lib("libisobench_test_plugin_abi2.so"), lib("libnope.so")}) {
     const auto refused = list({.plugins = {bad}});
     CHECK(refused.code == 2);
     CHECK(refused.out.empty());

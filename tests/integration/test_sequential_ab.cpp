@@ -1,0 +1,141 @@
+// ab --until-verdict: sequential sampling with real worker builds on the CPU backend. A clear
+// regression stops before the most samples, the same build stops SAME or runs out UNCERTAIN, an
+// interrupted sequential run resumes to the same decisions, and compare replays the looks of the
+// journal to the verdicts the run printed.
+
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+// The per-sample minimum, as in test_ab: preemption on a loaded machine inflates means.
+const char* kSweep = R"(name: seq
+settings: {warmup: 2, inner: 20, statistic: min, seed: 4, per: batch}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [100, 200]}
+)";
+
+std::string ab_command(const Scratch& s, const std::string& candidate, const std::string& extra,
+                       const std::string& out = "run") {
+  const auto sweep = s.write("seq.yaml", kSweep);
+  return bin("orchestrate") + " ab --device cpu --quiet --baseline " + bin("isobench-worker") + " --candidate " +
+         bin(candidate) + " " + extra + " --out " + s.path(out) + " " + sweep;
+}
+
+std::size_t samples_of(const Scratch& s, const std::string& run_dir) {
+  return read_jsonl(s.path(run_dir + "/samples.jsonl")).size();
+}
+
+}  // namespace
+
+TEST_CASE("ab --until-verdict: a real 10% regression stops SLOWER before the most samples") {
+  Scratch s("seq-slow");
+  const auto r = run(ab_command(s, "isobench-worker-slow10", "--until-verdict --max-samples 64 --format json"), s);
+  CHECK_MESSAGE(r.exit_code == 1, r.err);
+  const auto report = nlohmann::json::parse(r.out);
+  const auto v = verdicts(report);
+  REQUIRE(v.size() == 2);
+  for (const auto& [id, verdict] : v) CHECK_MESSAGE(verdict == "SLOWER", id);
+  // Stopped at a look: fewer than 2 instances x 2 sides x 64 samples, and each instance's rows
+  // say how many samples per side it used (a look of the plan).
+  const auto plan = read_json(s.path("run/plan.json"));
+  REQUIRE(plan.contains("sequential"));
+  const auto looks = plan["sequential"]["looks"];
+  CHECK(looks.back() == 64);
+  CHECK(samples_of(s, "run") < 2u * 2u * 64u);
+  for (const auto& row : report["instances"]) {
+    CHECK(row["n_a"] == row["n_b"]);
+    CHECK(row["n_a"].get<int>() < 64);
+    CHECK(std::find(looks.begin(), looks.end(), row["n_a"]) != looks.end());
+  }
+  CHECK(!read_jsonl(s.path("run/samples.jsonl"), "look").empty());
+  CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
+  // compare replays the journal's looks: the same verdicts, from the same samples.
+  const auto again = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+  CHECK(again.exit_code == 1);
+  CHECK(verdicts(nlohmann::json::parse(again.out)) == v);
+}
+
+TEST_CASE("ab --until-verdict: the same build on both sides is never SLOWER or FASTER") {
+  Scratch s("seq-same");
+  const auto r = run(ab_command(s, "isobench-worker", "--until-verdict --max-samples 32 --format json"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto v = verdicts(nlohmann::json::parse(r.out));
+  REQUIRE(v.size() == 2);
+  for (const auto& [id, verdict] : v) CHECK_MESSAGE((verdict == "SAME" || verdict == "UNCERTAIN"), id, verdict);
+}
+
+TEST_CASE("ab --until-verdict: an interrupted run resumes and decides as compare replays it") {
+  Scratch s("seq-resume");
+  // Per sample, so that the run lasts long enough to be interrupted between its looks.
+  const std::string command =
+      ab_command(s, "isobench-worker-slow10", "--until-verdict --looks 8,12,16,24,32 --per sample");
+  std::vector<std::string> args;
+  std::istringstream words(command);
+  for (std::string w; words >> w;) args.push_back(w);
+  const pid_t pid = spawn(args, s);
+  REQUIRE(pid > 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(s.path("run/samples.jsonl")) && samples_of(s, "run") >= 20) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 130) {
+    CHECK(read_json(s.path("run/run.json"))["status"] == "interrupted");
+    const auto resumed = run(bin("orchestrate") + " --quiet --resume " + s.path("run"), s);
+    CHECK_MESSAGE(resumed.exit_code == 1, resumed.err);
+  } else {
+    CHECK(WEXITSTATUS(status) == 1);  // the run reached its verdicts before the signal
+  }
+  CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
+  const auto compared = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+  CHECK(compared.exit_code == 1);
+  for (const auto& [id, verdict] : verdicts(nlohmann::json::parse(compared.out))) CHECK_MESSAGE(verdict == "SLOWER", id);
+}
+
+TEST_CASE("ab --until-verdict and plans that cannot reach a verdict: one line, exit 2, no run directory") {
+  Scratch s("seq-refused");
+  struct Case {
+    std::string extra, fragment;
+  };
+  const std::vector<Case> cases = {
+      {"--max-samples 32", "--max-samples sets sequential sampling's looks: give --until-verdict with it"},
+      {"--looks 8,16", "--looks sets sequential sampling's looks: give --until-verdict with it"},
+      {"--until-verdict --max-samples 32 --samples 20", "leave --samples out"},
+      {"--until-verdict --looks 8,16 --max-samples 32", "--looks ends at 16 and --max-samples is 32"},
+      {"--until-verdict --looks 12,8", "ab --looks:"},
+      {"--until-verdict --max-samples 6", "no look can reach SLOWER or FASTER"},
+      {"--samples 4", "with 4 samples per side no instance can be SLOWER or FASTER at alpha 0.001"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run(ab_command(s, "isobench-worker", c.extra), s);
+    CHECK_MESSAGE(r.exit_code == 2, c.extra);
+    CHECK_MESSAGE(r.err.find(c.fragment) != std::string::npos, c.extra, r.err);
+    CHECK_MESSAGE(std::count(r.err.begin(), r.err.end(), '\n') == 1, c.extra, r.err);
+    CHECK_MESSAGE(!std::filesystem::exists(s.path("run")), c.extra);
+  }
+  // A plain run cannot take the flag: it has no verdict to stop at.
+  const auto plain =
+      run(bin("orchestrate") + " --device cpu --quiet --until-verdict --out " + s.path("run") + " " + s.path("seq.yaml"), s);
+  CHECK(plain.exit_code == 2);
+  CHECK(!std::filesystem::exists(s.path("run")));
+  // --fail-on never: not a gate, so an n that cannot reach a verdict runs, with a note.
+  const auto ungated = run(ab_command(s, "isobench-worker", "--samples 4 --fail-on never"), s);
+  CHECK_MESSAGE(ungated.exit_code == 0, ungated.err);
+}
