@@ -94,6 +94,16 @@ class TheChecksCanFail(unittest.TestCase):
         self.assertEqual(markers.differences(text, context)[0][2], "3 of 9")
 
 
+    def test_a_simulation_count_edited_in_its_table(self):
+        # the simulation's tables are re-derived from the program's hits/trials, not copied
+        folder = os.path.join(REPO, "docs", "results", "verdict-simulation")
+        text = "<!-- figures simulation_aa sections234-stdout.md -->\n| edited |\n<!-- /figures -->\n"
+        context = Context(Resolver(REPO), os.path.join(folder, "README.md"))
+        derived = markers.differences(text, context)[0][2]
+        self.assertIn("| lognormal 1% | 8 | 15/20000 = 0.075% [0.045, 0.124] |", derived)
+        holds = "<!-- figure simulation_aa_holds sections234-stdout.md alpha=0.0001 -->54 of 54<!-- /figure -->"
+        self.assertNotEqual(markers.differences(holds, context)[0][2], "54 of 54")
+
 class Archive(unittest.TestCase):
     def test_pack_is_reproducible_and_verify_finds_what_is_missing(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -13,6 +13,7 @@ nothing is copied from a README. The kinds, by what they read:
   workers.py      runs and their journals: machines, throughput, worker phases, spread, clocks
   kernels.py      the kernels against references: torch, triton.testing, the all-gather family
   outputs.py      values printed in raw output files (tests, summaries, compare --json)
+  simulation.py   bench/verdict_simulation's counts (a CPU simulation, docs/results/verdict-simulation)
 """
 import json
 import os
@@ -107,4 +108,4 @@ def _params(instance_id):
 
 
 # Each module registers its kinds when imported.
-from . import calibration, comparison, kernels, outputs, workers  # noqa: E402,F401
+from . import calibration, comparison, kernels, outputs, simulation, workers  # noqa: E402,F401
