@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "callback_benchmark.hpp"
 #include "catalog.hpp"
 
 namespace isobench::kernels {
@@ -16,54 +17,6 @@ namespace isobench::kernels {
 namespace {
 
 std::string text_or(const char* s, const char* fallback) { return s ? s : fallback; }
-
-// The reason a plugin function wrote, or what it returned when it wrote none.
-std::string reason(const char* buffer, int rc) {
-  return buffer[0] ? std::string(buffer) : "returned " + std::to_string(rc) + " without a reason";
-}
-
-// Runs the C functions of one plugin kernel: create/setup/launch/teardown/destroy.
-class PluginBenchmark final : public Benchmark {
- public:
-  PluginBenchmark(const isobench_kernel& kernel, std::string library) : kernel_(kernel), library_(std::move(library)) {
-    self_ = kernel_.create();
-    if (!self_) throw PluginError("plugin " + library_ + ": kernel " + kernel_.name + ": create() returned NULL");
-  }
-  ~PluginBenchmark() override {
-    if (set_up_ && kernel_.teardown) kernel_.teardown(self_);
-    if (kernel_.destroy) kernel_.destroy(self_);
-  }
-
-  void setup(const Params& params, const SetupContext& ctx) override {
-    const std::string text = params.dump();
-    char error[512] = {};
-    const int rc = kernel_.setup(self_, text.c_str(), ctx.cuda_stream, ctx.seed, error, sizeof error);
-    error[sizeof error - 1] = '\0';
-    if (rc != 0) throw std::runtime_error(std::string(kernel_.name) + " setup: " + reason(error, rc));
-    set_up_ = true;
-  }
-
-  void launch() override {
-    if (const int rc = kernel_.launch(self_); rc != 0)
-      throw std::runtime_error(std::string(kernel_.name) + " launch returned " + std::to_string(rc));
-  }
-
-  std::string check() override {
-    if (!kernel_.check) return {};
-    char error[512] = {};
-    const int rc = kernel_.check(self_, error, sizeof error);
-    error[sizeof error - 1] = '\0';
-    return rc == 0 ? std::string() : reason(error, rc);
-  }
-
-  nlohmann::json describe() const override { return {{"plugin", library_}}; }
-
- private:
-  const isobench_kernel& kernel_;
-  std::string library_;
-  void* self_ = nullptr;
-  bool set_up_ = false;
-};
 
 class Converter {
  public:
@@ -155,7 +108,11 @@ const KernelSpec* Plugin::find(const std::string& kernel) const {
 
 std::unique_ptr<Benchmark> Plugin::create_benchmark(const std::string& kernel) const {
   for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (specs_[i].name == kernel) return std::make_unique<PluginBenchmark>(*kernels_[i], path_);
+    if (specs_[i].name == kernel)
+      return make_callback_benchmark({.kernel = kernels_[i],
+                                      .backend = specs_[i].backend,
+                                      .origin = "plugin " + std::filesystem::path(path_).filename().string(),
+                                      .describe = {{"plugin", path_}}});
   throw PluginError("plugin " + std::filesystem::path(path_).filename().string() + " has no kernel " + kernel);
 }
 

@@ -12,6 +12,7 @@
 
 #include "kernels/benchmark.hpp"
 #include "kernels/catalog.hpp"
+#include "kernels/error_buffer.hpp"
 
 namespace {
 
@@ -19,13 +20,6 @@ struct Handle {
   std::unique_ptr<isobench::kernels::Benchmark> bench;
   std::string description;
 };
-
-void write_error(char* error, std::size_t error_len, const std::string& text) {
-  if (!error || error_len == 0) return;
-  const std::size_t n = std::min(error_len - 1, text.size());
-  std::memcpy(error, text.data(), n);
-  error[n] = '\0';
-}
 
 }  // namespace
 
@@ -55,7 +49,7 @@ __attribute__((visibility("default"))) void* isobench_capi_create(const char* ke
     handle->description = handle->bench->describe().dump();
     return handle.release();
   } catch (const std::exception& e) {
-    write_error(error, error_len, e.what());
+    isobench::kernels::write_error_buffer(error, error_len, e.what());
     return nullptr;
   }
 }
