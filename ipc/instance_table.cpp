@@ -9,7 +9,8 @@ namespace isobench::ipc {
 nlohmann::json to_json(const WorkerInstance& in) {
   nlohmann::json j = {{"id", in.id},          {"kernel", in.kernel},   {"backend", in.backend},
                       {"params", in.params},  {"seed", in.seed},       {"plugin", in.plugin},
-                      {"command", in.command}, {"command_dir", in.command_dir}};
+                      {"command", in.command}, {"command_dir", in.command_dir},
+                      {"python_module", in.python_module}, {"python_function", in.python_function}};
   j.update(instance_table_json(in.measure));
   return j;
 }
@@ -38,11 +39,16 @@ WorkerInstance worker_instance_from_json(const nlohmann::json& o, std::string_vi
     in.plugin = later_field<std::string>(o, "plugin", "");
     in.command = later_field<std::vector<std::string>>(o, "command", {});
     in.command_dir = later_field<std::string>(o, "command_dir", "");
+    in.python_module = later_field<std::string>(o, "python_module", "");
+    in.python_function = later_field<std::string>(o, "python_function", "");
     if (in.backend != "cpu" && in.backend != "cuda" && in.backend != "command")
       throw std::runtime_error("backend " + in.backend);
     if ((in.backend == "command") == in.command.empty())
       throw std::runtime_error("a command needs backend \"command\" and a program");
     if (in.measure.realloc && in.backend == "command") throw std::runtime_error("realloc of a command");
+    if (in.python_module.empty() != in.python_function.empty())
+      throw std::runtime_error("a Python benchmark needs both python_module and python_function");
+    if (!in.python_module.empty() && in.backend == "command") throw std::runtime_error("a Python benchmark as a command");
     return in;
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string(context) + ": " + e.what());

@@ -17,7 +17,7 @@ namespace isobench::ipc {
 struct WorkerInstance {
   std::string id;
   std::string kernel;
-  std::string backend;         // "cpu", "cuda" or "command"
+  std::string backend;         // "cpu", "cuda" or "command"; a Python benchmark is "cpu" or "cuda"
   nlohmann::json params;       // every axis, defaults filled
   std::uint64_t seed = 0;      // inputs: the same on every side and in every run of the seed
   // How it is measured. Only the settings that travel in the instance table (ipc/settings.hpp)
@@ -27,6 +27,11 @@ struct WorkerInstance {
   std::string plugin;                // the kernel's plugin library; empty: a built-in kernel
   std::vector<std::string> command;  // backend "command": the program and its arguments
   std::string command_dir;           // backend "command": its working directory
+  // A Python benchmark (docs/python.md): the module (an absolute .py path or an importable
+  // name) and its set-up function; the worker runs it through the kernel its zygote registered
+  // for them. Both empty: not a Python benchmark.
+  std::string python_module;
+  std::string python_function;
 };
 
 // One instance as a JSON object. The segment's instance table and plan.json both hold instances

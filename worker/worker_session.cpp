@@ -22,6 +22,7 @@
 #include "command_timer.hpp"
 #include "kernel_record.hpp"
 #include "orphan_guard.hpp"
+#include "registered_kernels.hpp"
 #include "segment_rank_comm.hpp"
 #include "timer.hpp"
 #ifdef ISOBENCH_WITH_CUDA
@@ -167,9 +168,11 @@ class Session {
   }
 
   // A built-in kernel, a plugin's kernel (from the overriding library when the command line
-  // names one: the two sides of a plugin A/B) or a command.
+  // names one: the two sides of a plugin A/B), a command, or a Python benchmark (the kernel its
+  // zygote registered).
   std::unique_ptr<kernels::Benchmark> make_benchmark(const ipc::WorkerInstance& spec) const {
     if (spec.backend == "command") return make_command_benchmark(spec);
+    if (!spec.python_module.empty()) return make_registered_benchmark(spec);
     if (spec.plugin.empty()) return kernels::create_benchmark(spec.kernel);
     const auto it = options_.plugin_overrides.find(spec.plugin);
     return kernels::load_plugin(it == options_.plugin_overrides.end() ? spec.plugin : it->second)
