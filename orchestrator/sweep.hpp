@@ -35,6 +35,10 @@
 //     - command: [python3, bench.py]  # any program as a benchmark (docs/command-protocol.md):
 //       name: my_bench          #   the name in ids; axes are free-form, types from the YAML
 //       axes: {size: [1, 2]}
+//     - python: kernels.py      # a Python set-up function (docs/python.md): a file relative to
+//       function: softmax       #   the sweep's folder or a module name; device cpu or cuda
+//       device: cuda            #   (default cuda); name optional (default: the function); axes
+//       axes: {rows: [1024, 8192]}  # free-form, passed as keyword arguments
 //
 // Every problem is found before anything runs and reported as one line,
 // "file:line:column: field.path: problem", by SweepError.
@@ -79,6 +83,9 @@ struct Instance {
   // absolute), run in command_dir (the sweep's folder). Empty: a kernel.
   std::vector<std::string> command;
   std::string command_dir;
+  // A Python benchmark: its module (an absolute .py path or a module name) and set-up function.
+  std::string python_module;
+  std::string python_function;
 };
 
 struct Sweep {

@@ -1,6 +1,6 @@
 // What one entry of `benchmarks:` measures: a kernel of the built-in catalog, a kernel of a
-// user's plugin (docs/plugins.md), or a program run as a command (docs/command-protocol.md), whose
-// axes the file itself types.
+// user's plugin (docs/plugins.md), a program run as a command (docs/command-protocol.md), or a
+// Python set-up function (docs/python.md); the axes of the last two the file itself types.
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +11,7 @@
 
 #include "kernels/catalog.hpp"
 #include "kernels/plugin_loader.hpp"
+#include "orchestrator/python_benchmark.hpp"
 #include "orchestrator/sweep/sweep_parser.hpp"
 
 namespace isobench::orchestrator::sweep_detail {
@@ -29,6 +30,17 @@ bool plain_name(const std::string& name, bool allow_dot_dash) {
 SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
   Kind kind;
   const std::string& path = entry.path;
+  if (entry.python) {
+    if (entry.kernel || entry.plugin || entry.command)
+      fail((entry.kernel ? entry.kernel : entry.plugin ? entry.plugin : entry.command)->Mark(), path,
+           "a benchmark is a kernel, a command or a Python function, not several");
+    parse_python(entry, kind);
+    kind.spec = &free_form_spec(entry, "python");
+    return kind;
+  }
+  if (entry.function || entry.device)
+    fail((entry.function ? entry.function : entry.device)->Mark(), path + (entry.function ? ".function" : ".device"),
+         "only Python benchmarks (python:) take a function and a device");
   if (entry.command) {
     if (entry.kernel || entry.plugin)
       fail((entry.kernel ? entry.kernel : entry.plugin)->Mark(), path, "a benchmark is a kernel or a command, not both");
@@ -36,7 +48,7 @@ SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
     kind.spec = &free_form_spec(entry, "command");
     return kind;
   }
-  if (entry.name) fail(entry.name->Mark(), path + ".name", "only command benchmarks take a name");
+  if (entry.name) fail(entry.name->Mark(), path + ".name", "only command and Python benchmarks take a name");
   if (!entry.kernel) fail(entry.node.Mark(), path + ".kernel", "missing: which kernel to measure");
   if (entry.plugin) {
     kind.plugin = parse_plugin_path(*entry.plugin, path + ".plugin");
@@ -118,24 +130,49 @@ std::vector<std::string> SweepParser::parse_command(const YAML::Node& node, cons
 }
 
 
-// A command's axes are free-form: each axis takes the type its values have in the file
-// (integers and numbers together make a number axis), without bounds or defaults.
+void SweepParser::parse_python(const Entry& entry, Kind& kind) const {
+  const std::string& path = entry.path;
+  const YAML::Node& python = *entry.python;
+  if (!python.IsScalar()) fail(python.Mark(), path + ".python", "expected a .py file or a module name");
+  if (const auto problem = resolve_python_module(python.Scalar(), folder(), kind.python_module); !problem.empty())
+    fail(python.Mark(), path + ".python", problem);
+  if (!entry.function) fail(entry.node.Mark(), path + ".function", "missing: the set-up function to call in the module");
+  if (!entry.function->IsScalar() || !is_python_identifier(entry.function->Scalar()))
+    fail(entry.function->Mark(), path + ".function", "expected the name of a function (a Python identifier)");
+  kind.python_function = entry.function->Scalar();
+  if (entry.device) {
+    const std::string device = entry.device->IsScalar() ? entry.device->Scalar() : "";
+    if (device != "cpu" && device != "cuda") fail(entry.device->Mark(), path + ".device", "must be cpu or cuda");
+    kind.python_backend = device == "cpu" ? kernels::Backend::cpu : kernels::Backend::cuda;
+  }
+}
+
+// A command's or a Python benchmark's axes are free-form: each axis takes the type its values
+// have in the file (integers and numbers together make a number axis), without bounds or
+// defaults. A command's axis names an environment variable, a Python benchmark's is a keyword
+// argument.
 const kernels::KernelSpec& SweepParser::free_form_spec(const Entry& entry, const std::string& family) {
   const std::string& path = entry.path;
+  const bool python = family == "python";
   const auto& name_node = entry.name;
-  if (!name_node)
+  if (!name_node && !python)
     fail(entry.node.Mark(), path + ".name", "missing: a " + family + " benchmark needs a name for its ids");
-  if (!name_node->IsScalar() || !plain_name(name_node->Scalar(), true))
+  if (name_node && (!name_node->IsScalar() || !plain_name(name_node->Scalar(), true)))
     fail(name_node->Mark(), path + ".name", "expected a name of letters, digits, '_', '.' and '-'");
+  const YAML::Node& named_by = name_node ? *name_node : *entry.function;
   kernels::KernelSpec spec;
-  spec.name = name_node->Scalar();
+  spec.name = named_by.Scalar();
   if (kernels::find_kernel(spec.name))
-    fail(name_node->Mark(), path + ".name", "\"" + spec.name + "\" is a built-in kernel's name");
+    fail(named_by.Mark(), path + ".name",
+         "\"" + spec.name + "\" is a built-in kernel's name" + (python ? "; give the benchmark a name" : ""));
   spec.family = family;
   std::unordered_set<std::string> typed;  // axes whose type a value has set
   auto infer = [&](const YAML::Node& key, const YAML::Node& value, const std::string& field) {
-    if (!plain_name(key.Scalar(), false))
+    if (python) {
+      if (const auto problem = python_axis_name_problem(key.Scalar()); !problem.empty()) fail(key.Mark(), field, problem);
+    } else if (!plain_name(key.Scalar(), false)) {
       fail(key.Mark(), field, "a command's axis name is letters, digits and '_' (it names an environment variable)");
+    }
     auto found = std::find_if(spec.axes.begin(), spec.axes.end(),
                               [&](const kernels::AxisSpec& a) { return a.name == key.Scalar(); });
     kernels::AxisSpec* axis = found != spec.axes.end() ? &*found : nullptr;
@@ -178,8 +215,8 @@ const kernels::KernelSpec& SweepParser::free_form_spec(const Entry& entry, const
       if ((*entry.cases)[c].IsMap())
         for (const auto& [key, value] : entries((*entry.cases)[c], path + ".cases"))
           infer(key, value, path + ".cases[" + std::to_string(c) + "]." + key.Scalar());
-  command_specs_.push_back(std::move(spec));
-  return command_specs_.back();
+  free_form_specs_.push_back(std::move(spec));
+  return free_form_specs_.back();
 }
 
 }  // namespace isobench::orchestrator::sweep_detail

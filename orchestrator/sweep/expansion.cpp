@@ -53,11 +53,14 @@ SweepParser::Entry SweepParser::read_entry(const YAML::Node& node, std::size_t i
                                        : k == "plugin"   ? &e.plugin
                                        : k == "command"  ? &e.command
                                        : k == "name"     ? &e.name
+                                       : k == "python"   ? &e.python
+                                       : k == "function" ? &e.function
+                                       : k == "device"   ? &e.device
                                                          : nullptr;
     if (!field)
       fail(key.Mark(), e.path + "." + k,
-           "unknown key" +
-               suggestion(k, {"kernel", "plugin", "command", "name", "axes", "cases", "exclude", "settings"}));
+           "unknown key" + suggestion(k, {"kernel", "plugin", "command", "python", "function", "device", "name",
+                                          "axes", "cases", "exclude", "settings"}));
     *field = value;
   }
   return e;
@@ -214,6 +217,11 @@ void SweepParser::produce(const Entry& entry, const Kind& kind, const MeasureSet
       if (!kind.command.empty()) {
         instance.family = "command";
         instance.command_dir = folder();
+      }
+      if (!kind.python_module.empty()) {
+        instance.backend = kind.python_backend;
+        instance.python_module = kind.python_module;
+        instance.python_function = kind.python_function;
       }
       if (auto [it, inserted] = first_producer_.emplace(instance.id, entry.index); !inserted) {
         if (it->second == entry.index)

@@ -2,8 +2,8 @@
 // Inside the sweep loader (the format: orchestrator/sweep.hpp, docs/sweep-format.md): the parser
 // of one sweep file, in three parts,
 //   sweep_parser.cpp   the file's top level, its settings and the command-line overrides;
-//   benchmark_kinds.cpp what a benchmark measures: a built-in kernel, a plugin's kernel or a
-//                       command (whose axes the file types);
+//   benchmark_kinds.cpp what a benchmark measures: a built-in kernel, a plugin's kernel, a
+//                       command or a Python set-up function (whose axes the file types);
 //   expansion.cpp      one benchmark expanded into instances: axes x cases, less exclusions;
 // and yaml_values.cpp, how YAML text becomes values (UTF-8, scalars, suggestions). Every problem
 // is a SweepError "file:line:column: field.path: problem".
@@ -49,12 +49,17 @@ class SweepParser {
     std::size_t index = 0;
     std::string path;  // "benchmarks[3]"
     std::optional<YAML::Node> kernel, axes, cases, exclude, settings, plugin, command, name;
+    std::optional<YAML::Node> python, function, device;  // a Python benchmark (docs/python.md)
   };
   // What an entry measures: the kernel spec (a command's made from its axes), and where it lives.
   struct Kind {
     const kernels::KernelSpec* spec = nullptr;
     std::string plugin;                // absolute path of the kernel's plugin; empty: built-in or command
     std::vector<std::string> command;  // a command benchmark's program and arguments
+    // A Python benchmark: its module (an absolute .py path or a module name), set-up function
+    // and device (the sweep's device:, default cuda).
+    std::string python_module, python_function;
+    kernels::Backend python_backend = kernels::Backend::cuda;
   };
   struct Axes {  // the entry's axes, in file order (the first varies slowest)
     std::vector<std::size_t> order;             // spec axis index per axes entry
@@ -87,10 +92,12 @@ class SweepParser {
   // The program and its arguments. A program named with a '/' is relative to the sweep's folder;
   // one without is looked up in PATH, now, so a typo stops the run before it starts.
   std::vector<std::string> parse_command(const YAML::Node& node, const std::string& path) const;
-  // A command's axes are free-form: each axis takes the type its values have in the file
-  // (integers and numbers together make a number axis), without bounds or defaults; the entry's
-  // `name:` names it in ids.
+  // A command's or a Python benchmark's axes are free-form: each axis takes the type its values
+  // have in the file (integers and numbers together make a number axis), without bounds or
+  // defaults; the entry's `name:` names it in ids (a Python benchmark's default: its function).
   const kernels::KernelSpec& free_form_spec(const Entry& entry, const std::string& family);
+  // A `python:` entry's module, function and device, into `kind`.
+  void parse_python(const Entry& entry, Kind& kind) const;
 
   // expansion.cpp
   void expand_benchmark(const YAML::Node& node, std::size_t index, std::vector<Instance>& instances);
@@ -117,7 +124,7 @@ class SweepParser {
   std::unordered_map<std::string, std::size_t> first_producer_;  // instance id -> benchmark
   MeasureSettings file_measure_;
   std::vector<std::string> plugins_;               // absolute paths, first use first
-  std::deque<kernels::KernelSpec> command_specs_;  // stable addresses for command benchmarks
+  std::deque<kernels::KernelSpec> free_form_specs_;  // stable addresses for command and Python benchmarks
 };
 
 }  // namespace isobench::orchestrator::sweep_detail
