@@ -38,10 +38,22 @@ struct WorkerProcess::Impl {
 };
 
 WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<std::string>& args,
-                             std::FILE* output)
+                             std::FILE* output, const ChildSetup& setup)
     : impl_(std::make_unique<Impl>()) {
   try {
-    impl_->proc.emplace(impl_->ctx, executable, args, bp::process_stdio{nullptr, output, output});
+    // process_stdio owns the /dev/null it opens and closes it when destroyed: it is handed on as
+    // a temporary, never copied.
+    auto start = [&](bp::process_stdio&& stdio) {
+      if (setup.environment.empty())
+        impl_->proc.emplace(impl_->ctx, executable, args, std::move(stdio));
+      else
+        impl_->proc.emplace(impl_->ctx, executable, args, std::move(stdio),
+                            bp::process_environment(setup.environment));
+    };
+    if (setup.input_fd >= 0)
+      start(bp::process_stdio{setup.input_fd, output, output});
+    else
+      start(bp::process_stdio{nullptr, output, output});
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot start worker " + executable + ": " + e.what());
   }

@@ -1,7 +1,8 @@
 #pragma once
 // A worker child process: started with Boost.Process v2, polled (never waited on asynchronously:
 // terminate() plus an async wait reaps twice, boostorg/process #357), and its end decoded into
-// an exit code or the signal that killed it.
+// an exit code or the signal that killed it. (Workers of Python benchmarks are forked by a
+// zygote instead: orchestrator/zygote.hpp.)
 
 #include <sys/types.h>
 
@@ -11,31 +12,28 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/worker_handle.hpp"
+
 namespace isobench::orchestrator {
 
-struct ExitStatus {
-  bool signaled = false;
-  int code = 0;    // exit code when not signaled
-  int signal = 0;  // terminating signal when signaled
-  bool ok() const { return !signaled && code == 0; }
-  std::string describe() const;  // "exit code 3", "killed by SIGSEGV"
+// What a child gets besides its arguments and output.
+struct ChildSetup {
+  int input_fd = -1;                     // its stdin (the child gets a copy); -1: /dev/null
+  std::vector<std::string> environment;  // NAME=VALUE, its whole environment; empty: the orchestrator's
 };
 
-ExitStatus decode_wait_status(int status);
-
-class WorkerProcess {
+class WorkerProcess final : public WorkerHandle {
  public:
   // stdout and stderr of the child go to `output` (a log file), never to the terminal.
-  WorkerProcess(const std::string& executable, const std::vector<std::string>& args, std::FILE* output);
-  ~WorkerProcess();
+  WorkerProcess(const std::string& executable, const std::vector<std::string>& args, std::FILE* output,
+                const ChildSetup& setup = {});
+  ~WorkerProcess() override;
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  pid_t pid() const { return pid_; }
-  // Non-blocking: the status once the child has ended.
-  std::optional<ExitStatus> poll();
-  // SIGKILL and reap; returns how it ended (it may have ended on its own just before).
-  ExitStatus kill();
+  pid_t pid() const override { return pid_; }
+  std::optional<ExitStatus> poll() override;
+  ExitStatus kill() override;
 
  private:
   struct Impl;

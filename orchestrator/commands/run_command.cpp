@@ -54,6 +54,7 @@ void add_run_options(CLI::App& app, RunCommand& command) {
   app.add_flag("--require-idle-gpu", o.require_idle_gpu,
                "refuse to run while another process uses the GPU (otherwise a loud warning)");
   add_setting_options(app, o.overrides, {});
+  add_python_options(app, o.python);
   app.add_option("--replay-from", o.replay_from,
                  "run directory whose recorded choices (cuBLASLt algorithms, instance_reports.json) this run replays");
 }
@@ -79,11 +80,12 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                                 "randomized balanced order, in one run; prints per-instance verdicts");
   add_run_options(*ab, command);
   ab->add_option("--baseline", options.baseline,
-                 "worker executable of the baseline build, or a build of the sweep's plugin (.so)")
-      ->required();
+                 "worker executable of the baseline build, or a build of the sweep's plugin (.so); required unless "
+                 "the sides differ in their Python options only");
   ab->add_option("--candidate", options.candidate,
-                 "worker executable of the candidate build, or a build of the sweep's plugin (.so)")
-      ->required();
+                 "worker executable of the candidate build, or a build of the sweep's plugin (.so); required unless "
+                 "the sides differ in their Python options only");
+  add_python_side_options(*ab, options.python);
   ab->add_option("--baseline-set", options.baseline_sets,
                  "NAME=VALUE: the baseline's workers run every instance with parameter NAME at VALUE; repeatable");
   ab->add_option("--candidate-set", options.candidate_sets,
@@ -112,6 +114,10 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
   ab->footer(kExitCodesHelp);
   ab->callback([&command, &exit_code] {
     command.request.ab = true;
+    // An A/B across Python environments: one worker build on both sides.
+    auto& r = command.request;
+    if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())
+      r.baseline = r.candidate = default_worker_path();
     exit_code = run_command(command);
   });
 }

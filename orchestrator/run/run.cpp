@@ -26,6 +26,7 @@ struct OpenRun {
   nlohmann::json info;  // run.json
   std::uint64_t memory_budget = 0;
   bool resumed = false;
+  PythonSides python;  // the sides' zygotes, when the plan has Python benchmarks
 };
 
 std::string default_out_dir(const std::string& sweep_name) {
@@ -73,6 +74,11 @@ OpenRun open_new_run(const RunRequest& request) {
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine);
   r.memory_budget = machine.memory_budget_bytes;
+  // Python benchmarks: each side's zygote imports them now, so that a module that does not import
+  // is bad input, found before the run directory exists.
+  const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
+  r.python = start_python_sides(r.plan, r.plan.workers.empty() ? std::vector<std::string>{worker} : r.plan.workers,
+                                request.python, nullptr, sweep.path);
   const std::string dir = request.out_dir.empty() ? default_out_dir(sweep.name) : request.out_dir;
   r.dir = std::make_unique<RunDirectory>(RunDirectory::create(dir));
   r.dir->write_text("sweep.yaml", sweep.source_text);
@@ -104,6 +110,8 @@ OpenRun open_resumed_run(const RunRequest& request) {
   }
   r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
                                   plan_gpus(r.plan, request.gpu.value_or(0)));
+  if (r.info.value("status", "") != "complete")
+    r.python = start_python_sides(r.plan, {}, request.python, r.dir.get(), r.dir->file("sweep.yaml"));
   return r;
 }
 
@@ -186,7 +194,7 @@ RunResult run(const RunRequest& request) {
   // index names the same GPU to a worker and to the orchestrator's NVML checks.
   if (r.plan.device == "cuda") setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
   if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) r.info["cuda_device_order"] = order;
-  const RunnerOptions ropts = runner_options(request, r);
+  RunnerOptions ropts = runner_options(request, r);
   r.info["status"] = "running";
   r.info["prestart"] = ropts.prestart;
   r.info["context_gate"] = ropts.context_gate;
@@ -199,6 +207,7 @@ RunResult run(const RunRequest& request) {
 
   RunLog log(r.dir->file("log.txt"));
   log.write("run-start", r.resumed ? "resumed" : "new run");
+  attach_python_sides(r.python, ropts, *r.dir, log);
   Runner runner(*r.dir, r.plan, ropts, log);
   try {
     result.outcome = runner.run();

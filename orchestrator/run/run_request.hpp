@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/python_environments.hpp"
 #include "orchestrator/runner/runner.hpp"
 #include "orchestrator/summary.hpp"
 #include "orchestrator/sweep.hpp"
@@ -50,6 +51,10 @@ struct RunRequest {
   std::optional<std::int64_t> max_samples;  // --max-samples: replaces the sweep's samples
   std::vector<std::size_t> looks;           // --looks: samples per side at each look
   stats::SpendingFunction spending = stats::SpendingFunction::pocock;
+
+  // Python benchmarks: every side's interpreter, environment variables and PYTHONPATH, and in an
+  // A/B run each side's own (docs/python.md).
+  PythonOptions python;
   bool quiet = false;  // no progress or notes on stderr
   std::vector<std::string> command_line;  // recorded in run.json and environment.json
 };

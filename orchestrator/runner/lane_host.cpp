@@ -74,7 +74,8 @@ std::unique_ptr<Worker> LaneHost::start_rank(Job job, bool ahead, std::uint32_t 
   w->started = Clock::now();
   lane.spawned_ns = ipc::monotonic_ns();
   try {
-    w->proc = std::make_unique<WorkerProcess>(command.executable, args, s_.worker_output.get());
+    w->proc = command.launcher ? command.launcher->start(args)
+                               : std::make_unique<WorkerProcess>(command.executable, args, s_.worker_output.get());
   } catch (...) {
     s_.free_lanes.push_back(w->lane);
     throw;

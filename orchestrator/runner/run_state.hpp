@@ -47,7 +47,7 @@ struct Worker {
   std::uint32_t lane = 0;
   std::uint64_t token = 0;
   std::uint64_t serial = 0;
-  std::unique_ptr<WorkerProcess> proc;
+  std::unique_ptr<WorkerHandle> proc;
   Clock::time_point started;
   std::size_t next_task = 0;  // tasks are journaled in plan order
   bool permitted = false;          // may create its device context
@@ -72,7 +72,7 @@ struct Worker {
 // buffers): the orchestrator does not wait for it, but with the context gate no worker starts
 // its timed phase while one is still exiting.
 struct ExitingWorker {
-  std::unique_ptr<WorkerProcess> proc;
+  std::unique_ptr<WorkerHandle> proc;
   std::uint64_t serial = 0;
   Clock::time_point since;
   std::uint32_t rank = 0;          // its GPU is its pipeline's GPU + rank

@@ -8,6 +8,7 @@
 // missing samples are retried in a fresh worker; the run goes on.
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,7 @@
 #include "orchestrator/errors.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/run_directory.hpp"
+#include "orchestrator/worker_handle.hpp"
 
 namespace isobench::orchestrator {
 
@@ -24,6 +26,9 @@ namespace isobench::orchestrator {
 struct WorkerCommand {
   std::string executable;
   std::vector<std::string> extra_args;
+  // A side with Python benchmarks: its zygote forks the workers (orchestrator/zygote.hpp);
+  // null: `executable` is spawned.
+  std::shared_ptr<WorkerLauncher> launcher;
 };
 
 struct RunnerOptions {

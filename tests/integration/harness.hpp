@@ -6,12 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -106,6 +108,14 @@ inline std::map<std::string, std::string> verdicts(const nlohmann::json& compare
   std::map<std::string, std::string> v;
   for (const auto& row : compare.at("instances")) v[row.at("instance")] = row.at("verdict");
   return v;
+}
+
+// Waits (up to a minute) until the run's journal holds `n` samples.
+inline void wait_for_samples(const std::string& journal, std::size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(std::filesystem::exists(journal) && read_jsonl(journal).size() >= n))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 }  // namespace isobench::testing

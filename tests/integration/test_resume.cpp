@@ -27,23 +27,10 @@ benchmarks:
 // sends `sig`. Returns the wait status; `pid` gets the orchestrator's pid.
 int start_and_signal(const Scratch& s, int sig, std::size_t lines, pid_t* orchestrator = nullptr) {
   const auto sweep = s.write("resume.yaml", kSweep);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string exe = bin("orchestrate");
-    const std::string out = s.path("run");
-    freopen("/dev/null", "w", stdout);
-    freopen(s.path("stderr.txt").c_str(), "w", stderr);
-    execl(exe.c_str(), exe.c_str(), "--device", "cpu", "--quiet", "--isolation", "process", "--per", "sample",
-          "--out", out.c_str(), sweep.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (std::filesystem::exists(s.path("run/samples.jsonl")) &&
-        read_jsonl(s.path("run/samples.jsonl")).size() >= lines)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t pid = spawn({bin("orchestrate"), "--device", "cpu", "--quiet", "--isolation", "process", "--per",
+                          "sample", "--out", s.path("run"), sweep},
+                         s);
+  wait_for_samples(s.path("run/samples.jsonl"), lines);
   kill(pid, sig);
   if (orchestrator) *orchestrator = pid;
   int status = 0;

@@ -1,0 +1,234 @@
+#include "orchestrator/python_environments.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <iostream>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+extern char** environ;
+
+namespace isobench::orchestrator {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kPythonSchemaVersion = 1;
+const char* const kSideNames[2] = {"baseline", "candidate"};
+
+bool has_python(const Plan& plan) {
+  for (const auto& p : plan.instances)
+    if (!p.worker.python_module.empty()) return true;
+  return false;
+}
+
+// The load request's benchmarks: each module and function once, with the instances it sets up.
+nlohmann::json benchmarks_of(const Plan& plan) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const auto& p : plan.instances) {
+    const auto& w = p.worker;
+    if (w.python_module.empty()) continue;
+    const auto [it, added] = index.emplace(std::make_pair(w.python_module, w.python_function), benchmarks.size());
+    if (added)
+      benchmarks.push_back({{"module", w.python_module}, {"function", w.python_function},
+                            {"instances", nlohmann::json::array()}});
+    benchmarks[it->second]["instances"].push_back({{"id", w.id}, {"params", w.params}, {"device", w.backend}});
+  }
+  return benchmarks;
+}
+
+std::string find_interpreter(const std::string& given, const std::string& flag) {
+  if (given.find('/') != std::string::npos) {
+    const fs::path path = fs::absolute(given).lexically_normal();
+    if (::access(path.c_str(), X_OK) != 0) throw UsageError(flag + " " + given + ": not an executable");
+    return path.string();
+  }
+  std::stringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path path = fs::path(dir) / given;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0) return fs::absolute(path).string();
+  }
+  throw UsageError(flag + " " + given + ": not found in PATH");
+}
+
+void check_variable(const std::string& assignment, const std::string& flag) {
+  const auto eq = assignment.find('=');
+  bool name_ok = eq != std::string::npos && eq > 0 && !std::isdigit(static_cast<unsigned char>(assignment[0]));
+  for (std::size_t i = 0; name_ok && i < eq; ++i)
+    name_ok = std::isalnum(static_cast<unsigned char>(assignment[i])) || assignment[i] == '_';
+  if (!name_ok) throw UsageError(flag + " " + assignment + ": expected NAME=VALUE");
+}
+
+// One side's environment: the side's options over everyone's; folders made absolute.
+PythonEnvironment side_environment(const PythonOptions& options, std::size_t side, bool ab) {
+  PythonEnvironment env = options.all;
+  const std::string all_flag = "--python";
+  if (env.interpreter.empty()) env.interpreter = "python3";
+  if (ab) {
+    const auto& own = options.sides[side];
+    if (!own.interpreter.empty()) env.interpreter = own.interpreter;
+    env.variables.insert(env.variables.end(), own.variables.begin(), own.variables.end());
+    env.pythonpath.insert(env.pythonpath.begin(), own.pythonpath.begin(), own.pythonpath.end());
+  }
+  const std::string flag = ab && !options.sides[side].interpreter.empty()
+                               ? "--" + std::string(kSideNames[side]) + "-python"
+                               : all_flag;
+  env.interpreter = find_interpreter(env.interpreter, flag);
+  for (const auto& v : env.variables) check_variable(v, ab ? "--" + std::string(kSideNames[side]) + "-env" : "--python-env");
+  for (auto& dir : env.pythonpath) dir = fs::absolute(dir).lexically_normal().string();
+  return env;
+}
+
+nlohmann::json to_json(const PythonEnvironment& env) {
+  return {{"interpreter", env.interpreter}, {"variables", env.variables}, {"pythonpath", env.pythonpath}};
+}
+
+// The zygote's whole environment: the orchestrator's, the side's variables over it, and
+// PYTHONPATH with the build's isobench package first (the zygote must speak this build's
+// protocol, whatever isobench a venv has installed), the side's folders, then what it had.
+std::vector<std::string> zygote_environment(const PythonEnvironment& env, const std::string& package) {
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& v : env.variables) vars[v.substr(0, v.find('='))] = v.substr(v.find('=') + 1);
+  std::string path = package;
+  for (const auto& dir : env.pythonpath) path += ":" + dir;
+  if (const auto it = vars.find("PYTHONPATH"); it != vars.end() && !it->second.empty()) path += ":" + it->second;
+  vars["PYTHONPATH"] = path;
+  std::vector<std::string> out;
+  for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
+  return out;
+}
+
+// <build>/<relative> for the build whose bin/ holds `worker`.
+std::string beside_worker(const std::string& worker, const std::string& relative) {
+  return (fs::path(worker).parent_path().parent_path() / relative).lexically_normal().string();
+}
+
+}  // namespace
+
+bool PythonOptions::any_side_given() const {
+  for (const auto& s : sides)
+    if (!s.interpreter.empty() || !s.variables.empty() || !s.pythonpath.empty()) return true;
+  return false;
+}
+
+bool PythonOptions::any_given() const {
+  return any_side_given() || !all.interpreter.empty() || !all.variables.empty() || !all.pythonpath.empty();
+}
+
+void add_python_options(CLI::App& app, PythonOptions& o) {
+  app.add_option("--python", o.all.interpreter,
+                 "Python benchmarks: the interpreter of the zygote that imports them and forks their workers (default "
+                 "python3 from PATH; docs/python.md)");
+  app.add_option("--python-env", o.all.variables, "NAME=VALUE in the zygote's environment (Python benchmarks); repeatable");
+  app.add_option("--python-path", o.all.pythonpath,
+                 "folder put on the zygote's PYTHONPATH (Python benchmarks); repeatable");
+}
+
+void add_python_side_options(CLI::App& app, PythonOptions& o) {
+  for (std::size_t side = 0; side < 2; ++side) {
+    const std::string name = kSideNames[side];
+    app.add_option("--" + name + "-python", o.sides[side].interpreter,
+                   "the " + name + "'s Python interpreter (Python benchmarks; default --python)");
+    app.add_option("--" + name + "-env", o.sides[side].variables,
+                   "NAME=VALUE in the " + name + " zygote's environment, over --python-env; repeatable");
+    app.add_option("--" + name + "-pythonpath", o.sides[side].pythonpath,
+                   "folder on the " + name + " zygote's PYTHONPATH, before --python-path; repeatable");
+  }
+}
+
+PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>& workers, const PythonOptions& options,
+                               const RunDirectory* resumed, const std::string& sweep_path) {
+  PythonSides out;
+  if (!has_python(plan)) {
+    if (options.any_given())
+      throw UsageError(sweep_path + ": the Python options (--python, --python-env, ...) are for Python benchmarks, "
+                             "and this sweep has none");
+    return out;
+  }
+  std::vector<nlohmann::json> sides;
+  if (resumed) {
+    if (options.any_given())
+      throw UsageError("--resume: the run uses the Python environments its python.json records; the Python "
+                             "options are not taken");
+    try {
+      const auto recorded = resumed->read_json("python.json");
+      check_schema_version(recorded, resumed->file("python.json"));
+      for (const auto& s : recorded.at("sides")) sides.push_back(s);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("--resume: ") + e.what());
+    }
+  } else {
+    const bool ab = plan.schedule.sides == 2;
+    for (std::size_t side = 0; side < plan.schedule.sides; ++side) {
+      nlohmann::json s = to_json(side_environment(options, side, ab));
+      const std::string& worker = workers.at(side);
+      s["library"] = beside_worker(worker, "lib/libisobench-worker.so");
+      s["package"] = beside_worker(worker, "python");
+      std::error_code ec;
+      if (!fs::is_regular_file(s["library"].get<std::string>(), ec))
+        throw UsageError(sweep_path + ": Python benchmarks need the worker library of the build of " + worker +
+                               ", and there is no " + s["library"].get<std::string>());
+      sides.push_back(std::move(s));
+    }
+  }
+  const auto benchmarks = benchmarks_of(plan);
+  for (std::size_t side = 0; side < sides.size(); ++side) {
+    const auto& s = sides[side];
+    ZygoteSpec spec;
+    spec.side = static_cast<std::uint32_t>(side);
+    PythonEnvironment env;
+    try {
+      env.interpreter = s.at("interpreter").get<std::string>();
+      env.variables = s.at("variables").get<std::vector<std::string>>();
+      env.pythonpath = s.at("pythonpath").get<std::vector<std::string>>();
+      spec.library = s.at("library").get<std::string>();
+      spec.environment = zygote_environment(env, s.at("package").get<std::string>());
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError("python.json: side " + std::to_string(side) + ": " + e.what());
+    }
+    spec.interpreter = env.interpreter;
+    spec.benchmarks = benchmarks;
+    out.zygotes.push_back(std::make_shared<Zygote>(std::move(spec)));
+  }
+  for (std::size_t side = 0; side < out.zygotes.size(); ++side) {
+    try {
+      out.zygotes[side]->wait_ready();
+    } catch (const std::exception& e) {
+      const std::string who = sides.size() > 1 ? std::string(kSideNames[side]) + ": " : "";
+      throw UsageError(sweep_path + ": " + who + e.what());
+    }
+  }
+  out.record = {{"schema_version", kPythonSchemaVersion}, {"sides", sides}};
+  return out;
+}
+
+void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDirectory& dir, RunLog& log) {
+  if (sides.zygotes.empty()) return;
+  for (std::size_t side = 0; side < sides.zygotes.size(); ++side) {
+    auto& zygote = *sides.zygotes[side];
+    zygote.attach(dir.file("workers.log"), log);
+    for (const auto& note : zygote.ready().value("notes", std::vector<std::string>{})) {
+      log.write("zygote-note", "side " + std::to_string(side) + ": " + note);
+      std::cerr << "warning: " << note << "\n";
+    }
+    auto& recorded = sides.record["sides"][side];
+    recorded["zygote"] = zygote.ready();
+    recorded["zygote"].erase("op");
+    runner.workers.at(side).launcher = sides.zygotes[side];
+  }
+  dir.write_json("python.json", sides.record);
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,63 @@
+#pragma once
+// The Python environment of each side of a run with Python benchmarks (docs/python.md): its
+// interpreter, environment variables and PYTHONPATH, from the command line, recorded in the run
+// directory's python.json so that --resume runs the same ones. An A/B run may give each side its
+// own (two venvs, two checkouts, two compiler settings); the two sides then run interleaved in
+// one run like two worker builds.
+//
+// Each side's zygote runs the worker library and the isobench package of that side's worker
+// build (<build>/lib/libisobench-worker.so, <build>/python beside <build>/bin/isobench-worker):
+// the zygote's protocol and the library's C API are those of one build.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/errors.hpp"
+#include "orchestrator/plan.hpp"
+#include "orchestrator/run_directory.hpp"
+#include "orchestrator/runner/runner.hpp"
+#include "orchestrator/zygote.hpp"
+
+namespace isobench::orchestrator {
+
+struct PythonEnvironment {
+  std::string interpreter;              // as given: a path, or a name looked up in PATH
+  std::vector<std::string> variables;   // NAME=VALUE, over the orchestrator's environment
+  std::vector<std::string> pythonpath;  // folders before the inherited PYTHONPATH
+};
+
+// The command line: every side's environment, and (orchestrate ab) each side's additions.
+struct PythonOptions {
+  PythonEnvironment all;
+  PythonEnvironment sides[2];  // baseline, candidate
+  bool any_side_given() const;
+  bool any_given() const;
+};
+
+// --python, --python-env, --python-path: every side's (every verb that runs sweeps).
+void add_python_options(CLI::App& app, PythonOptions& options);
+// orchestrate ab: --baseline-python, --candidate-python, --baseline-env, --candidate-env,
+// --baseline-pythonpath, --candidate-pythonpath.
+void add_python_side_options(CLI::App& app, PythonOptions& options);
+
+// The zygotes of a run, one per side, started and loaded; none when the plan has no Python
+// benchmark. A new run takes the sides' environments from `options` (`workers`: each side's
+// worker executable, absolute); a resumed run (`resumed`: its directory) from its python.json,
+// and refuses options. Bad Python options and a zygote that refuses the run are bad input, found
+// before anything is measured: UsageError, one line.
+struct PythonSides {
+  std::vector<std::shared_ptr<Zygote>> zygotes;  // by side
+  nlohmann::json record;                        // python.json
+};
+PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>& workers, const PythonOptions& options,
+                               const RunDirectory* resumed, const std::string& sweep_path);
+
+// Hands each side's zygote to the runner, points its output at the run's workers.log, and writes
+// python.json (with what each zygote said about itself).
+void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDirectory& dir, RunLog& log);
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,261 @@
+"""The zygote: one long-lived Python process per side of a run, forking a worker per job.
+
+    python3 -m isobench.zygote ORCHESTRATOR_PID        (started by orchestrate, never by hand)
+
+It imports the run's benchmark modules and their dependencies (torch, triton) once, never
+touches CUDA, and forks a fresh worker for each sample or batch the schedule asks for. A forked
+worker is a full isobench worker (isobench.worker_library): it attaches to the run's segment,
+waits for its context permit, creates its CUDA context, sets its instances up, waits for its
+measure permit, times them, seals its slots and exits. Nothing a worker did survives into the
+next one: each is forked from the zygote's state as it was after the imports.
+
+The orchestrator talks to it over the AF_UNIX stream socket on its stdin, one JSON object per
+line (orchestrator/zygote.cpp is the other end):
+
+  orchestrator -> zygote
+    {"op": "load", "protocol": 1, "library": PATH, "benchmarks": [{"module": M, "function": F,
+      "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}]}   the first line
+    {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
+    {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
+  zygote -> orchestrator
+    {"op": "ready", "protocol": 1, "python": ..., "imports": [...], "notes": [...]}
+    {"op": "refused", "module": M, "function": F, "instance": ID, "reason": ...}   then it exits
+    {"op": "forked", "serial": N, "pid": P}   with the worker's pidfd attached (SCM_RIGHTS)
+    {"op": "exited", "pid": P, "status": S}   S: the raw wait status, once it is reaped
+
+The pidfd lets the orchestrator signal its worker with no race against a reused pid; the exit
+status can only come from the zygote, the worker's parent. When the socket closes (the
+orchestrator is done or gone) the zygote kills its workers and exits; it dies with the
+orchestrator (PR_SET_PDEATHSIG), and its workers with it.
+"""
+
+import array
+import ctypes
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+
+from . import benchmark as contract
+from .worker_library import WorkerLibrary
+
+PROTOCOL = 1
+_PR_SET_PDEATHSIG = 1
+
+
+class Refusal(Exception):
+    """Why the zygote cannot serve the run: one line naming the module, function and instance."""
+
+    def __init__(self, module, function, instance, reason):
+        super().__init__(reason)
+        self.fields = {"module": module, "function": function, "instance": instance, "reason": reason}
+
+
+def _die_with_parent(expected_parent):
+    """SIGKILL when the parent dies; exits at once when it is already gone."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != expected_parent:
+        os._exit(1)
+
+
+def _cuda_initialised_by(module):
+    """The check that keeps CUDA out of the zygote: a CUDA context made before fork() is unusable
+    in every child. torch says whether it initialised CUDA; a refusal names the module whose
+    import did. A libcuda mapped into the process is noted (it is loaded, not necessarily
+    initialised, and other libraries load it for other reasons)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return "importing it initialised CUDA (torch.cuda.is_initialized()): a zygote must never touch CUDA, " \
+               "or no worker forked from it can; move CUDA work (tensors on the GPU, torch.cuda calls) into the " \
+               "set-up function"
+    return None
+
+
+def _libcuda_loaded():
+    try:
+        with open("/proc/self/maps") as maps:
+            return any("libcuda.so" in line for line in maps)
+    except OSError:
+        return False
+
+
+class Channel:
+    """The socket to the orchestrator: JSON lines in, JSON lines (and pidfds) out."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buffer = b""
+
+    def send(self, message, fds=()):
+        data = (json.dumps(message) + "\n").encode()
+        ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+        sent = self.sock.sendmsg([data], ancillary)
+        if sent < len(data):
+            self.sock.sendall(data[sent:])
+
+    def receive(self):
+        """The next message, or None at end of file (blocks)."""
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def pending(self):
+        return b"\n" in self.buffer
+
+
+class Zygote:
+    def __init__(self, channel):
+        self.channel = channel
+        self.library = None
+        self.children = {}  # pidfd -> pid
+
+    def load(self, request):
+        if request.get("op") != "load" or request.get("protocol") != PROTOCOL:
+            raise Refusal("", "", "", "this isobench package speaks zygote protocol %d, the orchestrator sent %s"
+                          % (PROTOCOL, json.dumps({k: request.get(k) for k in ("op", "protocol")})))
+        try:
+            self.library = WorkerLibrary(request["library"])
+        except (OSError, contract.ContractError) as error:
+            raise Refusal("", "", "", "cannot load the worker library: %s" % error) from None
+        imports, notes = [], []
+        for entry in request["benchmarks"]:
+            module, function = entry["module"], entry["function"]
+            first = entry["instances"][0]["id"] if entry["instances"] else ""
+            began = time.monotonic()
+            had_libcuda = _libcuda_loaded()
+            try:
+                loaded = contract.load_module(module)
+            except BaseException as error:  # noqa: B036 - any failure to import is a refusal
+                raise Refusal(module, function, first, "cannot import %s: %s"
+                              % (module, contract.describe_exception(error))) from None
+            imports.append({"module": module, "seconds": time.monotonic() - began})
+            if problem := _cuda_initialised_by(module):
+                raise Refusal(module, function, first, problem)
+            if not had_libcuda and _libcuda_loaded():
+                notes.append("libcuda was loaded while importing %s: if CUDA was initialised there, the workers "
+                             "forked from this zygote cannot use it" % module)
+            try:
+                found = contract.resolve_function(loaded, module, function)
+                for instance in entry["instances"]:
+                    try:
+                        contract.check_arguments(found, instance["params"], instance["device"])
+                    except contract.ContractError as error:
+                        raise Refusal(module, function, instance["id"], "%s() %s" % (function, error)) from None
+                self.library.register(module, function, found)
+            except contract.ContractError as error:
+                raise Refusal(module, function, first, str(error)) from None
+        self.channel.send({"op": "ready", "protocol": PROTOCOL, "pid": os.getpid(), "python": sys.version.split()[0],
+                           "executable": sys.executable, "imports": imports, "notes": notes,
+                           "versions": {name: getattr(sys.modules[name], "__version__", "?")
+                                        for name in ("torch", "triton", "numpy") if name in sys.modules}})
+
+    def serve(self):
+        while True:
+            ready = [self.channel.sock] if self.channel.pending() else \
+                select.select([self.channel.sock] + list(self.children), [], [])[0]
+            for fd in ready:
+                if fd is self.channel.sock:
+                    message = self.channel.receive()
+                    if message is None:
+                        return
+                    self.handle(message)
+                else:
+                    self.reap(fd)
+
+    def handle(self, message):
+        op = message.get("op")
+        if op == "output":
+            out = os.open(message["path"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(out, 1)
+            os.dup2(out, 2)
+            os.close(out)
+        elif op == "fork":
+            self.fork(message["serial"], message["args"])
+
+    def fork(self, serial, args):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        zygote_pid = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self.worker(zygote_pid, args)
+            finally:
+                os._exit(70)  # the worker never returns here; an exception in it did
+        pidfd = os.pidfd_open(pid)
+        self.children[pidfd] = pid
+        self.channel.send({"op": "forked", "serial": serial, "pid": pid}, [pidfd])
+
+    def worker(self, zygote_pid, args):
+        """The forked child: an isobench worker, then _exit (no atexit handler of the zygote's
+        modules runs, no state goes back anywhere)."""
+        _die_with_parent(zygote_pid)
+        self.channel.sock.close()
+        for pidfd in self.children:
+            os.close(pidfd)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+            signal.signal(signum, signal.SIG_DFL)
+        code = self.library.main(args)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+    def reap(self, pidfd):
+        pid = self.children.pop(pidfd)
+        _, status = os.waitpid(pid, 0)
+        os.close(pidfd)
+        self.channel.send({"op": "exited", "pid": pid, "status": status})
+
+    def stop(self):
+        for pidfd, pid in self.children.items():
+            try:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def main():
+    orchestrator = int(sys.argv[1])
+    _die_with_parent(orchestrator)
+    # Interrupts are the orchestrator's to handle: it stops the workers, then closes the socket.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The socket leaves stdin, so that nothing a benchmark module does with stdin reads the
+    # protocol; stdin becomes /dev/null, for the workers too.
+    sock = socket.socket(fileno=os.dup(0))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    channel = Channel(sock)
+    zygote = Zygote(channel)
+    request = channel.receive()
+    if request is None:
+        return 0
+    try:
+        zygote.load(request)
+    except Refusal as refusal:
+        channel.send(dict(op="refused", **refusal.fields))
+        return 1
+    try:
+        zygote.serve()
+    finally:
+        zygote.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.stdout.flush()
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # no atexit handler of a benchmark's modules (torch's) runs in the zygote either

@@ -1,0 +1,411 @@
+// Python benchmarks (docs/python.md) through the real orchestrate, a real zygote per side and
+// the workers it forks (libisobench-worker.so driven through ctypes), on pure-Python CPU
+// benchmarks: every isolation mode, fresh state per worker, imports once per side, failures
+// (raise, os._exit, hang, a zygote that dies), bad input, resume, and no process left behind.
+
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+// Spins `us` microseconds per launch. Every import appends the importing pid to imports.txt and
+// every set-up a line "<pid> <parent pid> <setups seen so far in this process>" to setups.txt.
+// The marker files make a failure happen in the first worker only: FAIL=<mode> in the
+// environment picks the failure; the retry in a fresh worker then succeeds.
+const char* kModule = R"(import os, signal, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "imports.txt"), "a") as f:
+    f.write("%d\n" % os.getpid())
+setups_seen = 0
+
+
+def first_time(what):
+    marker = os.path.join(HERE, "failed-" + what)
+    if os.path.exists(marker):
+        return False
+    open(marker, "w").close()
+    return True
+
+
+def spin(us, seed, device, stream):
+    global setups_seen
+    assert device == "cpu" and stream is None and isinstance(seed, int)
+    with open(os.path.join(HERE, "setups.txt"), "a") as f:
+        f.write("%d %d %d\n" % (os.getpid(), os.getppid(), setups_seen))
+    setups_seen += 1
+    fail = os.environ.get("FAIL", "")
+    if fail == "setup" and first_time(fail):
+        raise ValueError("set-up refused on purpose")
+    if fail == "zygote" and first_time(fail):
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(60)
+
+    def launch():
+        if fail == "launch" and first_time(fail):
+            raise RuntimeError("launch failed on purpose")
+        if fail == "always":
+            raise RuntimeError("this launch always fails")
+        if fail == "exit" and first_time(fail):
+            os._exit(7)
+        if fail == "hang" and first_time(fail):
+            with open(os.path.join(HERE, "hung.txt"), "w") as f:
+                f.write("%d\n" % os.getpid())
+            time.sleep(600)
+        end = time.perf_counter() + us * 1e-6
+        while time.perf_counter() < end:
+            pass
+    return launch
+
+
+class Counter:
+    """The object form of the contract: launch(), teardown() and check()."""
+
+    def __init__(self, n):
+        self.n, self.total = n, 0
+
+    def launch(self):
+        self.total = sum(range(self.n))
+
+    def check(self):
+        return None if self.total == self.n * (self.n - 1) // 2 else "wrong sum"
+
+    def teardown(self):
+        with open(os.path.join(HERE, "teardowns.txt"), "a") as f:
+            f.write("%d\n" % os.getpid())
+
+
+def counter(n, seed, device, stream):
+    return Counter(n)
+
+
+def not_a_callable(us, seed, device, stream):
+    return 3
+)";
+
+const char* kSweep = R"(settings: {samples: 4, warmup: 1, seed: 5}
+benchmarks:
+  - python: bench.py
+    function: spin
+    device: cpu
+    axes: {us: [50, 150]}
+  - python: bench.py
+    function: counter
+    device: cpu
+    name: sum_range
+    axes: {n: 1000}
+)";
+
+struct PythonRun {
+  Result result;
+  std::vector<nlohmann::json> samples;
+};
+
+PythonRun run_sweep(const Scratch& s, const std::string& args, const std::string& sweep = kSweep,
+                    const std::string& env = "") {
+  s.write("bench.py", kModule);
+  const auto path = s.write("sweep.yaml", sweep);
+  PythonRun r;
+  r.result = run(env + " " + bin("orchestrate") + " --device cpu --quiet --format none " + args + " --out " +
+                     s.path("run") + " " + path,
+                 s);
+  if (std::filesystem::exists(s.path("run/samples.jsonl"))) r.samples = read_jsonl(s.path("run/samples.jsonl"));
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(slurp(path));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+// Whether a process runs (a zombie or no process at all does not).
+bool running(pid_t pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return false;
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (running(pid) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return !running(pid);
+}
+
+// Starts a run of spin over `us` in the background and returns once `samples` are journaled.
+pid_t start_in_background(const Scratch& s, const std::string& settings, const std::string& us,
+                          std::vector<std::string> args, std::size_t samples) {
+  s.write("bench.py", kModule);
+  const auto sweep = s.write("sweep.yaml", settings + "\nbenchmarks:\n  - python: bench.py\n    function: spin\n"
+                                                      "    device: cpu\n    axes: {us: " + us + "}\n");
+  args.insert(args.begin(), bin("orchestrate"));
+  args.insert(args.end(), {"--device", "cpu", "--quiet", "--out", s.path("run"), sweep});
+  const pid_t pid = spawn(args, s);
+  wait_for_samples(s.path("run/samples.jsonl"), samples);
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("Python benchmarks run in workers forked by one zygote, in every isolation mode") {
+  for (const std::string mode : {"--isolation process --per sample", "--isolation process --per batch",
+                                 "--isolation interleave", "--isolation sequential"}) {
+    CAPTURE(mode);
+    Scratch s("python-modes");
+    const auto r = run_sweep(s, mode);
+    REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+    REQUIRE(r.samples.size() == 12);
+    const auto imports = lines(s.path("imports.txt"));
+    REQUIRE(imports.size() == 1);  // imported once, by the zygote
+    const pid_t zygote = std::stoi(imports[0]);
+    std::map<std::string, int> per_instance;
+    std::set<long long> pids;
+    for (const auto& x : r.samples) {
+      per_instance[x["instance"]]++;
+      pids.insert(x["worker_pid"].get<long long>());
+      CHECK(x["worker_pid"].get<long long>() != zygote);
+      if (x["instance"] == "spin[us=150]") CHECK(x["value"].get<double>() >= 150e-6);
+      if (x["instance"] == "spin[us=50]") CHECK(x["value"].get<double>() >= 50e-6);
+    }
+    CHECK(per_instance["spin[us=50]"] == 4);
+    CHECK(per_instance["spin[us=150]"] == 4);
+    CHECK(per_instance["sum_range[n=1000]"] == 4);
+    if (mode.find("sample") != std::string::npos) CHECK(pids.size() == 12);
+    if (mode.find("batch") != std::string::npos) CHECK(pids.size() == 4);
+    if (mode.find("process") == std::string::npos) CHECK(pids.size() == 1);
+    // Every set-up ran in a child of the zygote.
+    for (const auto& line : lines(s.path("setups.txt"))) {
+      std::istringstream fields(line);
+      long long pid = 0, parent = 0;
+      fields >> pid >> parent;
+      CHECK(parent == zygote);
+      CHECK(pid != zygote);
+    }
+    const auto plan = read_json(s.path("run/plan.json"));
+    CHECK(plan["instances"][0]["python_function"] == "spin");
+    CHECK(plan["instances"][0]["family"] == "python");
+    CHECK(plan["instances"][2]["kernel"] == "sum_range");
+    const auto python = read_json(s.path("run/python.json"));
+    CHECK(python["sides"].size() == 1);
+    CHECK(python["sides"][0]["zygote"]["pid"] == zygote);
+    CHECK(slurp(s.path("run/log.txt")).find("[zygote-start] side 0: pid " + std::to_string(zygote)) !=
+          std::string::npos);
+    CHECK_MESSAGE(gone_within(zygote, std::chrono::seconds(5)), "the zygote outlived its run");
+    // The object form's teardown ran once per worker that set it up.
+    CHECK(!lines(s.path("teardowns.txt")).empty());
+  }
+}
+
+TEST_CASE("every worker starts from the zygote's state, not from what an earlier worker did") {
+  Scratch s("python-fresh");
+  const auto r = run_sweep(s, "--isolation process --per sample");
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  // setups_seen is a module global the set-up increments: a worker forked from the zygote sees 0
+  // for its first set-up, whatever earlier workers did.
+  std::map<long long, std::vector<int>> seen;
+  for (const auto& line : lines(s.path("setups.txt"))) {
+    std::istringstream fields(line);
+    long long pid = 0, parent = 0;
+    int count = 0;
+    fields >> pid >> parent >> count;
+    seen[pid].push_back(count);
+  }
+  REQUIRE(seen.size() >= 9);  // 8 samples of spin, each in its own worker, and the calibration worker
+  for (const auto& [pid, counts] : seen) CHECK(counts.front() == 0);
+}
+
+TEST_CASE("a Python benchmark that fails: recorded with module, function and instance, retried") {
+  struct Case {
+    std::string fail, reason;
+  };
+  const std::vector<Case> cases = {
+      {"setup", "setup of spin[us=50] failed: " },
+      {"launch", "spin[us=50]: "},
+      {"exit", "exit code 7"},
+      {"hang", "hung: no heartbeat"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.fail);
+    Scratch s("python-fail");
+    const std::string timeout = c.fail == "hang" ? " --worker-timeout 2" : "";
+    const auto r = run_sweep(s, "--isolation process --per batch --inner 2" + timeout, kSweep, "FAIL=" + c.fail);
+    REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);  // the retry in a fresh worker measured it
+    CHECK(r.samples.size() == 12);
+    const auto log = slurp(s.path("run/log.txt"));
+    CHECK_MESSAGE(log.find("worker-failed") != std::string::npos, log);
+    CHECK_MESSAGE(log.find(c.reason) != std::string::npos, log);
+    if (c.fail == "setup") {
+      CHECK_MESSAGE(log.find("bench.py:spin setup: ValueError: set-up refused on purpose (at ") != std::string::npos, log);
+    }
+    if (c.fail == "launch") {
+      CHECK_MESSAGE(log.find("bench.py:spin launch failed: RuntimeError: launch failed on purpose (at ") !=
+                        std::string::npos,
+                    log);
+      // The traceback is in workers.log.
+      CHECK(slurp(s.path("run/workers.log")).find("Traceback") != std::string::npos);
+    }
+    if (c.fail == "hang") {
+      const auto hung = lines(s.path("hung.txt"));
+      REQUIRE(hung.size() == 1);
+      CHECK_MESSAGE(!running(std::stoi(hung[0])), "the hung worker is still running");
+    }
+    const auto failures = read_jsonl(s.path("run/samples.jsonl"), "worker_failure");
+    CHECK(failures.size() == 1);
+  }
+}
+
+TEST_CASE("a Python benchmark that always fails: samples lost after the retries, exit code 3") {
+  Scratch s("python-always");
+  const auto r = run_sweep(s, "--isolation process --per batch --inner 2 --retries 1", kSweep, "FAIL=always");
+  CHECK(r.result.exit_code == 3);
+  const auto log = slurp(s.path("run/log.txt"));
+  CHECK_MESSAGE(log.find("RuntimeError: this launch always fails") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("samples-lost") != std::string::npos, log);
+}
+
+TEST_CASE("a set-up that returns neither a callable nor an object with launch() fails its worker") {
+  Scratch s("python-not-callable");
+  const auto r = run_sweep(s, "--inner 2 --retries 0",
+                           "settings: {samples: 2}\nbenchmarks:\n  - python: bench.py\n    function: not_a_callable\n"
+                           "    device: cpu\n    axes: {us: 1}\n");
+  CHECK(r.result.exit_code == 3);
+  const auto log = slurp(s.path("run/log.txt"));
+  CHECK_MESSAGE(log.find("setup of not_a_callable[us=1] failed") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("returned int: expected the timed callable, or an object with launch()") != std::string::npos,
+                log);
+}
+
+TEST_CASE("a zygote that dies is started again, imports and all, and the run goes on") {
+  Scratch s("python-zygote-dies");
+  const auto r = run_sweep(s, "--isolation process --per batch --inner 2", kSweep, "FAIL=zygote");
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(r.samples.size() == 12);
+  const auto log = slurp(s.path("run/log.txt"));
+  CHECK_MESSAGE(log.find("[zygote-died] side 0") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("[zygote-restart] side 0") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("killed by SIGKILL") != std::string::npos, log);
+  const auto imports = lines(s.path("imports.txt"));
+  REQUIRE(imports.size() == 2);  // the first zygote's and its successor's
+  for (const auto& pid : imports) CHECK(!running(std::stoi(pid)));
+}
+
+TEST_CASE("Python benchmarks are checked before anything runs: one line, exit code 2, no run directory") {
+  struct Case {
+    std::string module, sweep, args, message;
+  };
+  const std::string entry = "benchmarks:\n  - python: mod.py\n    function: f\n    device: cpu\n    axes: {n: 3}\n";
+  const std::string good = "def f(n, seed, device, stream):\n    return lambda: None\n";
+  const std::vector<Case> cases = {
+      {"import nonexistent_module_xyz\n", entry, "",
+       "f[n=3]: python " + std::string("@/mod.py function f: cannot import @/mod.py: ModuleNotFoundError: No module named "
+                                       "'nonexistent_module_xyz' (at @/mod.py:1)")},
+      {"raise RuntimeError('broken at import')\n", entry, "", "RuntimeError: broken at import"},
+      {"def g(n, seed, device, stream):\n    pass\n", entry, "", "@/mod.py has no function f"},
+      {"def ff(n, seed, device, stream):\n    pass\n", entry, "", "has no function f (did you mean ff?)"},
+      {"def f(m, seed, device, stream):\n    pass\n", entry, "",
+       "f[n=3]: python @/mod.py function f: f() cannot take the instance's parameters and seed, device, stream: "},
+      {"import sys, types\ntorch = types.ModuleType('torch')\n"
+       "torch.cuda = types.SimpleNamespace(is_initialized=lambda: True)\nsys.modules['torch'] = torch\n" + good,
+       entry, "", "importing it initialised CUDA (torch.cuda.is_initialized())"},
+      {good, "benchmarks:\n  - python: mod.py\n    device: cpu\n", "", "benchmarks[0].function: missing"},
+      {good, "benchmarks:\n  - python: nope.py\n    function: f\n", "", "benchmarks[0].python: @/nope.py: no such file"},
+      {good, "benchmarks:\n  - python: 'not a module'\n    function: f\n", "",
+       "is neither a .py file nor a module name"},
+      {good, "benchmarks:\n  - python: mod.py\n    function: f\n    device: gpu\n", "",
+       "benchmarks[0].device: must be cpu or cuda"},
+      {good, "benchmarks:\n  - python: mod.py\n    function: f\n    device: cpu\n    axes: {seed: 1}\n", "",
+       "benchmarks[0].axes.seed: \"seed\" is passed by the worker itself"},
+      {good, "benchmarks:\n  - python: mod.py\n    function: f\n    kernel: cpu_copy\n", "",
+       "a benchmark is a kernel, a command or a Python function, not several"},
+      {good, "benchmarks:\n  - kernel: cpu_copy\n    function: f\n", "", "only Python benchmarks (python:) take"},
+      {good, entry, "--python /nonexistent/python3", "--python /nonexistent/python3: not an executable"},
+      {good, entry, "--python-env 1BAD=x", "--python-env 1BAD=x: expected NAME=VALUE"},
+      {good, "benchmarks:\n  - kernel: cpu_copy\n", "--python python3", "this sweep has none"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.sweep);
+    CAPTURE(c.module);
+    Scratch s("python-bad");
+    s.write("mod.py", c.module);
+    const auto sweep = s.write("sweep.yaml", c.sweep);
+    const auto r = run(bin("orchestrate") + " --device cpu --quiet " + c.args + " --out " + s.path("run") + " " + sweep, s);
+    std::string message = c.message;
+    for (std::size_t at; (at = message.find('@')) != std::string::npos;) message.replace(at, 1, s.dir.string());
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.err.find(message) != std::string::npos, r.err);
+    CHECK_MESSAGE(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
+    CHECK(!std::filesystem::exists(s.path("run")));
+  }
+}
+
+TEST_CASE("a CUDA Python benchmark is left out of a CPU run") {
+  Scratch s("python-cuda-skipped");
+  const auto r = run_sweep(s, "", "benchmarks:\n  - python: bench.py\n    function: spin\n    axes: {us: 1}\n");
+  CHECK(r.result.exit_code == 2);
+  CHECK_MESSAGE(r.result.err.find("no instance runs on cpu (1 need another device)") != std::string::npos, r.result.err);
+}
+
+TEST_CASE("SIGINT stops a Python run; --resume finishes it with a new zygote") {
+  Scratch s("python-resume");
+  const pid_t pid = start_in_background(s, "settings: {samples: 30, inner: 2, seed: 9}", "[200, 400]",
+                                        {"--isolation", "process", "--per", "sample"}, 5);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto kept = read_jsonl(s.path("run/samples.jsonl")).size();
+  CHECK(kept >= 5);
+  CHECK(kept < 60);
+  const pid_t first_zygote = read_json(s.path("run/python.json"))["sides"][0]["zygote"]["pid"].get<pid_t>();
+  CHECK(gone_within(first_zygote, std::chrono::seconds(5)));
+
+  // Python options on a resume are refused: the run keeps the environments it started with.
+  const auto refused = run(bin("orchestrate") + " --quiet --python python3 --resume " + s.path("run"), s);
+  CHECK(refused.exit_code == 2);
+  CHECK_MESSAGE(refused.err.find("the run uses the Python environments its python.json records") != std::string::npos,
+                refused.err);
+
+  const auto r = run(bin("orchestrate") + " --quiet --format none --resume " + s.path("run"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto samples = read_jsonl(s.path("run/samples.jsonl"));
+  CHECK(samples.size() == 60);
+  std::set<std::uint32_t> slots;
+  for (const auto& x : samples) CHECK(slots.insert(x["slot"].get<std::uint32_t>()).second);
+  CHECK(lines(s.path("imports.txt")).size() == 2);  // one zygote per start
+  CHECK(read_json(s.path("run/python.json"))["sides"][0]["zygote"]["pid"].get<pid_t>() != first_zygote);
+}
+
+TEST_CASE("SIGKILL of the orchestrator: its zygote and the zygote's worker die with it") {
+  Scratch s("python-orphans");
+  const pid_t pid = start_in_background(s, "settings: {samples: 200, inner: 1, seed: 9}", "20000",
+                                        {"--isolation", "interleave"}, 3);
+  // Interleave: one worker takes all 200 samples (4 s); it set up last.
+  const auto setups = lines(s.path("setups.txt"));
+  REQUIRE(!setups.empty());
+  const pid_t worker = std::stoi(setups.back());
+  const pid_t zygote = read_json(s.path("run/python.json"))["sides"][0]["zygote"]["pid"].get<pid_t>();
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  CHECK_MESSAGE(gone_within(zygote, std::chrono::seconds(5)), "the zygote outlived its orchestrator");
+  CHECK_MESSAGE(gone_within(worker, std::chrono::seconds(5)), "a forked worker outlived its orchestrator");
+}
