@@ -1,0 +1,95 @@
+// A/B across Python environments (docs/python.md): each side's zygote gets its own PYTHONPATH or
+// environment variables, and the two sides run interleaved in one run. Two checkouts of a module
+// (the candidate spins twice as long) and one setting (the candidate's environment makes it spin
+// 1.5 times as long) are SLOWER; the same environment on both sides is not. Differences no loaded
+// machine hides, so the verdicts are not about noise.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+// `scale` is what this checkout multiplies the spin by; SPIN_FACTOR is a setting over it.
+std::string module(const std::string& scale) {
+  return "import os, time\n"
+         "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+         "with open(os.path.join(HERE, '..', 'imports.txt'), 'a') as f:\n"
+         "    f.write(HERE + '\\n')\n"
+         "FACTOR = " + scale + " * float(os.environ.get('SPIN_FACTOR', '1'))\n"
+         "def spin(us, seed, device, stream):\n"
+         "    seconds = us * 1e-6 * FACTOR\n"
+         "    def launch():\n"
+         "        end = time.perf_counter() + seconds\n"
+         "        while time.perf_counter() < end:\n"
+         "            pass\n"
+         "    return launch\n";
+}
+
+const char* kSweep = R"(settings: {samples: 12, inner: 20, statistic: min, seed: 3}
+benchmarks:
+  - python: abmod
+    function: spin
+    device: cpu
+    axes: {us: [100, 200]}
+)";
+
+struct AbRun {
+  Result result;
+  nlohmann::json python;
+};
+
+AbRun run_ab(const Scratch& s, const std::string& args) {
+  std::filesystem::create_directories(s.path("a"));
+  std::filesystem::create_directories(s.path("b"));
+  s.write("a/abmod.py", module("1"));
+  s.write("b/abmod.py", module("2"));
+  const auto sweep = s.write("sweep.yaml", kSweep);
+  AbRun r;
+  r.result = run("cd " + s.dir.string() + " && " + bin("orchestrate") + " ab --device cpu --quiet --format json " +
+                     args + " --out " + s.path("run") + " " + sweep,
+                 s);
+  if (std::filesystem::exists(s.path("run/python.json"))) r.python = read_json(s.path("run/python.json"));
+  return r;
+}
+
+std::size_t slower(const std::string& json_out) {
+  const auto verdicts = nlohmann::json::parse(json_out);
+  std::size_t n = 0;
+  for (const auto& row : verdicts["instances"]) n += row["verdict"] == "SLOWER";
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("ab: two checkouts of a module on two PYTHONPATHs; the slower one is SLOWER") {
+  Scratch s("python-ab-paths");
+  const auto r = run_ab(s, "--baseline-pythonpath a --candidate-pythonpath b");
+  REQUIRE_MESSAGE(r.result.exit_code == 1, r.result.err);
+  CHECK(slower(r.result.out) == 2);
+  CHECK(r.python["sides"][0]["pythonpath"][0] == s.path("a"));
+  CHECK(r.python["sides"][1]["pythonpath"][0] == s.path("b"));
+  // One import per side, each from its own checkout (the two zygotes import at once).
+  const auto imports = slurp(s.path("imports.txt"));
+  CHECK((imports == s.path("a") + "\n" + s.path("b") + "\n" || imports == s.path("b") + "\n" + s.path("a") + "\n"));
+}
+
+TEST_CASE("ab: one module, the candidate's environment sets it slower: SLOWER") {
+  Scratch s("python-ab-env");
+  const auto r = run_ab(s, "--python-path a --candidate-env SPIN_FACTOR=1.5");
+  REQUIRE_MESSAGE(r.result.exit_code == 1, r.result.err);
+  CHECK(slower(r.result.out) == 2);
+  CHECK(r.python["sides"][0]["variables"].empty());
+  CHECK(r.python["sides"][1]["variables"][0] == "SPIN_FACTOR=1.5");
+}
+
+TEST_CASE("ab: the same environment on both sides is not SLOWER") {
+  Scratch s("python-ab-same");
+  const auto r = run_ab(s, "--python-path a --baseline-env SPIN_FACTOR=1 --candidate-env SPIN_FACTOR=1");
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(slower(r.result.out) == 0);
+}
