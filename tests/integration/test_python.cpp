@@ -409,3 +409,14 @@ TEST_CASE("SIGKILL of the orchestrator: its zygote and the zygote's worker die w
   CHECK_MESSAGE(gone_within(zygote, std::chrono::seconds(5)), "the zygote outlived its orchestrator");
   CHECK_MESSAGE(gone_within(worker, std::chrono::seconds(5)), "a forked worker outlived its orchestrator");
 }
+
+TEST_CASE("the shipped CPU example sweep runs through the zygote") {
+  Scratch s("python-example");
+  const auto r = run(bin("orchestrate") + " --device cpu --quiet --format none --samples 3 --out " + s.path("run") + " " +
+                         source_dir() + "/examples/python/cpu.yaml",
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto samples = read_jsonl(s.path("run/samples.jsonl"));
+  CHECK(samples.size() == 9);
+  for (const auto& x : samples) CHECK(x["value"].get<double>() > 0);
+}
