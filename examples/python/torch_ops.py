@@ -9,35 +9,20 @@ graph replays it as it ran.
 """
 
 import torch
-
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
-# What a launch may differ from the float32 reference by, relative to the reference's scale.
-TOLERANCE = {"bf16": 2e-2, "fp16": 2e-3, "fp32": 1e-4}
-
-
-def _inputs(seed, device, *shapes, dtype):
-    generator = torch.Generator(device=device).manual_seed(seed)
-    return [torch.randn(shape, generator=generator, device=device, dtype=torch.float32).to(dtype) for shape in shapes]
-
-
-def _agreement(out, reference, dtype):
-    error = (out.float() - reference).abs().max().item()
-    scale = reference.abs().max().item() or 1.0
-    return None if error <= TOLERANCE[dtype] * scale else "max abs error %.3g, %.3g of the scale %.3g" % (
-        error, error / scale, scale)
+from example_tensors import DTYPES, agreement, random_tensors
 
 
 class Matmul:
     def __init__(self, m, n, k, dtype, seed, device):
         self.dtype = dtype
-        self.a, self.b = _inputs(seed, device, (m, k), (k, n), dtype=DTYPES[dtype])
+        self.a, self.b = random_tensors(seed, device, (m, k), (k, n), dtype=dtype)
         self.c = torch.empty((m, n), device=device, dtype=DTYPES[dtype])
 
     def launch(self):
         torch.matmul(self.a, self.b, out=self.c)
 
     def check(self):
-        return _agreement(self.c, self.a.float() @ self.b.float(), self.dtype)
+        return agreement(self.c, self.a.float() @ self.b.float(), self.dtype)
 
 
 def torch_matmul(m, n, k, dtype, seed, device, stream):
@@ -48,7 +33,7 @@ def torch_matmul(m, n, k, dtype, seed, device, stream):
 class LayerNorm:
     def __init__(self, rows, hidden, dtype, seed, device):
         self.dtype = dtype
-        self.x, self.weight, self.bias = _inputs(seed, device, (rows, hidden), (hidden,), (hidden,), dtype=DTYPES[dtype])
+        self.x, self.weight, self.bias = random_tensors(seed, device, (rows, hidden), (hidden,), (hidden,), dtype=dtype)
         self.y = None
 
     def launch(self):
@@ -57,7 +42,7 @@ class LayerNorm:
     def check(self):
         reference = torch.nn.functional.layer_norm(self.x.float(), self.x.shape[-1:], self.weight.float(),
                                                    self.bias.float(), 1e-5)
-        return _agreement(self.y, reference, self.dtype)
+        return agreement(self.y, reference, self.dtype)
 
 
 def torch_layer_norm(rows, hidden, dtype, seed, device, stream):
@@ -68,14 +53,14 @@ def torch_layer_norm(rows, hidden, dtype, seed, device, stream):
 class Softmax:
     def __init__(self, rows, cols, dtype, seed, device):
         self.dtype = dtype
-        (self.x,) = _inputs(seed, device, (rows, cols), dtype=DTYPES[dtype])
+        (self.x,) = random_tensors(seed, device, (rows, cols), dtype=dtype)
         self.y = None
 
     def launch(self):
         self.y = torch.softmax(self.x, dim=-1)
 
     def check(self):
-        return _agreement(self.y, torch.softmax(self.x.float(), dim=-1), self.dtype)
+        return agreement(self.y, torch.softmax(self.x.float(), dim=-1), self.dtype)
 
 
 def torch_softmax(rows, cols, dtype, seed, device, stream):

@@ -16,9 +16,8 @@ import os
 import torch
 import triton
 import triton.language as tl
+from example_tensors import agreement, random_tensors
 
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
-TOLERANCE = {"bf16": 2e-2, "fp16": 2e-3, "fp32": 1e-4}
 SOFTMAX_VARIANT = os.environ.get("ISOBENCH_EXAMPLE_SOFTMAX_VARIANT", "fused")
 if SOFTMAX_VARIANT not in ("fused", "extra_pass", "one_warp"):
     raise ValueError("ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=%s: expected fused, extra_pass or one_warp" % SOFTMAX_VARIANT)
@@ -73,22 +72,10 @@ def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, n_
         tl.store(y_ptr + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
-def _inputs(seed, device, *shapes, dtype):
-    generator = torch.Generator(device=device).manual_seed(seed)
-    return [torch.randn(shape, generator=generator, device=device, dtype=torch.float32).to(dtype) for shape in shapes]
-
-
-def _agreement(out, reference, dtype):
-    error = (out.float() - reference).abs().max().item()
-    scale = reference.abs().max().item() or 1.0
-    return None if error <= TOLERANCE[dtype] * scale else "max abs error %.3g, %.3g of the scale %.3g" % (
-        error, error / scale, scale)
-
-
 class Softmax:
     def __init__(self, rows, cols, dtype, seed, device):
         self.dtype = dtype
-        (self.x,) = _inputs(seed, device, (rows, cols), dtype=DTYPES[dtype])
+        (self.x,) = random_tensors(seed, device, (rows, cols), dtype=dtype)
         self.y = torch.empty_like(self.x)
         self.block = triton.next_power_of_2(cols)
         self.num_warps = 1 if SOFTMAX_VARIANT == "one_warp" else 16 if self.block >= 4096 else 8 if self.block >= 2048 else 4
@@ -102,7 +89,7 @@ class Softmax:
             scale_kernel[(triton.cdiv(n, 1024),)](self.y, n, 1.0, BLOCK_SIZE=1024)
 
     def check(self):
-        return _agreement(self.y, torch.softmax(self.x.float(), dim=-1), self.dtype)
+        return agreement(self.y, torch.softmax(self.x.float(), dim=-1), self.dtype)
 
 
 def triton_softmax(rows, cols, dtype, seed, device, stream):
@@ -113,7 +100,7 @@ def triton_softmax(rows, cols, dtype, seed, device, stream):
 class LayerNorm:
     def __init__(self, rows, hidden, dtype, seed, device):
         self.dtype = dtype
-        self.x, self.weight, self.bias = _inputs(seed, device, (rows, hidden), (hidden,), (hidden,), dtype=DTYPES[dtype])
+        self.x, self.weight, self.bias = random_tensors(seed, device, (rows, hidden), (hidden,), (hidden,), dtype=dtype)
         self.y = torch.empty_like(self.x)
         self.mean = torch.empty((rows,), device=device, dtype=torch.float32)
         self.rstd = torch.empty((rows,), device=device, dtype=torch.float32)
@@ -128,7 +115,7 @@ class LayerNorm:
     def check(self):
         reference = torch.nn.functional.layer_norm(self.x.float(), (self.hidden,), self.weight.float(),
                                                    self.bias.float(), 1e-5)
-        return _agreement(self.y, reference, self.dtype)
+        return agreement(self.y, reference, self.dtype)
 
 
 def triton_layer_norm(rows, hidden, dtype, seed, device, stream):
