@@ -31,6 +31,7 @@ orchestrator (PR_SET_PDEATHSIG), and its workers with it.
 
 import array
 import ctypes
+import gc
 import json
 import os
 import select
@@ -152,6 +153,9 @@ class Zygote:
                 self.library.register(module, function, found)
             except contract.ContractError as error:
                 raise Refusal(module, function, first, str(error)) from None
+        # Every object the imports made goes to the permanent generation: the workers' collections
+        # then never walk them, so they neither pay for it nor copy the zygote's pages on write.
+        gc.freeze()
         self.channel.send({"op": "ready", "protocol": PROTOCOL, "pid": os.getpid(), "python": sys.version.split()[0],
                            "executable": sys.executable, "imports": imports, "notes": notes,
                            "versions": {name: getattr(sys.modules[name], "__version__", "?")

@@ -420,3 +420,22 @@ TEST_CASE("the shipped CPU example sweep runs through the zygote") {
   CHECK(samples.size() == 9);
   for (const auto& x : samples) CHECK(x["value"].get<double>() > 0);
 }
+
+TEST_CASE("calibrate runs a Python sweep in process and ab modes, a zygote per run and side") {
+  Scratch s("python-calibrate");
+  s.write("bench.py", kModule);
+  // A module name: calibrate runs from its own copy of the sweep, beside which no bench.py lies.
+  const auto sweep = s.write("sweep.yaml", "benchmarks:\n  - python: bench\n    function: spin\n    device: cpu\n"
+                                           "    axes: {us: 100}\n");
+  const auto r = run("PYTHONPATH=" + s.dir.string() + " " + bin("orchestrate") +
+                         " calibrate --device cpu --quiet --runs 2 --modes process,ab --samples 3 --inner 2 "
+                         "--power-repetitions 20 --max-n 16 --out " + s.path("cal") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto calibration = read_json(s.path("cal/calibration.json"));
+  std::map<std::string, int> trials;
+  for (const auto& mode : calibration["modes"]) trials[mode["mode"]] = mode["fpr"][0]["trials"].get<int>();
+  CHECK(trials["process"] == 1);  // one instance, C(2, 2) pairs of runs
+  CHECK(trials["ab"] == 2);       // one instance, side against side in each of 2 runs
+  CHECK(lines(s.path("imports.txt")).size() == 6);  // 2 process runs, 2 ab runs of 2 sides
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Python benchmarks on the H200 (issue 18, docs/python.md): torch and Triton kernels as python:
+# benchmarks, run by a zygote per side that forks a worker per sample or batch. What it checks,
+# part by part (device time estimated from the issue's figures: 5 s to import torch, about 0.5 s
+# per forked worker):
+#
+#   checks    the examples' outputs against references on small shapes (pytest,
+#             examples/python/test_examples.py)                                          ~20 s
+#   cost      torch's bf16 4096^3 matmul per sample (12 forked workers), three torch ops per
+#             batch (8), the C++ worker on the built-in gemm of that shape per sample (12), and
+#             3 fresh interpreters that import torch and run the matmul                  ~50 s
+#   fidelity  a Triton softmax and torch's matmul: isobench --cold-cache true against
+#             triton.testing.do_bench, --timer graph against do_bench_cudagraph (10 samples);
+#             and the probes: the worker's stream is torch's, a syncing launch falls back ~45 s
+#   validity  orchestrate calibrate --runs 6 --modes process,ab on 10 instances (210 A/A
+#             comparisons), and one ab run whose candidate adds an elementwise pass   ~150 s
+#
+#   bench/gpu/python_benchmarks.sh OUT_DIR [PART...]      (default: every part, about 4.5 min)
+#
+# Runs from the repository root with the binaries of scripts/build.sh device (build-device/: bin/,
+# lib/libisobench-worker.so, python/). `python3` on PATH must be the interpreter with torch and
+# triton: the zygotes run it (calibrate takes no --python). Every command's output is in
+# OUT_DIR/<step>.out and .err, its exit code and duration in OUT_DIR/commands.log; the run
+# directories are kept; python_summary.py prints the figures against the issue's targets
+# (OUT_DIR/summary.out, summary.json).
+set -u
+out=${1:?usage: python_benchmarks.sh OUT_DIR [checks|cost|fidelity|validity]...}
+shift
+parts=${*:-checks cost fidelity validity}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
+bin=build-device/bin
+log="$out/commands.log"
+source "$(dirname "$0")/step.sh"
+if ! python3 -c "import torch, triton" 2>"$out/python-check.err"; then
+  echo "python_benchmarks.sh: python3 on PATH cannot import torch and triton (see $out/python-check.err)" >&2
+  exit 2
+fi
+python3 -c "import sys, torch, triton; print(sys.version); print('torch', torch.__version__, 'cuda', torch.version.cuda); \
+print('triton', triton.__version__)" >"$out/versions.txt" 2>&1
+nvidia-smi >"$out/nvidia-smi-before.txt" 2>&1
+run="$bin/orchestrate --quiet --format none"
+
+for part in $parts; do
+  case "$part" in
+    checks)
+      step checks env PYTHONPATH=build-device/python python3 -m pytest -q -p no:cacheprovider examples/python/test_examples.py
+      ;;
+    cost)
+      step python-matmul-sample $run --per sample --out "$out/python-matmul-sample" bench/gpu/python_matmul.yaml
+      step python-ops-batch $run --per batch --out "$out/python-ops-batch" bench/gpu/python_torch_ops.yaml
+      step cpp-gemm-sample $run --per sample --out "$out/cpp-gemm-sample" bench/gpu/cpp_gemm.yaml
+      step fresh-interpreter python3 bench/gpu/python_fresh_interpreter.py --runs 3 --out "$out/fresh-interpreter.json"
+      ;;
+    fidelity)
+      step fidelity-cold $run --cold-cache true --out "$out/fidelity-cold" bench/gpu/python_fidelity.yaml
+      step fidelity-graph $run --timer graph --out "$out/fidelity-graph" bench/gpu/python_fidelity.yaml
+      step fidelity env PYTHONPATH=build-device/python python3 bench/gpu/python_do_bench.py \
+        --cold-run "$out/fidelity-cold" --graph-run "$out/fidelity-graph" --out "$out/fidelity.json"
+      step python-probes $run --retries 0 --out "$out/python-probes" bench/gpu/python_probes.yaml
+      ;;
+    validity)
+      step calibrate env PYTHONPATH="$PWD/examples/python" "$bin/orchestrate" calibrate --quiet --runs 6 \
+        --modes process,ab --out "$out/calibrate" bench/gpu/python_validity.yaml
+      # Exit code 1 is the verdict SLOWER this step is after.
+      step slowdown "$bin/orchestrate" ab --quiet --format json --candidate-env ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=extra_pass \
+        --out "$out/slowdown-run" bench/gpu/python_slowdown.yaml
+      ;;
+    *)
+      echo "python_benchmarks.sh: unknown part '$part' (checks, cost, fidelity, validity)" >&2
+      exit 2
+      ;;
+  esac
+done
+nvidia-smi >"$out/nvidia-smi-after.txt" 2>&1
+step summary python3 bench/gpu/python_summary.py "$out"
+cat "$out/summary.out"

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""isobench against triton.testing on the same Python benchmarks (bench/gpu/python_benchmarks.sh,
+part fidelity). Every Python instance of the isobench run with --cold-cache true is set up again
+here exactly as its workers set it up (its module, function, parameters and input seed from the
+run's plan.json, through isobench's own contract code), and timed by
+
+  do_bench            median of single launches, 256 MB zeroed before each one (cold L2): against
+                      the isobench run with --cold-cache true (inner 1 after an L2 flush)
+  do_bench_cudagraph  median, the launches replayed from a CUDA graph (L2 warm): against the
+                      isobench run with --timer graph
+
+The benchmarks launch on torch's current stream, which both tools set (do_bench_cudagraph
+captures on a side stream of its own). Prints a Markdown table; writes the rows to --out.
+
+    PYTHONPATH=build-device/python python_do_bench.py --cold-run RUN_C --graph-run RUN_G --out fidelity.json
+"""
+
+import argparse
+import json
+import statistics
+
+import torch
+import triton
+import triton.testing
+
+from isobench import benchmark as contract
+
+
+def median_ms(bench, fn):
+    try:
+        return bench(fn, return_mode="median")
+    except TypeError:  # older triton
+        return bench(fn, quantiles=[0.5])
+
+
+def medians(run_dir):
+    values = {}
+    for line in open("%s/samples.jsonl" % run_dir):
+        record = json.loads(line)
+        if record.get("type", "sample") == "sample":
+            values.setdefault(record["instance"], []).append(record["value"])
+    return {k: statistics.median(v) for k, v in values.items()}, {k: len(v) for k, v in values.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cold-run", required=True)
+    ap.add_argument("--graph-run", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    plan = json.load(open("%s/plan.json" % a.cold_run))
+    cold, cold_n = medians(a.cold_run)
+    graph, graph_n = medians(a.graph_run)
+    rows = []
+    for instance in plan["instances"]:
+        if not instance.get("python_module"):
+            continue
+        module = contract.load_module(instance["python_module"])
+        function = contract.resolve_function(module, instance["python_module"], instance["python_function"])
+        timed = contract.set_up(function, instance["params"], instance["seed"], "cuda:0",
+                                torch.cuda.current_stream().cuda_stream)
+        timed.launch()
+        torch.cuda.synchronize()
+        iid = instance["id"]
+        row = {"instance": iid, "do_bench_ms": median_ms(triton.testing.do_bench, timed.launch),
+               "do_bench_cudagraph_ms": median_ms(triton.testing.do_bench_cudagraph, timed.launch),
+               "isobench_cold_ms": cold.get(iid, float("nan")) * 1e3,
+               "isobench_graph_ms": graph.get(iid, float("nan")) * 1e3,
+               "samples_cold": cold_n.get(iid, 0), "samples_graph": graph_n.get(iid, 0)}
+        row["cold_vs_do_bench_pct"] = (row["isobench_cold_ms"] / row["do_bench_ms"] - 1) * 100
+        row["graph_vs_cudagraph_pct"] = (row["isobench_graph_ms"] / row["do_bench_cudagraph_ms"] - 1) * 100
+        rows.append(row)
+        if timed.teardown is not None:
+            timed.teardown()
+        del timed
+        torch.cuda.synchronize()
+    json.dump({"torch": torch.__version__, "triton": triton.__version__, "device": torch.cuda.get_device_name(),
+               "rows": rows}, open(a.out, "w"), indent=1)
+    print("| instance | isobench cold | do_bench | diff | isobench graph | do_bench_cudagraph | diff |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print("| %s | %.2f us | %.2f us | %+.2f%% | %.2f us | %.2f us | %+.2f%% |" % (
+            r["instance"], r["isobench_cold_ms"] * 1e3, r["do_bench_ms"] * 1e3, r["cold_vs_do_bench_pct"],
+            r["isobench_graph_ms"] * 1e3, r["do_bench_cudagraph_ms"] * 1e3, r["graph_vs_cudagraph_pct"]))
+
+
+if __name__ == "__main__":
+    main()

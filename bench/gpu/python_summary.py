@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The figures of bench/gpu/python_benchmarks.sh, read from what it wrote into OUT_DIR, set
+against issue 18's targets. Prints Markdown; writes OUT_DIR/summary.json. Parts that did not run
+are left out. Standard library only.
+
+    python_summary.py OUT_DIR
+
+cost      per forked worker (fork to the exit the orchestrator saw, and the run's wall time per
+          worker): at most 0.5 s; at least 8x cheaper than a fresh interpreter importing torch;
+          within 1.5x of the C++ worker on the built-in GEMM of the same shape
+fidelity  isobench's medians against do_bench (cold L2) and do_bench_cudagraph: within 2%
+probes    the worker's stream is torch's; a launch that synchronises falls back to events, marked
+validity  calibrate --modes process,ab: A/A flagged at alpha 0.001 (the C++ sweeps: 0 of 252 in
+          process mode, 0 of 72 in ab, README); a real slowdown (one extra elementwise pass) SLOWER
+"""
+
+import json
+import os
+import statistics
+import sys
+
+
+def journal(run_dir):
+    records = [json.loads(line) for line in open(os.path.join(run_dir, "samples.jsonl"))]
+    return [r for r in records if r.get("type", "sample") == "sample"], records
+
+
+def worker_costs(run_dir):
+    """Measuring workers' lives (started to the exit the orchestrator saw), and the run's wall
+    time per worker started."""
+    samples, records = journal(run_dir)
+    started = {r["serial"]: r for r in records if r.get("type") == "worker"}
+    exited = {r["serial"]: r["exited_ns"] for r in records if r.get("type") == "worker_exit"}
+    lives = [(exited[s] - w["spawned_ns"]) / 1e9 for s, w in started.items() if s in exited and w["what"] == "measure"]
+    run = json.load(open(os.path.join(run_dir, "run.json")))
+    return {"samples": len(samples), "workers": run.get("workers_started", 0), "wall_s": run.get("wall_seconds", 0),
+            "wall_per_worker_s": run.get("wall_seconds", 0) / max(1, run.get("workers_started", 1)),
+            "worker_life_median_s": statistics.median(lives) if lives else None,
+            "worker_life_max_s": max(lives) if lives else None,
+            "sample_median_ms": statistics.median(s["value"] for s in samples) * 1e3 if samples else None}
+
+
+def part_cost(out):
+    runs = {name: os.path.join(out, name) for name in ("python-matmul-sample", "python-ops-batch", "cpp-gemm-sample")}
+    if not all(os.path.isdir(d) for d in runs.values()):
+        return None
+    costs = {name: worker_costs(d) for name, d in runs.items()}
+    fresh = json.load(open(os.path.join(out, "fresh-interpreter.json")))["wall_s"]
+    python = costs["python-matmul-sample"]
+    per_worker = python["worker_life_median_s"]
+    result = {"runs": costs, "fresh_interpreter_s": fresh,
+              "fresh_over_forked": statistics.median(fresh) / per_worker,
+              "forked_over_cpp": per_worker / costs["cpp-gemm-sample"]["worker_life_median_s"]}
+    print("## Cost\n")
+    print("| run | samples | workers | worker life, median (max) | run wall / worker | sample median |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, c in costs.items():
+        print("| %s | %d | %d | %.3f s (%.3f) | %.3f s | %.3f ms |" % (
+            name, c["samples"], c["workers"], c["worker_life_median_s"], c["worker_life_max_s"],
+            c["wall_per_worker_s"], c["sample_median_ms"]))
+    print("| fresh interpreter: import torch, one matmul | | %d | %s | | |\n" % (
+        len(fresh), ", ".join("%.2f s" % w for w in fresh)))
+    print("- forked Python worker per sample, median: %.3f s (target: at most 0.5 s)" % per_worker)
+    print("- fresh interpreter / forked worker: %.1fx (target: at least 8x)" % result["fresh_over_forked"])
+    print("- forked Python worker / C++ worker, built-in gemm 4096^3 bf16: %.2fx (target: within 1.5x)\n"
+          % result["forked_over_cpp"])
+    return result
+
+
+def part_fidelity(out):
+    path = os.path.join(out, "fidelity.json")
+    if not os.path.exists(path):
+        return None
+    fidelity = json.load(open(path))
+    print("## Fidelity (%s, torch %s, triton %s)\n" % (fidelity["device"], fidelity["torch"], fidelity["triton"]))
+    print("| instance | isobench cold | do_bench | diff | isobench graph | do_bench_cudagraph | diff |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in fidelity["rows"]:
+        print("| %s | %.2f us | %.2f us | %+.2f%% | %.2f us | %.2f us | %+.2f%% |" % (
+            r["instance"], r["isobench_cold_ms"] * 1e3, r["do_bench_ms"] * 1e3, r["cold_vs_do_bench_pct"],
+            r["isobench_graph_ms"] * 1e3, r["do_bench_cudagraph_ms"] * 1e3, r["graph_vs_cudagraph_pct"]))
+    worst = max(max(abs(r["cold_vs_do_bench_pct"]), abs(r["graph_vs_cudagraph_pct"])) for r in fidelity["rows"])
+    print("\n- largest difference: %.2f%% (target: within 2%%)\n" % worst)
+    return {"rows": fidelity["rows"], "largest_difference_pct": worst}
+
+
+def part_probes(out):
+    run_dir = os.path.join(out, "python-probes")
+    if not os.path.isdir(run_dir):
+        return None
+    samples, records = journal(run_dir)
+    by = {}
+    for s in samples:
+        by.setdefault(s["instance"].split("[")[0], []).append(s)
+    failures = [r["reason"] for r in records if r.get("type") == "worker_failure"]
+    stream_ok = len(by.get("stream_probe", [])) == 3 and not any("stream_probe" in f for f in failures)
+    syncing = by.get("syncing_launch", [])
+    fallback_ok = len(syncing) == 3 and all("graph_fallback" in s["flags"] for s in syncing)
+    print("## Probes\n")
+    print("- the worker's stream and device are torch's current ones: %s" % ("yes" if stream_ok else "NO"))
+    print("- a launch that synchronises: %d samples, %d marked graph_fallback: %s" % (
+        len(syncing), sum("graph_fallback" in s["flags"] for s in syncing), "yes" if fallback_ok else "NO"))
+    for f in failures:
+        print("- worker failure: %s" % f)
+    print()
+    return {"stream": stream_ok, "graph_fallback": fallback_ok, "failures": failures}
+
+
+def part_validity(out):
+    path = os.path.join(out, "calibrate", "calibration.json")
+    if not os.path.exists(path):
+        return None
+    calibration = json.load(open(path))
+    result = {"modes": {}}
+    print("## Validity\n")
+    print("| mode | A/A flagged at alpha 0.001 | 95% interval | seconds per sample |")
+    print("| --- | --- | --- | --- |")
+    for mode in calibration["modes"]:
+        cell = next(c for c in mode["fpr"] if abs(c["alpha"] - 0.001) < 1e-12)
+        result["modes"][mode["mode"]] = {"hits": cell["hits"], "trials": cell["trials"], "ci95": cell["ci95"],
+                                         "seconds_per_sample": mode["cost"]["seconds_per_sample"]}
+        print("| %s | %d of %d | [%.1f%%, %.1f%%] | %.3f |" % (mode["mode"], cell["hits"], cell["trials"],
+                                                            cell["ci95"][0] * 100, cell["ci95"][1] * 100,
+                                                            mode["cost"]["seconds_per_sample"]))
+    total = sum(m["trials"] for m in result["modes"].values())
+    print("\n- A/A comparisons in all: %d (target: at least 200); the C++ sweeps: 0 of 252 (process), 0 of 72 (ab)"
+          % total)
+    slowdown = os.path.join(out, "slowdown.out")
+    if os.path.exists(slowdown):
+        verdicts = {r["instance"]: r["verdict"] for r in json.load(open(slowdown))["instances"]}
+        result["extra_pass_verdicts"] = verdicts
+        print("- a real slowdown (candidate: one extra elementwise pass after the Triton softmax): " +
+              ", ".join("%s %s" % (k, v) for k, v in verdicts.items()) + " (target: SLOWER)")
+    print()
+    return result
+
+
+def main():
+    out = sys.argv[1]
+    summary = {}
+    for name, part in (("cost", part_cost), ("fidelity", part_fidelity), ("probes", part_probes),
+                       ("validity", part_validity)):
+        result = part(out)
+        if result is not None:
+            summary[name] = result
+    json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
