@@ -493,11 +493,13 @@ TEST_CASE("every file in configs/ is a valid sweep") {
   }
 }
 
-// The examples in docs/sweep-format.md are real sweeps: each ```yaml block must parse.
-TEST_CASE("the examples of docs/sweep-format.md parse") {
+namespace {
+
+// Parses every ```yaml block of docs/<page> as a sweep; returns how many there were.
+int parse_doc_examples(const std::string& page) {
   const char* source = std::getenv("ISOBENCH_SOURCE_DIR");
   REQUIRE(source != nullptr);
-  std::ifstream in(std::filesystem::path(source) / "docs" / "sweep-format.md");
+  std::ifstream in(std::filesystem::path(source) / "docs" / page);
   REQUIRE(in);
   std::stringstream buffer;
   buffer << in.rdbuf();
@@ -513,12 +515,20 @@ TEST_CASE("the examples of docs/sweep-format.md parse") {
     ++blocks;
     CAPTURE(example);
     try {
-      CHECK(!parse_sweep(example, "docs/sweep-format.md").instances.empty());
+      CHECK(!parse_sweep(example, "docs/" + page).instances.empty());
     } catch (const SweepError& e) {
       FAIL(e.what());
     }
   }
-  CHECK(blocks >= 3);
+  return blocks;
+}
+
+}  // namespace
+
+// The examples in docs/sweep-format.md and docs/python.md are real sweeps: each ```yaml block must parse.
+TEST_CASE("the examples of docs/sweep-format.md and docs/python.md parse") {
+  CHECK(parse_doc_examples("sweep-format.md") >= 3);
+  CHECK(parse_doc_examples("python.md") >= 1);
 }
 
 TEST_CASE("idle_gap_ms and realloc: settings per run and benchmark, overrides, bad values") {
