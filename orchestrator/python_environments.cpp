@@ -66,22 +66,25 @@ void check_variable(const std::string& assignment, const std::string& flag) {
   if (!name_ok) throw UsageError(flag + " " + assignment + ": expected NAME=VALUE");
 }
 
-// One side's environment: the side's options over everyone's; folders made absolute.
+// One side's environment: the side's options (orchestrate ab) over everyone's; the interpreter
+// found, folders made absolute. A problem names the option it came from.
 PythonEnvironment side_environment(const PythonOptions& options, std::size_t side, bool ab) {
   PythonEnvironment env = options.all;
-  const std::string all_flag = "--python";
+  std::string interpreter_flag = "--python";
+  for (const auto& v : env.variables) check_variable(v, "--python-env");
   if (env.interpreter.empty()) env.interpreter = "python3";
   if (ab) {
     const auto& own = options.sides[side];
-    if (!own.interpreter.empty()) env.interpreter = own.interpreter;
+    const std::string prefix = "--" + std::string(kSideNames[side]);
+    if (!own.interpreter.empty()) {
+      env.interpreter = own.interpreter;
+      interpreter_flag = prefix + "-python";
+    }
+    for (const auto& v : own.variables) check_variable(v, prefix + "-env");
     env.variables.insert(env.variables.end(), own.variables.begin(), own.variables.end());
     env.pythonpath.insert(env.pythonpath.begin(), own.pythonpath.begin(), own.pythonpath.end());
   }
-  const std::string flag = ab && !options.sides[side].interpreter.empty()
-                               ? "--" + std::string(kSideNames[side]) + "-python"
-                               : all_flag;
-  env.interpreter = find_interpreter(env.interpreter, flag);
-  for (const auto& v : env.variables) check_variable(v, ab ? "--" + std::string(kSideNames[side]) + "-env" : "--python-env");
+  env.interpreter = find_interpreter(env.interpreter, interpreter_flag);
   for (auto& dir : env.pythonpath) dir = fs::absolute(dir).lexically_normal().string();
   return env;
 }

@@ -6,7 +6,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -14,7 +13,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "orchestrator/worker_process.hpp"
 
@@ -39,7 +37,15 @@ bool readable(int fd, int timeout_ms) {
   return n > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
-int pidfd_kill(int pidfd) { return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0)); }
+// SIGKILL through the pidfd, which cannot reach a process that took over a reused pid; by pid
+// only when no pidfd came with the worker: the zygote has not reported the worker's exit, so it
+// has not reaped it, and the pid is still the worker's.
+void kill_worker(int pidfd, pid_t pid) {
+  if (pidfd >= 0)
+    ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+  else
+    ::kill(pid, SIGKILL);
+}
 
 std::string side_name(std::uint32_t side) { return "side " + std::to_string(side); }
 
@@ -286,7 +292,7 @@ class ForkedWorker final : public WorkerHandle {
 
   ExitStatus kill() override {
     if (poll()) return *ended_;
-    if (pidfd_ >= 0) pidfd_kill(pidfd_);
+    kill_worker(pidfd_, pid_);
     const auto deadline = Clock::now() + kExitTimeout;
     while (!poll() && Clock::now() < deadline) {
       if (zygote_->dead())
