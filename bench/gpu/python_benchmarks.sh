@@ -7,8 +7,9 @@
 #   checks    the examples' outputs against references on small shapes (pytest,
 #             examples/python/test_examples.py)                                          ~20 s
 #   cost      torch's bf16 4096^3 matmul per sample (12 forked workers), three torch ops per
-#             batch (8), the C++ worker on the built-in gemm of that shape per sample (12), and
-#             3 fresh interpreters that import torch and run the matmul                  ~50 s
+#             batch (8), the C++ worker on the built-in gemm of that shape per sample (12), one
+#             worker at a time (--prestart 0), and 3 fresh interpreters that import torch and run
+#             the matmul                                                                 ~50 s
 #   fidelity  a Triton softmax and torch's matmul: isobench --cold-cache true against
 #             triton.testing.do_bench, --timer graph against do_bench_cudagraph (10 samples);
 #             and the probes: the worker's stream is torch's, a syncing launch falls back ~45 s
@@ -47,9 +48,12 @@ for part in $parts; do
       step checks env PYTHONPATH=build-device/python python3 -m pytest -q -p no:cacheprovider examples/python/test_examples.py
       ;;
     cost)
-      step python-matmul-sample $run --per sample --out "$out/python-matmul-sample" bench/gpu/python_matmul.yaml
-      step python-ops-batch $run --per batch --out "$out/python-ops-batch" bench/gpu/python_torch_ops.yaml
-      step cpp-gemm-sample $run --per sample --out "$out/cpp-gemm-sample" bench/gpu/cpp_gemm.yaml
+      # --prestart 0: one worker at a time, so that a worker's life (start to exit) is its own cost,
+      # with no wait for a permit behind the measuring one.
+      step python-matmul-sample $run --prestart 0 --per sample --out "$out/python-matmul-sample" \
+        bench/gpu/python_matmul.yaml
+      step python-ops-batch $run --prestart 0 --per batch --out "$out/python-ops-batch" bench/gpu/python_torch_ops.yaml
+      step cpp-gemm-sample $run --prestart 0 --per sample --out "$out/cpp-gemm-sample" bench/gpu/cpp_gemm.yaml
       step fresh-interpreter python3 bench/gpu/python_fresh_interpreter.py --runs 3 --out "$out/fresh-interpreter.json"
       ;;
     fidelity)
