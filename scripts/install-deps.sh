@@ -7,7 +7,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev        # Process v2, Interprocess, Math (headers)
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev doctest-dev
-  python3                 # the command-benchmark tests run a small Python program
+  python3                 # command-benchmark tests; Python benchmarks: the zygote, the isobench package and
+                          # their tests (test_python*, python_*), standard library only (3.11 on Debian 12)
   libsqlite3-dev          # the history file (orchestrate history)
   chromium fonts-dejavu-core  # test_report opens the HTML report in headless Chromium (about 30 s to install)
 )

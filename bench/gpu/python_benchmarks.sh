@@ -18,64 +18,82 @@
 #
 #   bench/gpu/python_benchmarks.sh OUT_DIR [PART...]      (default: every part, about 4.5 min)
 #
-# Runs from the repository root with the binaries of scripts/build.sh device (build-device/: bin/,
-# lib/libisobench-worker.so, python/). `python3` on PATH must be the interpreter with torch and
-# triton: the zygotes run it (calibrate takes no --python). Every command's output is in
+# The whole script stops within ISOBENCH_DEADLINE_S seconds (default 345, under the 6 minutes one
+# device call is given): each step runs under `timeout` with what is left of that (at most its
+# own cap), a step with less than 10 s left is skipped and logged as such, and the summary says
+# which figures are missing. The calibration comes last because it is the longest: when it is
+# cut short, run `python_benchmarks.sh OUT2 validity` on its own.
+# Runs from the repository root with the binaries of scripts/build.sh device: preamble.sh's
+# $bin is build-device/bin, or $ISOBENCH_BIN for a staged copy. What it needs of the build, laid
+# out as in build-device/ (the orchestrator finds the worker library and the package beside the
+# worker, BIN/../lib and BIN/../python): bin/orchestrate, bin/isobench-worker,
+# lib/libisobench-worker.so, python/isobench/*.py. `python3` on PATH must be the interpreter with
+# torch and triton: the zygotes run it (calibrate takes no --python). Every command's output is in
 # OUT_DIR/<step>.out and .err, its exit code and duration in OUT_DIR/commands.log; the run
 # directories are kept; python_summary.py prints the figures against the issue's targets
 # (OUT_DIR/summary.out, summary.json).
-set -u
 out=${1:?usage: python_benchmarks.sh OUT_DIR [checks|cost|fidelity|validity]...}
 shift
 parts=${*:-checks cost fidelity validity}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
-bin=build-device/bin
-log="$out/commands.log"
-source "$(dirname "$0")/step.sh"
+for p in $parts; do
+  case "$p" in
+    checks|cost|fidelity|validity) ;;
+    *) echo "python_benchmarks.sh: unknown part '$p' (checks, cost, fidelity, validity)" >&2; exit 2 ;;
+  esac
+done
+source "$(dirname "$0")/preamble.sh"
+package="$bin/../python"
+deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-345} ))
+# `bounded NAME CAP COMMAND...`: step NAME under timeout, at most CAP seconds and never past the
+# deadline (SIGTERM, as an interrupted run: orchestrate stops its workers and zygotes and exits 130).
+bounded() {
+  local name=$1 cap=$2; shift 2
+  local left=$(( deadline - $(date +%s) ))
+  (( left < cap )) && cap=$left
+  if (( cap < 10 )); then
+    echo "# $name: skipped, ${left} s left before the deadline" >>"$log"
+    return 124
+  fi
+  step "$name" timeout --kill-after=5 "$cap" "$@"
+}
 if ! python3 -c "import torch, triton" 2>"$out/python-check.err"; then
   echo "python_benchmarks.sh: python3 on PATH cannot import torch and triton (see $out/python-check.err)" >&2
   exit 2
 fi
 python3 -c "import sys, torch, triton; print(sys.version); print('torch', torch.__version__, 'cuda', torch.version.cuda); \
 print('triton', triton.__version__)" >"$out/versions.txt" 2>&1
-nvidia-smi >"$out/nvidia-smi-before.txt" 2>&1
 run="$bin/orchestrate --quiet --format none"
 
-for part in $parts; do
-  case "$part" in
+for p in $parts; do
+  case "$p" in
     checks)
-      step checks env PYTHONPATH=build-device/python python3 -m pytest -q -p no:cacheprovider examples/python/test_examples.py
+      bounded checks 60 env PYTHONPATH="$package" python3 -m pytest -q -p no:cacheprovider examples/python/test_examples.py
       ;;
     cost)
       # --prestart 0: one worker at a time, so that a worker's life (start to exit) is its own cost,
       # with no wait for a permit behind the measuring one.
-      step python-matmul-sample $run --prestart 0 --per sample --out "$out/python-matmul-sample" \
+      bounded python-matmul-sample 60 $run --prestart 0 --per sample --out "$out/python-matmul-sample" \
         bench/gpu/python_matmul.yaml
-      step python-ops-batch $run --prestart 0 --per batch --out "$out/python-ops-batch" bench/gpu/python_torch_ops.yaml
-      step cpp-gemm-sample $run --prestart 0 --per sample --out "$out/cpp-gemm-sample" bench/gpu/cpp_gemm.yaml
-      step fresh-interpreter python3 bench/gpu/python_fresh_interpreter.py --runs 3 --out "$out/fresh-interpreter.json"
+      bounded python-ops-batch 60 $run --prestart 0 --per batch --out "$out/python-ops-batch" bench/gpu/python_torch_ops.yaml
+      bounded cpp-gemm-sample 40 $run --prestart 0 --per sample --out "$out/cpp-gemm-sample" bench/gpu/cpp_gemm.yaml
+      bounded fresh-interpreter 45 python3 bench/gpu/python_fresh_interpreter.py --runs 3 --out "$out/fresh-interpreter.json"
       ;;
     fidelity)
-      step fidelity-cold $run --cold-cache true --out "$out/fidelity-cold" bench/gpu/python_fidelity.yaml
-      step fidelity-graph $run --timer graph --out "$out/fidelity-graph" bench/gpu/python_fidelity.yaml
-      step fidelity env PYTHONPATH=build-device/python python3 bench/gpu/python_do_bench.py \
+      bounded fidelity-cold 60 $run --cold-cache true --out "$out/fidelity-cold" bench/gpu/python_fidelity.yaml
+      bounded fidelity-graph 60 $run --timer graph --out "$out/fidelity-graph" bench/gpu/python_fidelity.yaml
+      bounded fidelity 60 env PYTHONPATH="$package" python3 bench/gpu/python_do_bench.py \
         --cold-run "$out/fidelity-cold" --graph-run "$out/fidelity-graph" --out "$out/fidelity.json"
-      step python-probes $run --retries 0 --out "$out/python-probes" bench/gpu/python_probes.yaml
+      bounded python-probes 40 $run --retries 0 --out "$out/python-probes" bench/gpu/python_probes.yaml
       ;;
     validity)
-      step calibrate env PYTHONPATH="$PWD/examples/python" "$bin/orchestrate" calibrate --quiet --runs 6 \
-        --modes process,ab --out "$out/calibrate" bench/gpu/python_validity.yaml
       # Exit code 1 is the verdict SLOWER this step is after.
-      step slowdown "$bin/orchestrate" ab --quiet --format json --candidate-env ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=extra_pass \
+      bounded slowdown 60 "$bin/orchestrate" ab --quiet --format json --candidate-env ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=extra_pass \
         --out "$out/slowdown-run" bench/gpu/python_slowdown.yaml
-      ;;
-    *)
-      echo "python_benchmarks.sh: unknown part '$part' (checks, cost, fidelity, validity)" >&2
-      exit 2
+      bounded calibrate 300 env PYTHONPATH="$PWD/examples/python" "$bin/orchestrate" calibrate --quiet --runs 6 \
+        --modes process,ab --out "$out/calibrate" bench/gpu/python_validity.yaml
       ;;
   esac
 done
-nvidia-smi >"$out/nvidia-smi-after.txt" 2>&1
+gpu_state after
 step summary python3 bench/gpu/python_summary.py "$out"
 cat "$out/summary.out"
