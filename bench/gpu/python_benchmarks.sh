@@ -10,7 +10,7 @@
 #             batch (8), the C++ worker on the built-in gemm of that shape per sample (12), one
 #             worker at a time (--prestart 0), and 3 fresh interpreters that import torch and run
 #             the matmul                                                                 ~50 s
-#   fidelity  a Triton softmax and torch's matmul: isobench --cold-cache true against
+#   fidelity  a Triton softmax and torch's matmul: isobench --timer events --cold-cache true against
 #             triton.testing.do_bench, --timer graph against do_bench_cudagraph (10 samples);
 #             and the probes: the worker's stream is torch's, a syncing launch falls back ~45 s
 #   validity  orchestrate calibrate --runs 6 --modes process,ab on 10 instances (210 A/A
@@ -79,7 +79,7 @@ for p in $parts; do
       bounded fresh-interpreter 45 python3 bench/gpu/python_fresh_interpreter.py --runs 3 --out "$out/fresh-interpreter.json"
       ;;
     fidelity)
-      bounded fidelity-cold 60 $run --cold-cache true --out "$out/fidelity-cold" bench/gpu/python_fidelity.yaml
+      bounded fidelity-cold 60 $run --timer events --cold-cache true --out "$out/fidelity-cold" bench/gpu/python_fidelity.yaml
       bounded fidelity-graph 60 $run --timer graph --out "$out/fidelity-graph" bench/gpu/python_fidelity.yaml
       bounded fidelity 60 env PYTHONPATH="$package" python3 bench/gpu/python_do_bench.py \
         --cold-run "$out/fidelity-cold" --graph-run "$out/fidelity-graph" --out "$out/fidelity.json"

@@ -12,7 +12,7 @@ run's plan.json, through isobench's own contract code), and timed by
 The benchmarks launch on torch's current stream, which both tools set (do_bench_cudagraph
 captures on a side stream of its own). Prints a Markdown table; writes the rows to --out.
 
-    PYTHONPATH=build-device/python python_do_bench.py --cold-run RUN_C --graph-run RUN_G --out fidelity.json
+    PYTHONPATH=BIN/../python python_do_bench.py --cold-run RUN_C --graph-run RUN_G --out fidelity.json
 """
 
 import argparse
