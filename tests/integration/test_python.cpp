@@ -428,7 +428,7 @@ TEST_CASE("calibrate runs a Python sweep in process and ab modes, a zygote per r
   const auto sweep = s.write("sweep.yaml", "benchmarks:\n  - python: bench\n    function: spin\n    device: cpu\n"
                                            "    axes: {us: 100}\n");
   const auto r = run("PYTHONPATH=" + s.dir.string() + " " + bin("orchestrate") +
-                         " calibrate --device cpu --quiet --runs 2 --modes process,ab --samples 3 --inner 2 "
+                         " calibrate --device cpu --quiet --runs 2 --modes process,ab --samples 8 --inner 2 "
                          "--power-repetitions 20 --max-n 16 --out " + s.path("cal") + " " + sweep,
                      s);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
