@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "orchestrator/json_errors.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/progress.hpp"
@@ -138,7 +139,7 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     s.analysis.power_repetitions = a.at("power_repetitions").get<std::size_t>();
     return s;
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("experiment.json: ") + e.what());
+    throw std::runtime_error("experiment.json: " + json_error_text(e));
   }
 }
 
@@ -248,7 +249,7 @@ nlohmann::json read_calibration_json(const std::string& dir, const std::string& 
   try {
     return nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
+    throw std::runtime_error(path.string() + ": invalid JSON: " + json_error_text(e));
   }
 }
 
