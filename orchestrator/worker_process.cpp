@@ -40,11 +40,21 @@ struct WorkerProcess::Impl {
 WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<std::string>& args,
                              std::FILE* output)
     : impl_(std::make_unique<Impl>()) {
-  try {
-    impl_->proc.emplace(impl_->ctx, executable, args, bp::process_stdio{nullptr, output, output});
-  } catch (const std::exception& e) {
-    throw std::runtime_error("cannot start worker " + executable + ": " + e.what());
+  // Boost 1.81 forks, and when the child's exec fails it returns the error without waiting for
+  // that child: it would stay a zombie beside the run (and outlive a short orchestrate, where
+  // nothing reaps orphans). Its pid is the launcher's, so it is reaped here.
+  bp::default_process_launcher launcher;
+  bp::error_code ec;
+  auto proc = launcher(boost::asio::any_io_executor(impl_->ctx.get_executor()), ec, executable, args,
+                       bp::process_stdio{nullptr, output, output});
+  if (ec) {
+    int status = 0;
+    if (launcher.pid > 0)
+      while (::waitpid(launcher.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    throw std::runtime_error("cannot start worker " + executable + ": " + ec.message());
   }
+  impl_->proc.emplace(std::move(proc));
   pid_ = impl_->proc->id();
 }
 
