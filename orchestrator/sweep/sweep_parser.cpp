@@ -39,7 +39,7 @@ Sweep SweepParser::parse(const std::string& text) {
   try {
     documents = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {  // its own message is "bad file"
-    fail(e.mark, "", "nested " + std::to_string(e.depth()) + " levels deep, deeper than the YAML reader goes");
+    fail(e.mark, "", "nested at least " + std::to_string(e.depth()) + " levels deep, deeper than the YAML reader goes");
   } catch (const YAML::Exception& e) {  // ParserException and the rarer load errors
     fail(e.mark, "", e.msg);
   }
