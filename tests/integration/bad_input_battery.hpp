@@ -20,10 +20,10 @@ struct BatteryFile {
 // A command and what it must end in. The command runs through /bin/sh in the case's own folder,
 // which is also its HOME, with orchestrate and isobench-worker on PATH and these variables set:
 //   $BIN   the built programs        $LIB   the built plugins (.so)
-//   $FIX   fixtures made once: run/ (a complete CPU run of ok.yaml), ab/ (an A/B run of it),
-//          partial/ (run/ interrupted after 2 of its 6 samples), calibration/ (a complete
+//   $FIX   fixtures made once: run/ (a complete CPU run of ok.yaml), ab/ (an A/B run of it, 3 samples),
+//          partial/ (run/ interrupted after 2 of its 16 samples), calibration/ (a complete
 //          calibration of ok.yaml), history.sqlite (run/ added), a.txt and b.txt (sample files),
-//          ok.yaml (2 instances of cpu_spin, 3 samples) and plugin.yaml (the example plugin)
+//          ok.yaml (2 instances of cpu_spin, 8 samples) and plugin.yaml (the example plugin)
 //   $DATA  tests/data of the source tree
 struct BatteryCase {
   std::string group;     // the kind of input: sweep, flags, samples, run-dir, resume, calibrate, ab, names, limits
@@ -41,7 +41,7 @@ struct BatteryCase {
 
 const std::vector<BatteryCase>& bad_input_cases();
 
-// $FIX/ok.yaml, the sweep most cases start from: 2 instances of cpu_spin, 3 samples each.
+// $FIX/ok.yaml, the sweep most cases start from: 2 instances of cpu_spin, 8 samples each.
 const std::string& battery_sweep();
 
 }  // namespace isobench::testing
