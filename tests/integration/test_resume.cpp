@@ -56,9 +56,13 @@ int signal_when(pid_t pid, int sig, const std::function<bool()>& ready) {
   return status;
 }
 
-// Whether `pid` has its own handler for SIGINT yet (SigCgt in /proc/PID/status): orchestrate
-// installs it first thing in a run, so from then on Ctrl-C asks it to stop.
+// Whether `pid` is orchestrate (exec done: the forked child still runs this test's image, with
+// doctest's handlers) and has its own handler for SIGINT yet (SigCgt in /proc/PID/status):
+// orchestrate installs it first thing in a run, so from then on Ctrl-C asks it to stop.
 bool catches_sigint(pid_t pid) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  if (ec || exe.filename() != "orchestrate") return false;
   const std::string status = slurp("/proc/" + std::to_string(pid) + "/status");
   const auto at = status.find("SigCgt:");
   if (at == std::string::npos) return false;
