@@ -20,7 +20,7 @@ struct BatteryFile {
 // A command and what it must end in. The command runs through /bin/sh in the case's own folder,
 // which is also its HOME, with orchestrate and isobench-worker on PATH and these variables set:
 //   $BIN   the built programs        $LIB   the built plugins (.so)
-//   $FIX   fixtures made once: run/ (a complete CPU run of ok.yaml), ab/ (an A/B run of it, 3 samples),
+//   $FIX   fixtures made once: run/ (a complete CPU run of ok.yaml), ab/ (an A/B run of it, 3 samples, --fail-on never),
 //          partial/ (run/ interrupted after 2 of its 16 samples), calibration/ (a complete
 //          calibration of ok.yaml), history.sqlite (run/ added), a.txt and b.txt (sample files),
 //          ok.yaml (2 instances of cpu_spin, 8 samples) and plugin.yaml (the example plugin)

@@ -373,10 +373,12 @@ std::vector<BatteryCase> make_cases() {
       with_sweep("flags", "ab-no-baseline", "orchestrate ab --device cpu --quiet --candidate " + w + " s.yaml",
                  "orchestrate: --baseline is required"),
       with_sweep("flags", "ab-no-sweep", ab, "orchestrate: give a sweep file (or --resume RUN_DIR); see --help"),
-      with_sweep("flags", "ab-candidate-set-then-sweep", ab + "--record-kernels --candidate-set microseconds=5 s.yaml", "",
-                 0, 0),
+      // These runs measure; --fail-on never keeps a chance verdict of the same code out of a case
+      // about options (exit 1 would mean a regression, which no input here can be).
+      with_sweep("flags", "ab-candidate-set-then-sweep",
+                 ab + "--fail-on never --record-kernels --candidate-set microseconds=5 s.yaml", "", 0, 0),
       with_sweep("flags", "ab-baseline-set-twice-then-sweep",
-                 ab + "--baseline-set microseconds=5 --baseline-set microseconds=10 s.yaml", "", 0, 0),
+                 ab + "--fail-on never --baseline-set microseconds=5 --baseline-set microseconds=10 s.yaml", "", 0, 0),
       with_sweep("flags", "ab-candidate-set-without-value", ab + "--candidate-set microseconds s.yaml",
                  "orchestrate: ab: --candidate-set microseconds: expected NAME=VALUE"),
       with_sweep("flags", "ab-candidate-set-without-name", ab + "--candidate-set =1 s.yaml",
@@ -477,7 +479,7 @@ std::vector<BatteryCase> make_cases() {
       // The command docs/calibration.md shows, on the small CPU sweep: --real-slowdown twice,
       // then the sweep.
       with_sweep("flags", "calibrate-documented-real-slowdowns",
-                 "orchestrate calibrate --device cpu --quiet --runs 2 --modes process --samples 3 --power-repetitions 10 "
+                 "orchestrate calibrate --device cpu --quiet --runs 2 --modes process --samples 8 --power-repetitions 10 "
                  "--max-n 8 --out cal --real-slowdown 2 --real-slowdown 5 s.yaml",
                  "", 0, 0),
       // ---- command-line flags: history, import, report, kernels -----------------------------------------
@@ -767,8 +769,16 @@ std::vector<BatteryCase> make_cases() {
        2, "orchestrate: ab: plugin libisobench_test_plugin_clash.so: kernel cpu_copy has the name of a built-in kernel"},
       {"ab", "libraries-with-a-missing-worker", plugin_ab + "--candidate $LIB/libisobench_example_cpu.so --worker ./nope $FIX/plugin.yaml",
        2, "orchestrate: --worker ./nope: not an executable worker build (no such file)"},
-      {"ab", "versioned-library-name", plugin_ab + "--candidate lib.so.1 --out r $FIX/plugin.yaml", 0, "", {},
-       "cp $LIB/libisobench_example_cpu.so lib.so.1", 0},
+      {"ab", "versioned-library-name", plugin_ab + "--candidate lib.so.1 --fail-on never --out r $FIX/plugin.yaml", 0,
+       "", {}, "cp $LIB/libisobench_example_cpu.so lib.so.1", 0},
+      // A fixed n at which no instance can be SLOWER measures for nothing: refused, smallest n named.
+      with_sweep("ab", "samples-too-few-for-a-verdict", ab + "--samples 3 s.yaml",
+                 "orchestrate: ab: with 3 samples per side no instance can be SLOWER or FASTER at alpha 0.001"),
+      with_sweep("ab", "until-verdict-max-samples-below-a-look", ab + "--until-verdict --max-samples 2 s.yaml",
+                 "orchestrate: ab"),
+      with_sweep("calibrate", "samples-too-few-for-its-target-alpha",
+                 "orchestrate calibrate --device cpu --quiet --runs 2 --modes process --samples 3 --out cal s.yaml",
+                 "calibrate: with 3 samples per side no instance can be SLOWER or FASTER at alpha 0.001"),
 
       // ---- names that are not UTF-8 ------------------------------------------------------------------------------------
       {"names", "sweep-file", kRun + "s\xFF.yaml", 0, "", {{"s\xFF.yaml", kOk}}, "", 0},
@@ -779,7 +789,8 @@ std::vector<BatteryCase> make_cases() {
       {"names", "compare-samples-json", "orchestrate compare --json --samples a\xFF.txt $FIX/b.txt", 0, "", {},
        "cp $FIX/a.txt a\xFF.txt", 0},
       {"names", "resume", kRun + "--resume r\xFF", 0, "", {}, "cp -r $FIX/partial r\xFF", 0},
-      {"names", "ab-builds", "orchestrate ab --device cpu --quiet --json --baseline ./w\xFF --candidate ./w\xFF s.yaml", 0,
+      {"names", "ab-builds", "orchestrate ab --device cpu --quiet --json --fail-on never --baseline ./w\xFF --candidate ./w\xFF s.yaml",
+       0,
        "", {{"s.yaml", kOk}}, "cp " + w + " ./w\xFF", 0},
       {"names", "history-add-and-list-json",
        "orchestrate history --history h.sqlite add r\xFF >/dev/null && orchestrate history --history h.sqlite list --json",

@@ -239,9 +239,9 @@ void make_fixtures(const Battery& b) {
   const auto env = case_environment(b, b.fixtures);
   for (const std::string command :
        {"orchestrate --device cpu --quiet --out run ok.yaml",
-        "orchestrate ab --device cpu --quiet --samples 3 --baseline $BIN/isobench-worker --candidate $BIN/isobench-worker "
+        "orchestrate ab --device cpu --quiet --samples 3 --fail-on never --baseline $BIN/isobench-worker --candidate $BIN/isobench-worker "
         "--out ab ok.yaml",
-        "orchestrate calibrate --device cpu --quiet --runs 2 --modes process --samples 3 --power-repetitions 10 "
+        "orchestrate calibrate --device cpu --quiet --runs 2 --modes process --samples 8 --power-repetitions 10 "
         "--max-n 8 --out calibration ok.yaml",
         "orchestrate history --history history.sqlite add run", "cp -r run partial"}) {
     const auto o = run_shell(command, b.fixtures, env, b.root / "fixture");
