@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "ipc/artifact_folder.hpp"
+#include "orchestrator/printable.hpp"
 #include "sha256.hpp"
 
 namespace fs = std::filesystem;
@@ -15,23 +16,6 @@ namespace isobench::orchestrator {
 namespace {
 
 using nlohmann::json;
-
-// A file name as JSON text can hold it: a benchmark may name files with any bytes, and JSON
-// needs valid UTF-8. Bytes outside printable ASCII (and the backslash, so the escape stays
-// unambiguous) are written \xNN.
-std::string printable_path(const std::string& raw) {
-  std::string out;
-  for (unsigned char c : raw) {
-    if (c < 0x20 || c >= 0x7f || c == '\\') {
-      char escaped[5];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      out += escaped;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 // Whether a link at `link` with target `target` stays inside `folder`, judged on the paths alone:
 // following the link to find out is what must not happen.
@@ -81,10 +65,10 @@ std::vector<ArtifactFile> scan_artifact_folder(const fs::path& folder, std::uint
     if (ec) throw std::runtime_error(entry.path().string() + ": " + ec.message());
     if (fs::is_directory(status)) continue;
     ArtifactFile f;
-    f.path = printable_path(entry.path().lexically_relative(folder).generic_string());
+    f.path = printable(entry.path().lexically_relative(folder).generic_string());
     if (fs::is_symlink(status)) {
       const fs::path target = fs::read_symlink(entry.path(), ec);
-      f.symlink = printable_path(target.string());
+      f.symlink = printable(target.string());
       if (ec || !link_stays_inside(folder, entry.path(), target))
         f.skipped = "symbolic link pointing outside the instance folder: not followed";
     } else if (!fs::is_regular_file(status)) {

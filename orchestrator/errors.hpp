@@ -8,7 +8,7 @@
 //        run itself broke off (the run directory says what, and --resume finishes it)
 //   130  interrupted (Ctrl-C, SIGTERM); --resume finishes the run
 //
-// Problems are thrown as one of the two types below (or a type derived from them, such as
+// Problems are thrown as one of the types below (or a type derived from them, such as
 // SweepError), with a message of one line that names the file, field or option and what is wrong;
 // the verbs turn them into an exit code in one place (exit_code_of).
 
@@ -34,6 +34,14 @@ class UsageError : public std::runtime_error {
 // The measurement could not be made (a calibration failed after every retry, the segment could
 // not be made, a worker could not be started).
 class MeasurementFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Ctrl-C or SIGTERM before a run directory exists (while a large sweep is read or planned):
+// nothing was measured and nothing is left behind. Once a run directory exists, an interrupted
+// run is no exception: it ends with its samples kept, marked interrupted, and --resume finishes it.
+class Interrupted : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -1,6 +1,7 @@
 #include "plan.hpp"
 
 #include "ipc/json_integer.hpp"
+#include "orchestrator/json_errors.hpp"
 
 #include <algorithm>
 #include <map>
@@ -252,6 +253,8 @@ Plan Plan::from_json(const nlohmann::json& j) {
       }
       plan.schedule.runs.push_back(std::move(run));
     }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("plan.json: " + json_error_text(e));
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("plan.json: ") + e.what());
   }

@@ -19,8 +19,10 @@ std::string dump_json(const nlohmann::json& j, int indent) {
 
 RunDirectory RunDirectory::create(const std::string& path) {
   std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec)) throw UsageError(path + ": exists and is not a directory");
   if (fs::exists(path, ec) && !fs::is_empty(path, ec))
-    throw UsageError(path + ": run directory exists and is not empty (use --resume to finish it)");
+    throw UsageError(path + ": run directory exists and is not empty" +
+                     (fs::exists(fs::path(path) / "run.json", ec) ? " (use --resume to finish it)" : ""));
   fs::create_directories(path, ec);
   if (ec) throw UsageError(path + ": cannot create run directory: " + ec.message());
   return RunDirectory(path);

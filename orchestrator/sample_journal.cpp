@@ -1,6 +1,7 @@
 #include "sample_journal.hpp"
 #include "run_directory.hpp"
 #include "ipc/json_integer.hpp"
+#include "json_errors.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -119,6 +120,8 @@ JournalContents read_journal(const std::string& path) {
     if (type == "sample") {
       try {
         out.samples.push_back(SampleRecord::from_json(j));
+      } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(path + ":" + std::to_string(line_no) + ": " + json_error_text(e));
       } catch (const std::exception& e) {
         throw std::runtime_error(path + ":" + std::to_string(line_no) + ": " + e.what());
       }

@@ -10,4 +10,4 @@ add_library(isobench_sweep STATIC
 target_include_directories(isobench_sweep PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(isobench_sweep
   PUBLIC isobench_kernel_specs isobench_ipc nlohmann_json::nlohmann_json
-  PRIVATE isobench::yaml isobench_options)
+  PRIVATE isobench::yaml isobench_interrupt isobench_options)

@@ -18,6 +18,7 @@
 
 
 #include "kernels/catalog.hpp"
+#include "orchestrator/json_errors.hpp"
 #include "orchestrator/sweep/sweep_parser.hpp"
 
 namespace isobench::orchestrator {
@@ -70,7 +71,7 @@ Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
     sweep = sweep_detail::SweepParser(path_for_messages, overrides, catalog).parse(text);
   } catch (const nlohmann::json::exception& e) {
     // Text yaml-cpp let through that a JSON value cannot hold; the check above should catch it.
-    throw SweepError(path_for_messages + ": " + e.what());
+    throw SweepError(path_for_messages + ": " + json_error_text(e));
   }
   sweep.path = path_for_messages;
   sweep.source_text = text;
@@ -83,8 +84,16 @@ Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
 }
 
 Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw SweepError(path + ": a directory, not a sweep file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SweepError(path + ": cannot open the sweep file");
+  // yaml-cpp reads about 1.5 MB a second on a busy core (a 50 MB file was still being read after
+  // 20 s), and the largest sweep worth planning (kMaxSweepInstances, written case by case) is a
+  // few MB of text.
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxSweepFileBytes)
+    throw SweepError(path + ": " + std::to_string(size) + " bytes: a sweep file may hold at most " +
+                     std::to_string(kMaxSweepFileBytes) + " (16 MiB)");
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw SweepError(path + ": cannot read the sweep file");

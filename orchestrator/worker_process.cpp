@@ -40,23 +40,29 @@ struct WorkerProcess::Impl {
 WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<std::string>& args,
                              std::FILE* output, const ChildSetup& setup)
     : impl_(std::make_unique<Impl>()) {
-  try {
-    // process_stdio owns the /dev/null it opens and closes it when destroyed: it is handed on as
-    // a temporary, never copied.
-    auto start = [&](bp::process_stdio&& stdio) {
-      if (setup.environment.empty())
-        impl_->proc.emplace(impl_->ctx, executable, args, std::move(stdio));
-      else
-        impl_->proc.emplace(impl_->ctx, executable, args, std::move(stdio),
-                            bp::process_environment(setup.environment));
-    };
-    if (setup.input_fd >= 0)
-      start(bp::process_stdio{setup.input_fd, output, output});
-    else
-      start(bp::process_stdio{nullptr, output, output});
-  } catch (const std::exception& e) {
-    throw std::runtime_error("cannot start worker " + executable + ": " + e.what());
+  // Boost 1.81 forks, and when the child's exec fails it returns the error without waiting for
+  // that child: it would stay a zombie beside the run (and outlive a short orchestrate, where
+  // nothing reaps orphans). Its pid is the launcher's, so it is reaped here. process_stdio owns
+  // the /dev/null it opens and closes it when destroyed: it is handed on as a temporary.
+  bp::default_process_launcher launcher;
+  bp::error_code ec;
+  const auto executor = boost::asio::any_io_executor(impl_->ctx.get_executor());
+  auto launch = [&](bp::process_stdio&& stdio) {
+    return setup.environment.empty()
+               ? launcher(executor, ec, executable, args, std::move(stdio))
+               : launcher(executor, ec, executable, args, std::move(stdio),
+                          bp::process_environment(setup.environment));
+  };
+  auto proc = setup.input_fd >= 0 ? launch(bp::process_stdio{setup.input_fd, output, output})
+                                  : launch(bp::process_stdio{nullptr, output, output});
+  if (ec) {
+    int status = 0;
+    if (launcher.pid > 0)
+      while (::waitpid(launcher.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    throw std::runtime_error("cannot start worker " + executable + ": " + ec.message());
   }
+  impl_->proc.emplace(std::move(proc));
   pid_ = impl_->proc->id();
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "orchestrator/json_errors.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/progress.hpp"
@@ -65,6 +66,22 @@ RunRequest run_request(const ExperimentSpec& spec, const PlannedRun& run) {
     o.baseline = o.candidate = spec.worker.empty() ? default_worker_path() : spec.worker;
   }
   return o;
+}
+
+// A run of the experiment that was started already: finished from its own plan, which holds its
+// settings, builds and GPU (a resumed run refuses any option that would choose them again).
+RunRequest resume_request(const RunRequest& fresh, const std::string& dir) {
+  RunRequest r;
+  r.resume_dir = dir;
+  r.device = fresh.device;
+  if (!fresh.ab) r.worker = fresh.worker;
+  r.worker_timeout_s = fresh.worker_timeout_s;
+  r.retries = fresh.retries;
+  r.prestart = fresh.prestart;
+  r.verdict = fresh.verdict;
+  r.quiet = fresh.quiet;
+  r.command_line = fresh.command_line;
+  return r;
 }
 
 // One run of the experiment; its exit code by the contract (130 interrupted, 3 incomplete).
@@ -138,7 +155,7 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     s.analysis.power_repetitions = a.at("power_repetitions").get<std::size_t>();
     return s;
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("experiment.json: ") + e.what());
+    throw std::runtime_error("experiment.json: " + json_error_text(e));
   }
 }
 
@@ -183,9 +200,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, bool quiet) {
     const std::string status = run_status(run.dir);
     std::error_code ec;
     if (!status.empty()) {
-      request.resume_dir = run.dir;  // on the GPU its plan names
-      request.sweep_path.clear();
-      request.gpu.reset();
+      request = resume_request(request, run.dir);
     } else if (fs::exists(run.dir, ec) && !fs::exists(fs::path(run.dir) / "samples.jsonl", ec)) {
       // Stopped between creating the directory and its first run.json: nothing measured yet.
       fs::remove_all(run.dir, ec);
@@ -248,7 +263,7 @@ nlohmann::json read_calibration_json(const std::string& dir, const std::string& 
   try {
     return nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
+    throw std::runtime_error(path.string() + ": invalid JSON: " + json_error_text(e));
   }
 }
 

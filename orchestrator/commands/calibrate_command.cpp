@@ -1,4 +1,5 @@
 #include "orchestrator/commands/calibrate_command.hpp"
+#include "orchestrator/commands/option_checks.hpp"
 #include "orchestrator/commands/run_command.hpp"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "orchestrator/calibration/report.hpp"
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/interrupt.hpp"
+#include "orchestrator/run/plan_run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sweep.hpp"
 
@@ -69,6 +71,7 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw UsageError("calibrate: --target-alpha must be in (0, 1)");
   if (a.max_n < 2) throw UsageError("calibrate: --max-n must be at least 2");
   if (a.power_repetitions == 0) throw UsageError("calibrate: --power-repetitions must be at least 1");
+  if (!a.worker.empty()) check_worker_build(a.worker, "calibrate: --worker");  // before a directory exists
   ExperimentSpec s;
   s.sweep_path = a.sweep;
   s.modes = split_modes(a.modes);
@@ -105,21 +108,38 @@ bool directory_has_files(const std::string& dir) {
   return fs::is_directory(dir, ec) && !fs::is_empty(dir, ec);
 }
 
-// Prepares the calibration directory; returns true when this invocation created it.
-bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
+// A calibration directory's experiment.json; damage there is bad input.
+ExperimentSpec stored_experiment(const std::string& dir) {
+  try {
+    return ExperimentSpec::from_json(read_calibration_json(dir, "experiment.json"));
+  } catch (const std::exception& e) {
+    throw UsageError("calibrate: " + dir + ": " + e.what());
+  }
+}
+
+// What a fresh calibration made, undone when its first run refuses its input: the outermost folder
+// this invocation created, or the contents of the empty folder it was given.
+struct FreshDirectory {
+  fs::path folder;  // empty: nothing fresh (a resumed calibration)
+  bool existed = false;
+  void undo() const {
+    std::error_code ec;
+    if (!existed) fs::remove_all(folder, ec);
+    else
+      for (const auto& entry : fs::directory_iterator(folder, ec)) fs::remove_all(entry.path(), ec);
+  }
+};
+
+// Prepares the calibration directory.
+FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
   if (!args.resume.empty()) {
     if (!args.sweep.empty()) throw UsageError("calibrate: give a sweep file or --resume DIR, not both");
-    spec.dir = args.resume;
     std::error_code ec;
-    if (!fs::exists(fs::path(spec.dir) / "experiment.json", ec))
-      throw UsageError("calibrate: " + spec.dir + ": not a calibration directory (no experiment.json)");
-    try {
-      spec = ExperimentSpec::from_json(read_calibration_json(spec.dir, "experiment.json"));
-    } catch (const std::exception& e) {
-      throw UsageError("calibrate: " + spec.dir + ": " + e.what());
-    }
+    if (!fs::exists(fs::path(args.resume) / "experiment.json", ec))
+      throw UsageError("calibrate: " + args.resume + ": not a calibration directory (no experiment.json)");
+    spec = stored_experiment(args.resume);
     spec.dir = args.resume;
-    return false;
+    return {};
   }
   if (args.sweep.empty()) throw UsageError("calibrate: give a sweep file (or --resume DIR); see --help");
   spec = spec_from_args(args);
@@ -145,21 +165,27 @@ bool prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
   std::error_code ec;
   if (fs::exists(fs::path(spec.dir) / "experiment.json", ec)) {
     // Re-running on a directory: the measurement must be the same; modes, K and slowdowns may grow.
-    const auto stored = ExperimentSpec::from_json(read_calibration_json(spec.dir, "experiment.json"));
+    const auto stored = stored_experiment(spec.dir);
     std::ifstream in(fs::path(spec.dir) / "sweep.yaml");
     const std::string stored_sweep((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (stored.measurement_json() != spec.measurement_json() || stored_sweep != sweep.source_text)
       throw UsageError("calibrate: " + spec.dir +
                      " holds a calibration with another sweep or other measurement settings; use another --out");
     write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
-    return false;
+    return {};
   }
+  if (fs::exists(spec.dir, ec) && !fs::is_directory(spec.dir, ec))
+    throw UsageError("calibrate: " + spec.dir + " exists and is not a directory");
   if (directory_has_files(spec.dir))
     throw UsageError("calibrate: " + spec.dir + " exists and is not a calibration directory");
-  fs::create_directories(spec.dir);
+  FreshDirectory fresh{fs::absolute(spec.dir).lexically_normal(), fs::exists(spec.dir, ec)};
+  while (!fresh.existed && fresh.folder.parent_path() != fresh.folder && !fs::exists(fresh.folder.parent_path(), ec))
+    fresh.folder = fresh.folder.parent_path();
+  fs::create_directories(spec.dir, ec);
+  if (ec) throw UsageError("calibrate: " + spec.dir + ": cannot create: " + ec.message());
   write_calibration_file(spec.dir, "sweep.yaml", sweep.source_text);
   write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
-  return true;
+  return fresh;
 }
 
 void write_outputs(const ExperimentSpec& spec, const CalibrationInput& input, const CalibrationResult& result) {
@@ -182,12 +208,12 @@ void write_outputs(const ExperimentSpec& spec, const CalibrationInput& input, co
 int calibrate(const CalibrateArgs& args) {
   install_interrupt_handlers();
   ExperimentSpec spec;
-  const bool created = prepare_directory(spec, args);
+  const FreshDirectory fresh = prepare_directory(spec, args);
   if (!args.quiet) std::cerr << "calibration directory: " << spec.dir << "\n";
   const auto outcome = run_experiment(spec, args.quiet);
   if (outcome.exit_code == exit_bad_input) {
     // The first run refused its input: leave nothing behind.
-    if (created && outcome.ran == 0 && outcome.skipped == 0) fs::remove_all(spec.dir);
+    if (!fresh.folder.empty() && outcome.ran == 0 && outcome.skipped == 0) fresh.undo();
     throw UsageError("calibrate: " + outcome.refusal);
   }
   if (outcome.exit_code == exit_interrupted) {
@@ -236,26 +262,29 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
                   "and variant; '+' joins measures): " +
                       variant_syntax() + ". E.g. baseline,cold_cache,idle_gap_ms=50,realloc")
       ->capture_default_str();
+  // One value per occurrence, so that `--real-slowdown 5 sweep.yaml` leaves the sweep alone.
   cmd->add_option("--real-slowdown", a.real_slowdowns,
                   "PCT: K more runs per mode (not ab) with a real injected slowdown of PCT percent; repeatable")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->allow_extra_args(false);
   cmd->add_option("--target-power", a.target_power_pct, "power (percent) the recommended n must reach")
       ->capture_default_str();
   cmd->add_option("--target-delta", a.target_delta_pct, "slowdown (percent) the recommended n must detect")
       ->capture_default_str();
   cmd->add_option("--target-alpha", a.target_alpha, "alpha of the power tables and the recommended n")
       ->capture_default_str();
-  cmd->add_option("--max-n", a.max_n, "largest n searched for the target power")->capture_default_str();
+  cmd->add_option("--max-n", a.max_n, "largest n searched for the target power")
+      ->check(whole_number())
+      ->capture_default_str();
   cmd->add_option("--power-repetitions", a.power_repetitions, "simulated comparisons per (n, delta)")
+      ->check(whole_number())
       ->capture_default_str();
   cmd->add_option("--device", a.device, "where to run: auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  cmd->add_option("--gpu", a.gpu, "CUDA device index")->capture_default_str();
+  cmd->add_option("--gpu", a.gpu, "CUDA device index")->check(whole_number())->capture_default_str();
   cmd->add_option("--worker", a.worker, "worker executable (default: isobench-worker beside orchestrate)");
   cmd->add_option("--worker-timeout", a.worker_timeout_s, "seconds without a worker heartbeat before it is killed")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   cmd->add_option("--retries", a.retries, "fresh workers tried for the samples of a failed one")
       ->check(CLI::Range(0, 100))
@@ -265,7 +294,18 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 8));
   cmd->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
   // Measurement settings of every run; isolation comes from --modes, slowdowns from --real-slowdown.
+  // Those three options are refused by name (hidden from --help), not left for CLI11 to report as
+  // "arguments not expected", a message that names the sweep file first.
   add_setting_options(*cmd, a.overrides, {"isolation", "per", "slowdown_pct"});
+  for (const auto& [name, why] : {std::pair{"isolation", "calibrate sets the isolation of its runs from --modes"},
+                                  std::pair{"per", "calibrate sets the isolation of its runs from --modes "
+                                                   "(process-sample: a fresh worker per sample)"},
+                                  std::pair{"slowdown_pct", "calibrate injects slowdowns with --real-slowdown"}}) {
+    const std::string flag = ipc::find_setting(name)->flag(), reason = why;
+    cmd->add_option_function<std::string>(flag, [flag, reason](const std::string&) {
+         throw CLI::ValidationError(flag, reason);
+       })->group("");
+  }
   cmd->footer(std::string(kExitCodesHelp) + " calibrate never exits 1: it measures false-positive rates, not a change.");
   cmd->callback([args, &exit_code] {
     try {
@@ -276,6 +316,9 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
     } catch (const UsageError& e) {
       std::cerr << e.what() << "\n";
       exit_code = exit_bad_input;
+    } catch (const Interrupted& e) {  // while the sweep was read, before any directory exists
+      std::cerr << "calibrate: " << e.what() << "\n";
+      exit_code = exit_interrupted;
     } catch (const std::exception& e) {  // a run directory or report that cannot be written
       std::cerr << "calibrate: " << e.what() << "\n";
       exit_code = exit_measurement_failed;

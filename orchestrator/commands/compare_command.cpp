@@ -45,9 +45,14 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     }
     if (!report.unreachable.empty()) err << "compare: warning: " << report.unreachable << "\n";
     make_printer(options.format)->comparison(out, report);
+    const int code = report.exit_code();
     // What was left out, and why, closes the output (a comparison of everything needs no line).
-    if (!report.excluded.empty()) print_outcome_line(report, report.exit_code(), options.format, out, err);
-    return report.exit_code();
+    if (!report.excluded.empty()) print_outcome_line(report, code, options.format, out, err);
+    // Nothing compared is an exit code 2 like bad input, and like it says why on stderr: the
+    // outcome line goes there only beside CSV (on stdout beside a table, nowhere beside JSON).
+    const bool outcome_on_stderr = !report.excluded.empty() && options.format == Format::csv;
+    if (code == exit_bad_input && !outcome_on_stderr) err << "compare: " << report.outcome() << "\n";
+    return code;
   } catch (const UsageError& e) {
     err << "compare: " << e.what() << "\n";
     return exit_bad_input;

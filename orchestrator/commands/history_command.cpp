@@ -9,9 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "orchestrator/commands/option_checks.hpp"
 #include "orchestrator/compare/compare_inputs.hpp"
 #include "orchestrator/history/history_store.hpp"
 #include "orchestrator/history/run_entry.hpp"
+#include "orchestrator/run_directory.hpp"
 #include "stats/descriptive.hpp"
 
 namespace isobench::orchestrator {
@@ -99,7 +101,7 @@ int run_history_list(const HistoryOptions& options, std::ostream& out, std::ostr
         j["runs"].push_back({{"id", r.id}, {"started", r.started}, {"label", r.label}, {"status", r.status},
                              {"source", r.source}, {"sides", r.sides}, {"instances", r.instances},
                              {"samples", r.samples}, {"machine", r.machine}, {"dir", r.dir}});
-      out << j.dump(2) << "\n";
+      out << dump_json(j, 2) << "\n";
       return 0;
     }
     out << "history " << path_of(options) << ": " << runs.size() << " runs\n";
@@ -150,7 +152,7 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
       }
       j["series"].push_back({{"machine", s.machine}, {"side", s.side}, {"runs", rows}});
     }
-    if (options.json) out << j.dump(2) << "\n";
+    if (options.json) out << dump_json(j, 2) << "\n";
     return 0;
   });
 }
@@ -194,7 +196,7 @@ int run_history_regressions(const HistoryOptions& options, std::ostream& out, st
     }
     if (options.json) {
       j["slower"] = slower;
-      out << j.dump(2) << "\n";
+      out << dump_json(j, 2) << "\n";
     } else {
       out << text.str() << all.size() << " series, " << changes << " change points, " << slower
           << " SLOWER (noise floor " << format("%.3g", options.changes.threshold * 100) << "%, max p "
@@ -210,7 +212,9 @@ void add_change_options(CLI::App& cmd, history::ChangeOptions& o) {
                  "1+threshold (as compare's)")
       ->capture_default_str();
   cmd.add_option("--max-p", o.detect.max_p, "significance of a change point (Otava's max_pvalue)")->capture_default_str();
-  cmd.add_option("--window", o.detect.window, "runs per E-divisive window (Otava's window_len)")->capture_default_str();
+  cmd.add_option("--window", o.detect.window, "runs per E-divisive window (Otava's window_len)")
+      ->check(whole_number())
+      ->capture_default_str();
   cmd.add_option("--min-magnitude", o.detect.min_magnitude,
                  "keep a change point whose relative change exceeds this even when its p is larger (Otava's "
                  "min_magnitude)")

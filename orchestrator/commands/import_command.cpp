@@ -9,6 +9,7 @@
 
 #include "orchestrator/compare/compare_inputs.hpp"
 #include "orchestrator/import/tool_readers.hpp"
+#include "orchestrator/json_errors.hpp"
 
 namespace isobench::orchestrator {
 
@@ -22,7 +23,7 @@ int run_import(const ImportOptions& options, std::ostream& out, std::ostream& er
     try {
       root = nlohmann::json::parse(text.str());
     } catch (const nlohmann::json::exception& e) {
-      throw UsageError(options.file + ": invalid JSON: " + e.what());
+      throw UsageError(options.file + ": invalid JSON: " + json_error_text(e));
     }
     const std::string tool = options.format == "auto" ? import::detect_tool(root) : options.format;
     if (tool.empty())

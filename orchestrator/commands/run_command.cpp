@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "orchestrator/commands/compare_command.hpp"
+#include "orchestrator/commands/option_checks.hpp"
 #include "orchestrator/run/run.hpp"
 
 namespace isobench::orchestrator {
@@ -16,13 +17,13 @@ void add_run_options(CLI::App& app, RunCommand& command) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   app.add_option_function<int>("--gpu", [&o](int gpu) { o.gpu = gpu; }, "CUDA device index (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number());
   app.add_option("--gpus", o.gpus,
                  "GPUs to spread the instances over, e.g. 0,1 or all: one schedule runs on each GPU at once, each "
                  "instance on one of them (docs/measurement.md)");
   app.add_option("--worker", o.worker, "worker executable (default: isobench-worker beside orchestrate)");
   app.add_option("--worker-timeout", o.worker_timeout_s, "seconds without a worker heartbeat before it is killed")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   app.add_option("--prestart", o.prestart,
                  "workers started ahead of the measuring one, released one at a time (default 1 on the GPU, 0 on "
@@ -35,7 +36,8 @@ void add_run_options(CLI::App& app, RunCommand& command) {
       ->capture_default_str();
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
-                 "GPU's free memory, half the host's)");
+                 "GPU's free memory, half the host's)")
+      ->check(whole_number());
   app.add_option("--retries", o.retries, "fresh workers tried for the samples of a failed one")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
@@ -86,11 +88,15 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                  "worker executable of the candidate build, or a build of the sweep's plugin (.so); required unless "
                  "the sides differ in their Python options only");
   add_python_side_options(*ab, options.python);
+  // One value per occurrence: a repeatable option that took every value after it would take the
+  // sweep file too (`--candidate-set algo=1 sweep.yaml`, the README's own command).
   ab->add_option("--baseline-set", options.baseline_sets,
-                 "NAME=VALUE: the baseline's workers run every instance with parameter NAME at VALUE; repeatable");
+                 "NAME=VALUE: the baseline's workers run every instance with parameter NAME at VALUE; repeatable")
+      ->allow_extra_args(false);
   ab->add_option("--candidate-set", options.candidate_sets,
                  "NAME=VALUE: the candidate's workers run every instance with parameter NAME at VALUE (e.g. algo=1 "
-                 "forces another cuBLASLt algorithm); repeatable");
+                 "forces another cuBLASLt algorithm); repeatable")
+      ->allow_extra_args(false);
   add_verdict_options(*ab, options.verdict);
   ab->add_flag("--until-verdict", options.until_verdict,
                "sequential sampling: look at the samples at planned counts per side and stop each instance once "
@@ -148,6 +154,9 @@ int run_command(const RunCommand& command) {
   } catch (const MeasurementFailed& e) {
     std::cerr << "orchestrate: " << e.what() << "\n";
     return exit_measurement_failed;
+  } catch (const Interrupted& e) {
+    std::cerr << "orchestrate: " << e.what() << "\n";
+    return exit_interrupted;
   }
 }
 

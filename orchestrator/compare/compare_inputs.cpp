@@ -11,6 +11,9 @@
 #include <string_view>
 #include <system_error>
 
+#include "orchestrator/json_errors.hpp"
+#include "orchestrator/printable.hpp"
+
 namespace isobench::orchestrator {
 namespace {
 
@@ -53,7 +56,7 @@ Run parse_run_plan(const std::string& dir, const std::string& plan_path, const s
   try {
     plan = json::parse(plan_text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number that overflows
-    throw UsageError(plan_path + ": invalid JSON: " + e.what());
+    throw UsageError(plan_path + ": invalid JSON: " + json_error_text(e));
   }
   if (!plan.is_object() || !plan.contains("schema_version") || !plan["schema_version"].is_number_integer())
     throw UsageError(plan_path + ": no integer schema_version");
@@ -153,6 +156,8 @@ void parse_run_samples(Run& run, const std::string& samples_path, const std::str
     into[id].push_back(checked_time(record["value"].get<double>(), record["value"].dump(), location));
     if (const auto gpu = sample_gpu(record, location)) (candidate ? run.candidate_gpus : run.gpus)[id].insert(*gpu);
   }
+  // A journal without one sample (emptied, or a run stopped before its first) compares nothing.
+  if (run.samples.empty() && run.candidate_samples.empty()) throw UsageError(samples_path + ": no samples");
 }
 
 }  // namespace
@@ -167,7 +172,7 @@ std::vector<double> parse_sample_text(const std::string& path, const std::string
     try {
       array = json::parse(body);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for a number that overflows
-      throw UsageError(path + ": invalid JSON array: " + e.what());
+      throw UsageError(path + ": invalid JSON array: " + json_error_text(e));
     }
     for (std::size_t i = 0; i < array.size(); ++i) {
       const std::string location = path + ": element " + std::to_string(i + 1);
@@ -182,10 +187,11 @@ std::vector<double> parse_sample_text(const std::string& path, const std::string
       if (token.empty()) continue;
       double value = 0;
       const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+      // The token is quoted as printable text: it may hold any bytes, a NUL would end the message.
       if (ec == std::errc::result_out_of_range)
-        throw UsageError(where(path, number) + ": out of range: \"" + token + "\"");
+        throw UsageError(where(path, number) + ": out of range: \"" + printable(token) + "\"");
       if (ec != std::errc() || end != token.data() + token.size())
-        throw UsageError(where(path, number) + ": not a number: \"" + token + "\"");
+        throw UsageError(where(path, number) + ": not a number: \"" + printable(token) + "\"");
       values.push_back(checked_time(value, token, where(path, number)));
     }
   }
@@ -196,6 +202,7 @@ std::vector<double> parse_sample_text(const std::string& path, const std::string
 
 Run read_run(const std::string& dir, std::ostream& err) {
   std::error_code ec;
+  if (dir.empty()) throw UsageError("an empty path is not a run directory");
   if (!fs::is_directory(dir, ec)) throw UsageError(dir + ": not a readable run directory");
   const std::string plan_path = (fs::path(dir) / "plan.json").string();
   Run run = parse_run_plan(dir, plan_path, read_file(plan_path));

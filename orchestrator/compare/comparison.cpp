@@ -352,11 +352,15 @@ std::string unreachable_verdict(std::size_t n_a, std::size_t n_b, std::size_t in
          (smallest ? std::to_string(smallest) + " samples per side can" : std::string("no sample count can"));
 }
 
-ComparisonReport compare(const CompareRequest& request, std::ostream& warnings) {
-  const VerdictRule& rule = request.rule;
+void check_verdict_rule(const VerdictRule& rule) {
   if (!(rule.alpha > 0 && rule.alpha < 1)) throw UsageError("--alpha must lie in (0, 1)");
   if (!(rule.threshold >= 0)) throw UsageError("--threshold must be >= 0");
   if (!(rule.confidence > 0 && rule.confidence < 1)) throw UsageError("--confidence must lie in (0, 1)");
+}
+
+ComparisonReport compare(const CompareRequest& request, std::ostream& warnings) {
+  const VerdictRule& rule = request.rule;
+  check_verdict_rule(rule);
   try {
     if (!request.samples.empty()) return compare_sample_files(request);
     if (request.runs.empty() || request.runs.size() > 2)

@@ -105,6 +105,10 @@ struct CompareRequest {
   GpuMatch gpu_match = GpuMatch::uuid;
 };
 
+// Throws UsageError naming the option of a rule out of range (alpha and confidence in (0, 1), a
+// threshold >= 0): compare() checks it first, and ab before it measures.
+void check_verdict_rule(const VerdictRule& rule);
+
 // The comparison the request asks for. Throws UsageError for bad input (a file, field or option
 // named) and for runs that share instances none of which were measured alike. Warnings about
 // damaged optional files (kernels.json) go to `warnings`.

@@ -7,6 +7,8 @@ namespace isobench::orchestrator::history {
 
 std::vector<SeriesChange> find_changes(const InstanceSeries& series, const ChangeOptions& options) {
   if (!(options.threshold >= 0)) throw std::invalid_argument("--threshold must be >= 0");
+  if (!(options.confidence > 0 && options.confidence < 1))
+    throw std::invalid_argument("--confidence must lie in (0, 1)");
   std::vector<double> medians;
   for (const auto& p : series.points) medians.push_back(p.median);
   const auto points = stats::change_points(medians, options.detect);

@@ -162,7 +162,7 @@ void run_table(const Run& run, std::ostream& html) {
 void environment_table(const fs::path& dir, std::ostream& html) {
   if (!fs::exists(dir / "environment.json")) return;
   const json env = json::parse(read_text(dir / "environment.json"), nullptr, false);
-  if (env.is_discarded()) return;
+  if (env.is_discarded()) throw UsageError((dir / "environment.json").string() + ": not valid JSON");
   const auto field = [&](std::initializer_list<const char*> path) {
     const json* at = &env;
     for (const char* key : path) {

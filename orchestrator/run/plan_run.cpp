@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 
 #include "ipc/rank_group.hpp"
 #include "kernels/plugin_loader.hpp"
 #include "orchestrator/gpu_environment.hpp"
+#include "orchestrator/json_errors.hpp"
 #include "orchestrator/run/run.hpp"
 #include "stats/verdict_feasibility.hpp"
 
@@ -25,18 +27,25 @@ bool is_library(const std::string& path) {
   return name.ends_with(".so") || name.find(".so.") != std::string::npos;
 }
 
-void check_executable(const std::string& path, const std::string& what) {
-  std::error_code ec;
-  if (path.empty()) throw UsageError(what + ": no path given");
-  if (!fs::exists(path, ec)) throw UsageError(what + " " + path + ": not an executable worker build (no such file)");
-  if (!fs::is_regular_file(path, ec) || access(path.c_str(), X_OK) != 0)
-    throw UsageError(what + " " + path + ": not an executable worker build (not an executable file)");
+// The first bytes of an ELF file name its class (32 or 64 bits), byte order and machine.
+std::string elf_identity(const std::string& path) {
+  char head[20] = {};
+  std::ifstream in(path, std::ios::binary);
+  in.read(head, sizeof head);
+  if (in.gcount() < static_cast<std::streamsize>(sizeof head) || std::string_view(head, 4) != "\x7f" "ELF") return {};
+  return std::string(head + 4, 2) + std::string(head + 18, 2);  // EI_CLASS, EI_DATA, e_machine
 }
 
 // Two builds of the sweep's plugin run in the default worker, each side loading its own library
 // in place of the sweep's; otherwise the two sides are worker builds. One of each is a mistake:
 // a library started as a worker dies of SIGSEGV.
 void plan_ab_sides(Plan& plan, const RunRequest& request, const Sweep& sweep) {
+  // Checked now: the comparison runs after the measurement, when a bad --alpha could only be logged.
+  try {
+    check_verdict_rule(request.verdict);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("ab: ") + e.what());
+  }
   if (sweep.settings.isolation != "process")
     throw UsageError("ab: --isolation " + sweep.settings.isolation +
                      " cannot hold two builds; A/B runs use fresh worker processes (--isolation process)");
@@ -65,8 +74,8 @@ void plan_ab_sides(Plan& plan, const RunRequest& request, const Sweep& sweep) {
       plan.worker_args.push_back(
           {"--plugin-override", sweep.plugins[0] + "=" + fs::absolute(*lib).lexically_normal().string()});
   } else {
-    check_executable(request.baseline, "ab: --baseline");
-    check_executable(request.candidate, "ab: --candidate");
+    check_worker_build(request.baseline, "ab: --baseline");
+    check_worker_build(request.candidate, "ab: --candidate");
     plan.workers = {fs::absolute(request.baseline).string(), fs::absolute(request.candidate).string()};
   }
   plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
@@ -100,8 +109,8 @@ void replay_choices(Plan& plan, const std::string& run_dir, bool quiet) {
   try {
     std::ifstream in(file);
     reports = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw UsageError("--replay-from: " + file.string() + ": not JSON: " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("--replay-from: " + file.string() + ": not JSON: " + json_error_text(e));
   }
   if (!reports.is_object() || !reports.contains("instances") || !reports["instances"].is_object())
     throw UsageError("--replay-from: " + file.string() + ": instances: missing or not an object");
@@ -193,8 +202,29 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
 
 }  // namespace
 
+// A file the kernel cannot execute is found here, not by the first worker's start: that fails in
+// the forked child (Exec format error), after the run directory exists.
+void check_worker_build(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (path.empty()) throw UsageError(what + ": no path given");
+  const std::string not_a_worker = what + " " + path + ": not an executable worker build";
+  if (!fs::exists(path, ec)) throw UsageError(not_a_worker + " (no such file)");
+  if (!fs::is_regular_file(path, ec) || access(path.c_str(), X_OK) != 0)
+    throw UsageError(not_a_worker + " (not an executable file)");
+  if (is_library(path))
+    throw UsageError(what + " " + path + ": a plugin library, not a worker build (a sweep names its plugins; ab "
+                     "takes two builds of one as --baseline and --candidate)");
+  char head[2] = {};
+  std::ifstream(path, std::ios::binary).read(head, sizeof head);
+  if (std::string_view(head, 2) == "#!") return;
+  const std::string identity = elf_identity(path);
+  if (identity.empty()) throw UsageError(not_a_worker + " (neither an ELF program nor a #! script)");
+  if (identity != elf_identity("/proc/self/exe"))
+    throw UsageError(not_a_worker + " (an ELF program for another machine than this orchestrate)");
+}
+
 Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine) {
-  if (!request.worker.empty()) check_executable(request.worker, "--worker");
+  if (!request.worker.empty()) check_worker_build(request.worker, "--worker");
   if (sweep.settings.isolation != "process" && sweep.settings.per == "sample")
     throw UsageError(sweep.path + ": isolation " + sweep.settings.isolation +
                      " with per sample: per chooses how many samples a fresh worker takes in isolation process; use "

@@ -13,8 +13,13 @@ namespace isobench::orchestrator {
 // Throws UsageError naming the file, option or instance and what is wrong.
 Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine);
 
-// The limits a sweep must stay within, named in the refusals: beyond them planning alone would
-// take minutes and gigabytes.
-inline constexpr std::uint64_t kMaxSamplesPerRun = std::uint64_t{1} << 28;  // the segment's slots
+// Throws UsageError when `path` cannot run as a worker: missing, not an executable file, a plugin
+// library, neither an ELF program of this machine nor a #! script. `what` names the option.
+void check_worker_build(const std::string& path, const std::string& what);
+
+// The samples one run may hold, named in the refusal. Planning costs about 470 bytes of memory
+// per sample and plan.json 110 bytes: 2^22 samples planned in about 20 s with 1.9 GB; the 2^28
+// the segment could address would need about 125 GB (a 23 GB machine, 2026-12-01).
+inline constexpr std::uint64_t kMaxSamplesPerRun = std::uint64_t{1} << 22;
 
 }  // namespace isobench::orchestrator

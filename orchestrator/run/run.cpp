@@ -73,6 +73,7 @@ OpenRun open_new_run(const RunRequest& request) {
   const Machine machine = resolve_machine(request);
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine);
+  if (interrupt_requested()) throw Interrupted("interrupted while planning " + sweep.path + "; nothing was measured");
   r.memory_budget = machine.memory_budget_bytes;
   // Python benchmarks: each side's zygote imports them now, so that a module that does not import
   // is bad input, found before the run directory exists.
@@ -88,13 +89,25 @@ OpenRun open_new_run(const RunRequest& request) {
   return r;
 }
 
-// --resume: the run's own plan, on the GPUs it names.
+// --resume: the run's own plan, on the GPUs it names. What a new run chooses (its directory, its
+// settings, the choices it replays, its builds) a resumed run has chosen already: an option that
+// would choose again is refused rather than ignored.
 OpenRun open_resumed_run(const RunRequest& request) {
+  const std::string resume = "--resume " + request.resume_dir;
+  if (request.ab)
+    throw UsageError("ab " + resume + ": resume an A/B run with orchestrate " + resume +
+                     " (it measures the builds its plan names)");
   if (!request.sweep_path.empty())
-    throw UsageError("--resume " + request.resume_dir + " and a sweep file " + request.sweep_path +
+    throw UsageError(resume + " and a sweep file " + request.sweep_path +
                      ": a resumed run measures its own plan; give one of them");
   if (!request.gpus.empty() || request.gpu)
     throw UsageError("--resume: the run measures on the GPUs its plan.json names; --gpu and --gpus are not taken");
+  if (!request.out_dir.empty())
+    throw UsageError(resume + ": --out is not taken: a resumed run stays in its own directory");
+  for (const auto& [name, value] : request.overrides.values().items())
+    throw UsageError(resume + ": " + ipc::find_setting(name)->flag() + " is not taken: a resumed run measures its own plan");
+  if (!request.replay_from.empty())
+    throw UsageError(resume + ": --replay-from is not taken: a resumed run measures its own plan");
   OpenRun r;
   r.resumed = true;
   try {
@@ -103,10 +116,24 @@ OpenRun open_resumed_run(const RunRequest& request) {
     check_schema_version(plan_json, r.dir->file("plan.json"));
     r.plan = Plan::from_json(plan_json);
     r.info = r.dir->read_json("run.json");
+    if (r.info.contains("status") && !r.info["status"].is_string())
+      throw UsageError(resume + ": " + r.dir->file("run.json") + ": status: not a string");
+    // The journal is read now, so that damage stops the resume before anything is written.
+    const auto journal = read_journal(r.dir->file("samples.jsonl"));
+    const auto planned = r.plan.schedule.total_samples();
+    if (r.info.value("status", "") == "complete" && journal.samples.size() < planned)
+      throw UsageError(resume + ": run.json says the run is complete, but " + r.dir->file("samples.jsonl") +
+                       " holds " + std::to_string(journal.samples.size()) + " of its " + std::to_string(planned) +
+                       " samples");
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
-    throw UsageError("--resume " + request.resume_dir + ": " + e.what());
+    throw UsageError(resume + ": " + e.what());
+  }
+  if (!request.worker.empty()) {
+    if (!r.plan.workers.empty())
+      throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names");
+    check_worker_build(request.worker, "--worker");
   }
   r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
                                   plan_gpus(r.plan, request.gpu.value_or(0)));

@@ -5,15 +5,12 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "orchestrator/interrupt.hpp"
 #include "orchestrator/sweep/sweep_parser.hpp"
 
 namespace isobench::orchestrator::sweep_detail {
 
 namespace {
-
-// A sweep past this many instances would take minutes and gigabytes to plan; it is refused while
-// it is read, before it is built.
-constexpr std::size_t kMaxInstances = 1'000'000;
 
 std::size_t axis_index(const kernels::KernelSpec& spec, const kernels::AxisSpec& axis) {
   return static_cast<std::size_t>(&axis - spec.axes.data());
@@ -173,13 +170,14 @@ void SweepParser::produce(const Entry& entry, const Kind& kind, const MeasureSet
                           const std::vector<Combination>& cases, const std::vector<Exclusion>& exclusions,
                           std::vector<Instance>& instances) {
   const kernels::KernelSpec& spec = *kind.spec;
-  // The product's size is known before anything is built: refuse a sweep past the limit now.
+  // The product's size is known before anything is built: refuse a sweep past the limit
+  // (kMaxSweepInstances, orchestrator/sweep.hpp) now.
   double product = static_cast<double>(cases.size());
   for (const auto& v : axes.values) product *= static_cast<double>(v.size());
-  if (product + static_cast<double>(instances.size()) > static_cast<double>(kMaxInstances))
+  if (product + static_cast<double>(instances.size()) > static_cast<double>(kMaxSweepInstances))
     fail(entry.node.Mark(), entry.path,
          "expands to " + std::to_string(static_cast<unsigned long long>(product)) + " instances, and the sweep " +
-             "to more than the " + std::to_string(kMaxInstances) + " one sweep may hold; split it into several sweeps");
+             "to more than the " + std::to_string(kMaxSweepInstances) + " one sweep may hold; split it into several sweeps");
   // Defaults are spelled like written values (1.0 on a number axis is 1), so an id does not
   // depend on whether a value was written out or defaulted.
   std::vector<json> defaults(spec.axes.size());
@@ -197,7 +195,9 @@ void SweepParser::produce(const Entry& entry, const Kind& kind, const MeasureSet
       kernels::Params params = json::object();
       for (std::size_t a = 0; a < spec.axes.size(); ++a)
         params[spec.axes[a].name] = chosen[a] ? *chosen[a] : defaults[a];
-      ++produced;
+      // Ctrl-C works while a large sweep is expanded (100,000 instances take seconds).
+      if (++produced % 4096 == 0 && interrupt_requested())
+        throw Interrupted("interrupted while reading " + file_ + "; nothing was measured");
       if (std::any_of(exclusions.begin(), exclusions.end(),
                       [&](const Exclusion& x) { return excluded(params, x.match); }))
         continue;

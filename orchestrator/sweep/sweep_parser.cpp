@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <unordered_set>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "orchestrator/sweep/sweep_parser.hpp"
 
 namespace isobench::orchestrator::sweep_detail {
@@ -33,12 +35,19 @@ Sweep SweepParser::parse(const std::string& text) {
     fail(mark, "", std::string("byte ") + byte + " is not UTF-8 text YAML allows: a sweep file is UTF-8 without "
                    "control characters");
   }
-  YAML::Node root;
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(text);
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {  // its own message is "bad file"
+    fail(e.mark, "", "nested at least " + std::to_string(e.depth()) + " levels deep, deeper than the YAML reader goes");
   } catch (const YAML::Exception& e) {  // ParserException and the rarer load errors
     fail(e.mark, "", e.msg);
   }
+  // YAML::Load would read the first document and drop the others unread.
+  if (documents.size() > 1)
+    fail(documents[1].Mark(), "",
+         "a sweep file holds one YAML document; this one holds " + std::to_string(documents.size()));
+  const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
   if (!root.IsMap())
     fail(root.Mark(), "", "expected a mapping with \"benchmarks:\" (and optional name, settings)");
 

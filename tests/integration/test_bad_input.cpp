@@ -44,10 +44,10 @@ TEST_CASE("sizes past the documented limits are refused up front, with the limit
   for (int i = 1; i <= 200; ++i) values += std::to_string(i) + (i < 200 ? ", " : "]");
   check_refused("benchmarks:\n  - command: [true]\n    name: big\n    axes: {a: " + values + ", b: " + values +
                     ", c: " + values + "}\n",
-                "expands to 8000000 instances, and the sweep to more than the 1000000 one sweep may hold");
-  // Within the instance limit but past the segment's 2^28 samples.
+                "expands to 8000000 instances, and the sweep to more than the 100000 one sweep may hold");
+  // Within the instance limit but past the 2^22 samples one run may hold (kMaxSamplesPerRun).
   check_refused("benchmarks:\n  - command: [true]\n    name: big\n    axes: {a: " + values + ", b: " + values + "}\n",
-                "40000 instances x 10000 samples x 1 sides is 400000000 samples, more than one run holds (268435456)",
+                "40000 instances x 10000 samples x 1 sides is 400000000 samples, more than one run holds (4194304)",
                 "--samples 10000");
 }
 

@@ -1,15 +1,21 @@
 // SIGINT and SIGKILL of the orchestrator: nothing measured is lost, and --resume finishes the
-// run with exactly the planned samples.
+// run with exactly the planned samples. Ctrl-C works in every phase: while a large sweep is read
+// and planned (nothing is left behind), while inner counts are calibrated, in an A/B run and in a
+// calibration.
 
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -23,19 +29,61 @@ benchmarks:
     axes: {microseconds: [50, 100]}
 )";
 
+// Starts orchestrate with `args` in the background, its stderr into the scratch folder.
+pid_t start_orchestrate(const Scratch& s, const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string exe = bin("orchestrate");
+    freopen("/dev/null", "w", stdout);
+    freopen(s.path("stderr.txt").c_str(), "w", stderr);
+    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits (a minute at most) until `ready` holds, sends `sig` and returns the wait status.
+int signal_when(pid_t pid, int sig, const std::function<bool()>& ready) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && !ready())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  kill(pid, sig);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+// Whether `pid` is orchestrate (exec done: the forked child still runs this test's image, with
+// doctest's handlers) and has its own handler for SIGINT yet (SigCgt in /proc/PID/status):
+// orchestrate installs it first thing in a run, so from then on Ctrl-C asks it to stop.
+bool catches_sigint(pid_t pid) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  if (ec || exe.filename() != "orchestrate") return false;
+  const std::string status = slurp("/proc/" + std::to_string(pid) + "/status");
+  const auto at = status.find("SigCgt:");
+  if (at == std::string::npos) return false;
+  return (std::stoull(status.substr(at + 7), nullptr, 16) >> (SIGINT - 1)) & 1;
+}
+
+bool log_holds(const Scratch& s, const std::string& tag) {
+  return slurp(s.path("run/log.txt")).find("[" + tag + "]") != std::string::npos;
+}
+
 // Starts orchestrate in the background, waits until the journal holds `lines` samples, then
 // sends `sig`. Returns the wait status; `pid` gets the orchestrator's pid.
 int start_and_signal(const Scratch& s, int sig, std::size_t lines, pid_t* orchestrator = nullptr) {
   const auto sweep = s.write("resume.yaml", kSweep);
-  const pid_t pid = spawn({bin("orchestrate"), "--device", "cpu", "--quiet", "--isolation", "process", "--per",
-                          "sample", "--out", s.path("run"), sweep},
-                         s);
-  wait_for_samples(s.path("run/samples.jsonl"), lines);
-  kill(pid, sig);
+  const pid_t pid = start_orchestrate(s, {"--device", "cpu", "--quiet", "--isolation", "process", "--per", "sample",
+                                          "--out", s.path("run"), sweep});
   if (orchestrator) *orchestrator = pid;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
+  return signal_when(pid, sig, [&] {
+    return std::filesystem::exists(s.path("run/samples.jsonl")) &&
+           read_jsonl(s.path("run/samples.jsonl")).size() >= lines;
+  });
 }
 
 void check_resumed_complete(const Scratch& s) {
@@ -85,4 +133,84 @@ TEST_CASE("SIGKILL: the stale segment is removed on the next start and resume co
   // ...until the next start removes it, and the resume completes the run.
   check_resumed_complete(s);
   CHECK(segments_of_killed() == 0);
+}
+
+TEST_CASE("SIGINT while a sweep at the instance limit is read and planned: exit 130, one line, no run directory") {
+  Scratch s("sigint-planning");
+  // 400 x 250 = 100,000 instances, the most a sweep may hold (orchestrator/sweep.hpp): seconds of
+  // reading and planning, into which the signal comes as soon as orchestrate can take it.
+  std::string a = "[", b = "[";
+  for (int i = 1; i <= 400; ++i) a += std::to_string(i) + (i < 400 ? ", " : "]");
+  for (int i = 1; i <= 250; ++i) b += std::to_string(i) + (i < 250 ? ", " : "]");
+  const auto sweep = s.write("big.yaml", "settings: {samples: 2}\nbenchmarks:\n  - command: [\"true\"]\n    name: big\n"
+                                         "    axes: {a: " + a + ", b: " + b + "}\n");
+  const pid_t pid = start_orchestrate(s, {"--device", "cpu", "--quiet", "--out", s.path("run"), sweep});
+  const int status = signal_when(pid, SIGINT, [&] { return catches_sigint(pid); });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const std::string err = slurp(s.path("stderr.txt"));
+  CHECK_MESSAGE(err.starts_with("orchestrate: interrupted while "), err);
+  CHECK_MESSAGE(err.find("; nothing was measured\n") != std::string::npos, err);
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(s.path("run")));
+}
+
+TEST_CASE("SIGINT while inner counts are calibrated: exit 130, marked interrupted, resume completes it") {
+  Scratch s("sigint-calibration");
+  const auto sweep = s.write("auto.yaml", R"(settings: {samples: 3, warmup: 0, inner: auto, min_sample_time_ms: 400}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [20, 40, 80, 160]}
+)");
+  const pid_t pid = start_orchestrate(s, {"--device", "cpu", "--quiet", "--out", s.path("run"), sweep});
+  // The first worker has started, and the calibration (1.6 s of samples at least) is not done.
+  const int status = signal_when(pid, SIGINT, [&] { return log_holds(s, "worker-start"); });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK_FALSE(log_holds(s, "calibrated"));
+  CHECK(read_json(s.path("run/run.json"))["status"] == "interrupted");
+  const auto r = run(bin("orchestrate") + " --quiet --resume " + s.path("run"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 12);
+  CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
+}
+
+TEST_CASE("SIGINT in an A/B run: exit 130, and orchestrate --resume finishes it with its verdicts") {
+  Scratch s("sigint-ab");
+  const auto sweep = s.write("ab.yaml", kSweep);
+  const std::string worker = bin("isobench-worker");
+  const pid_t pid = start_orchestrate(s, {"ab", "--device", "cpu", "--quiet", "--per", "sample", "--baseline", worker,
+                                          "--candidate", worker, "--out", s.path("run"), sweep});
+  const int status = signal_when(pid, SIGINT, [&] {
+    return std::filesystem::exists(s.path("run/samples.jsonl")) && read_jsonl(s.path("run/samples.jsonl")).size() >= 5;
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(read_json(s.path("run/run.json"))["status"] == "interrupted");
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() < 120);
+  const auto r = run(bin("orchestrate") + " --quiet --resume " + s.path("run"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);  // the same build on both sides: no SLOWER
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 120);
+  CHECK_MESSAGE(r.out.find("outcome: 2 compared: ") != std::string::npos, r.out);
+}
+
+TEST_CASE("SIGINT in a calibration: exit 130, and calibrate --resume finishes it") {
+  Scratch s("sigint-calibrate");
+  const auto sweep = s.write("cal.yaml", kSweep);
+  const pid_t pid = start_orchestrate(s, {"calibrate", "--device", "cpu", "--quiet", "--runs", "2", "--modes", "process",
+                                          "--samples", "20", "--power-repetitions", "10", "--max-n", "8", "--out",
+                                          s.path("cal"), sweep});
+  const int status = signal_when(pid, SIGINT, [&] {
+    const auto journal = s.path("cal/process/run-0/samples.jsonl");
+    return std::filesystem::exists(journal) && read_jsonl(journal).size() >= 3;
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK_MESSAGE(slurp(s.path("stderr.txt")).find("orchestrate calibrate --resume " + s.path("cal")) != std::string::npos,
+                slurp(s.path("stderr.txt")));
+  CHECK_FALSE(std::filesystem::exists(s.path("cal/calibration.json")));
+  const auto r = run(bin("orchestrate") + " calibrate --quiet --resume " + s.path("cal"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(std::filesystem::exists(s.path("cal/calibration.json")));
+  CHECK(read_jsonl(s.path("cal/process/run-1/samples.jsonl")).size() == 40);
 }
