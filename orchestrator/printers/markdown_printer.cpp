@@ -16,6 +16,8 @@ class MarkdownPrinter final : public Printer {
       out << "| `" << r.id << "` | " << r.side << " | " << r.n << " | " << format_time(r.median) << " | "
           << format_time(r.iqr) << " | " << format_percent(r.cv) << " | " << format_time(r.min) << " | "
           << throughput_text(r) << " |" << (gpus ? " " + std::to_string(r.gpu) + " |" : std::string()) << "\n";
+    for (const auto& r : rows)
+      if (r.modes.bimodal) out << "\n**warning**: " << bimodal_warning(r) << "\n";
   }
 
   void comparison(std::ostream& out, const ComparisonReport& report) const override {
