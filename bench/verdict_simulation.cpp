@@ -1,9 +1,9 @@
 // The error rates of isobench's statistics on simulated data (a benchmark, not a test; its
 // results are docs/results/verdict-simulation/):
 //   verdict_simulation [--scale S] [--seed N] [--sections 1,2,3,4] [--json FILE]
-// S multiplies every repetition count (default 1: a few minutes on one idle core); --sections
-// runs only those sections (each has its own seeds, so a section's numbers do not depend on the
-// others).
+// S multiplies every repetition count (default 1; 0.25 gives a quarter); --sections runs only
+// those sections (each has its own seeds, so a section's numbers do not depend on the others).
+// The JSON file is rewritten after every row, so a run cut short keeps every row it finished.
 //
 // 1. Size of the asymptotic Brunner-Munzel t test, the evidence for kPermutationMaxValues: for
 //    untied data the statistic of a labelling depends on the ranks alone, so uniform random
@@ -11,9 +11,12 @@
 // 2. A/A (identical distributions on both sides): the verdict's false-positive rate (SLOWER or
 //    FASTER) at alpha 0.001 for one comparison, and the family-wise rate of 50-instance sweeps
 //    under Holm, for lognormal 1% and 5%, bimodal, heavy-tailed and heavily tied samples at
-//    n = 8, 12, 20, 30; the same for the sequential rule, and for the trap it replaces (the
-//    asymptotic t at alpha at every look).
-// 3. Power: SLOWER verdicts at a few slowdowns, fixed n and sequential (with its mean samples).
+//    n = 8, 12, 20, 30.
+// 3. A/A under the sequential rule (looks 8, 12, 16, 24, 32, for each spending function): false
+//    verdicts of one instance and of 50-instance sweeps, the mean samples per side, and the trap
+//    it replaces (the asymptotic t at alpha at every look, no spending).
+// 4. Power: SLOWER verdicts at a few slowdowns, fixed n and sequential for each spending (with
+//    the mean samples per side).
 // Every count comes with its Wilson 95% interval; the JSON file holds the raw counts.
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -122,6 +125,30 @@ std::vector<Verdict> sweep_verdicts(const std::vector<std::vector<double>>& a, c
 
 bool flagged(Verdict v) { return v == Verdict::slower || v == Verdict::faster; }
 
+std::size_t repetitions(double scale, std::size_t base) {
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(scale * static_cast<double>(base))));
+}
+
+struct Spending {
+  const char* name;
+  SpendingFunction function;
+  std::uint64_t seed_offset;  // Pocock keeps the seeds section 3 and 4 had before OBF was added
+};
+const Spending kSpendings[] = {{"Pocock", SpendingFunction::pocock, 0},
+                               {"O'Brien-Fleming", SpendingFunction::obrien_fleming, 500}};
+
+// The output so far, rewritten to the JSON file after every row.
+struct Output {
+  nlohmann::json json;
+  std::string path;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  void save() {
+    json["seconds"] = seconds();
+    if (!path.empty()) std::ofstream(path) << json.dump(1) << "\n";
+  }
+};
+
 struct SequentialOutcome {
   Verdict verdict = Verdict::uncertain;
   std::size_t samples = 0;
@@ -152,10 +179,10 @@ SequentialOutcome run_sequential(const SequentialDesign& design, const std::vect
 }
 
 // 1. The asymptotic test's size on untied data: counts of p_t < level per n.
-nlohmann::json asymptotic_size(std::size_t scale, std::uint64_t seed) {
+void asymptotic_size(Output& out, double scale, std::uint64_t seed) {
   const std::vector<double> levels = {1e-2, 1e-3, 1e-4, 1e-5};
   const std::vector<std::size_t> sizes = {8, 12, 20, 30, 50, 100, 200, 300, 500};
-  nlohmann::json rows = nlohmann::json::array();
+  out.json["asymptotic_size"] = nlohmann::json::array();
   std::printf("\n## 1. Size of the asymptotic t test (untied data, exact null by random labellings)\n\n");
   std::printf("| n per side | labellings |");
   for (double l : levels) std::printf(" p_t < %g: rate / level |", l);
@@ -163,7 +190,7 @@ nlohmann::json asymptotic_size(std::size_t scale, std::uint64_t seed) {
   for (std::size_t i = 0; i < levels.size(); ++i) std::printf(" --- |");
   std::printf("\n");
   for (std::size_t n : sizes) {
-    const std::size_t reps = scale * (n <= 100 ? 2'000'000 : 1'000'000);
+    const std::size_t reps = repetitions(scale, n <= 100 ? 2'000'000 : 1'000'000);
     std::mt19937_64 engine(seed + n);
     TiedLabelling l;
     l.n_x = l.n_y = n;
@@ -180,7 +207,6 @@ nlohmann::json asymptotic_size(std::size_t scale, std::uint64_t seed) {
         p = 2 * boost::math::cdf(boost::math::complement(boost::math::students_t_distribution<double>(s.df), std::abs(s.value)));
       for (std::size_t k = 0; k < levels.size(); ++k) hits[k] += p < levels[k];
     }
-    nlohmann::json row = {{"n", n}, {"labellings", reps}, {"levels", levels}, {"hits", hits}};
     std::printf("| %zu | %zu |", n, reps);
     for (std::size_t k = 0; k < levels.size(); ++k) {
       const auto w = wilson_interval(hits[k], reps);
@@ -188,57 +214,20 @@ nlohmann::json asymptotic_size(std::size_t scale, std::uint64_t seed) {
     }
     std::printf("\n");
     std::fflush(stdout);
-    rows.push_back(row);
+    out.json["asymptotic_size"].push_back({{"n", n}, {"labellings", reps}, {"levels", levels}, {"hits", hits}});
+    out.save();
   }
-  return rows;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::size_t scale = 1;
-  std::uint64_t seed = 20261201;
-  std::string json_path, sections = "1,2,3,4";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--scale") scale = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (flag == "--json") json_path = argv[i + 1];
-    else if (flag == "--sections") sections = argv[i + 1];
-    else {
-      std::fprintf(stderr, "verdict_simulation: unknown option %s (--scale S, --seed N, --sections L, --json FILE)\n",
-                   argv[i]);
-      return 2;
-    }
-  }
-  if (scale == 0) {
-    std::fprintf(stderr, "verdict_simulation: --scale must be at least 1\n");
-    return 2;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  const std::size_t single_reps = 20000 * scale, sweep_reps = 4000 * scale, sequential_sweep_reps = 1000 * scale,
-                    power_reps = 1000 * scale;
-  nlohmann::json out = {{"seed", seed}, {"scale", scale}, {"alpha", kAlpha}, {"threshold", kThreshold},
-                        {"sweep_instances", kSweep}, {"looks", kLooks}};
-  out["repetitions"] = {{"single", single_reps}, {"sweeps", sweep_reps}, {"sequential_sweeps", sequential_sweep_reps},
-                        {"power", power_reps}};
-  out["sections"] = sections;
-  std::printf("# verdict_simulation --scale %zu --seed %llu --sections %s\n", scale,
-              static_cast<unsigned long long>(seed), sections.c_str());
-  const auto wanted = [&](char section) { return sections.find(section) != std::string::npos; };
-  if (wanted('1')) out["asymptotic_size"] = asymptotic_size(scale, seed);
-  std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-
-  const auto single_design = sequential_design(kLooks, kAlpha, 1);
-  const auto sweep_design = sequential_design(kLooks, kAlpha, kSweep);
-
+// 2. A/A at fixed n: the raw test, one comparison's verdict, the family-wise rate of sweeps.
+void aa_fixed(Output& out, double scale, std::uint64_t seed) {
+  const std::size_t single_reps = repetitions(scale, 20000), sweep_reps = repetitions(scale, 4000);
   const auto dists = distributions();
-  if (wanted('2')) {
+  out.json["aa_fixed"] = nlohmann::json::array();
   std::printf("\n## 2. A/A: false verdicts (SLOWER or FASTER) at alpha %g\n\n", kAlpha);
   std::printf("| distribution | n per side | raw test p < alpha | one comparison | %zu-instance sweeps under Holm |\n",
               kSweep);
   std::printf("| --- | --- | --- | --- | --- |\n");
-  nlohmann::json aa = nlohmann::json::array();
   for (std::size_t d = 0; d < dists.size(); ++d) {
     for (std::size_t n : kSizes) {
       std::mt19937_64 engine(seed + 1000 * (d + 1) + n);
@@ -264,114 +253,170 @@ int main(int argc, char** argv) {
       std::printf("| %s | %zu | %s | %s | %s |\n", dists[d].name.c_str(), n, raw.text().c_str(), single.text().c_str(),
                   sweeps.text().c_str());
       std::fflush(stdout);
-      aa.push_back({{"distribution", dists[d].name}, {"n", n}, {"raw_test", raw.json()}, {"single", single.json()},
-                    {"sweep_family_wise", sweeps.json()}});
+      out.json["aa_fixed"].push_back({{"distribution", dists[d].name}, {"n", n}, {"raw_test", raw.json()},
+                                      {"single", single.json()}, {"sweep_family_wise", sweeps.json()}});
+      out.save();
     }
   }
-  out["aa_fixed"] = aa;
-  std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
+}
 
-  if (wanted('3')) {
-  std::printf("\n## 3. A/A: the sequential rule (looks 8, 12, 16, 24, 32; Pocock spending)\n\n");
-  std::printf("| distribution | one instance: false verdicts | mean samples | asymptotic t at alpha at every look "
-              "(the trap) | %zu-instance sweeps: family-wise |\n| --- | --- | --- | --- | --- |\n",
+// 3. A/A under the sequential rule, for each spending function. The trap (the asymptotic t at
+// alpha at every look) does not depend on the spending: it is counted once, beside Pocock.
+void aa_sequential(Output& out, double scale, std::uint64_t seed) {
+  const std::size_t single_reps = repetitions(scale, 20000), sweep_reps = repetitions(scale, 1000);
+  const auto dists = distributions();
+  out.json["aa_sequential"] = nlohmann::json::array();
+  std::printf("\n## 3. A/A: the sequential rule (looks 8, 12, 16, 24, 32)\n\n");
+  std::printf("| spending | distribution | one instance: false verdicts | mean samples | asymptotic t at alpha at every "
+              "look (the trap) | %zu-instance sweeps: family-wise | mean samples |\n"
+              "| --- | --- | --- | --- | --- | --- | --- |\n",
               kSweep);
-  nlohmann::json seq = nlohmann::json::array();
-  for (std::size_t d = 0; d < dists.size(); ++d) {
-    std::mt19937_64 engine(seed + 5000 + d);
-    Count single, naive, sweeps;
-    double samples = 0;
-    for (std::size_t r = 0; r < single_reps; ++r) {
-      const auto a = sample(dists[d].draw, engine, kLooks.back()), b = sample(dists[d].draw, engine, kLooks.back());
-      const auto o = run_sequential(single_design, a, b, true);
-      single.trials++;
-      single.hits += flagged(o.verdict);
-      naive.trials++;
-      naive.hits += o.naive_flagged;
-      samples += static_cast<double>(o.samples);
-    }
-    for (std::size_t r = 0; r < sequential_sweep_reps; ++r) {
-      bool any = false;
-      for (std::size_t i = 0; i < kSweep; ++i) {
+  for (const Spending& spending : kSpendings) {
+    const auto single_design = sequential_design(kLooks, kAlpha, 1, spending.function);
+    const auto sweep_design = sequential_design(kLooks, kAlpha, kSweep, spending.function);
+    const bool with_naive = spending.function == SpendingFunction::pocock;
+    for (std::size_t d = 0; d < dists.size(); ++d) {
+      std::mt19937_64 engine(seed + 5000 + spending.seed_offset + d);
+      Count single, naive, sweeps;
+      double samples = 0, sweep_samples = 0;
+      for (std::size_t r = 0; r < single_reps; ++r) {
         const auto a = sample(dists[d].draw, engine, kLooks.back()), b = sample(dists[d].draw, engine, kLooks.back());
-        any = flagged(run_sequential(sweep_design, a, b, false).verdict) || any;
+        const auto o = run_sequential(single_design, a, b, with_naive);
+        single.trials++;
+        single.hits += flagged(o.verdict);
+        naive.trials++;
+        naive.hits += o.naive_flagged;
+        samples += static_cast<double>(o.samples);
       }
-      sweeps.trials++;
-      sweeps.hits += any;
+      for (std::size_t r = 0; r < sweep_reps; ++r) {
+        bool any = false;
+        for (std::size_t i = 0; i < kSweep; ++i) {
+          const auto a = sample(dists[d].draw, engine, kLooks.back()), b = sample(dists[d].draw, engine, kLooks.back());
+          const auto o = run_sequential(sweep_design, a, b, false);
+          any = flagged(o.verdict) || any;
+          sweep_samples += static_cast<double>(o.samples);
+        }
+        sweeps.trials++;
+        sweeps.hits += any;
+      }
+      const double mean = samples / static_cast<double>(single_reps);
+      const double sweep_mean = sweep_samples / static_cast<double>(sweep_reps * kSweep);
+      std::printf("| %s | %s | %s | %.1f | %s | %s | %.1f |\n", spending.name, dists[d].name.c_str(), single.text().c_str(),
+                  mean, with_naive ? naive.text().c_str() : "-", sweeps.text().c_str(), sweep_mean);
+      std::fflush(stdout);
+      nlohmann::json row = {{"spending", spending.name}, {"distribution", dists[d].name}, {"single", single.json()},
+                            {"mean_samples", mean}, {"sweep_family_wise", sweeps.json()},
+                            {"sweep_mean_samples", sweep_mean}};
+      if (with_naive) row["asymptotic_every_look"] = naive.json();
+      out.json["aa_sequential"].push_back(row);
+      out.save();
     }
-    const double mean = samples / static_cast<double>(single_reps);
-    std::printf("| %s | %s | %.1f | %s | %s |\n", dists[d].name.c_str(), single.text().c_str(), mean,
-                naive.text().c_str(), sweeps.text().c_str());
-    std::fflush(stdout);
-    seq.push_back({{"distribution", dists[d].name}, {"single", single.json()}, {"mean_samples", mean},
-                   {"asymptotic_every_look", naive.json()}, {"sweep_family_wise", sweeps.json()}});
   }
-  out["aa_sequential"] = seq;
-  std::printf("\n(%.0f s so far)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
+}
 
-  if (wanted('4')) {
+// 4. Power: SLOWER verdicts at fixed n (m = 1, and n = 12 with Bonferroni's m = 50: Holm's factor
+// for the smallest p) and under the sequential rule for each spending (m = 1 and m = 50).
+void power(Output& out, double scale, std::uint64_t seed) {
+  const std::size_t reps = repetitions(scale, 1000);
+  const auto dists = distributions();
+  out.json["power"] = nlohmann::json::array();
   std::printf("\n## 4. Power: SLOWER verdicts at alpha %g, one instance (m = 1) and one of 50 (Bonferroni's m)\n\n",
               kAlpha);
-  std::printf("| distribution | slowdown | n = 8 | n = 12 | n = 20 | n = 30 | sequential m = 1 (mean n) | n = 12, "
-              "m = 50 | sequential m = 50 (mean n) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  nlohmann::json power = nlohmann::json::array();
+  std::printf("| distribution | slowdown | n = 8 | n = 12 | n = 20 | n = 30 | n = 12, m = 50 |");
+  for (const Spending& s : kSpendings) std::printf(" %s m = 1 (mean n) | %s m = 50 (mean n) |", s.name, s.name);
+  std::printf("\n|");
+  for (int column = 0; column < 11; ++column) std::printf(" --- |");
+  std::printf("\n");
   for (std::size_t d : {0u, 1u}) {
     for (double slowdown : {0.03, 0.05, 0.10}) {
-      std::mt19937_64 engine(seed + 9000 + 100 * d + static_cast<std::uint64_t>(slowdown * 100));
+      std::mt19937_64 engine(seed + 9000 + 100 * d + static_cast<std::uint64_t>(std::lround(slowdown * 100)));
       nlohmann::json row = {{"distribution", dists[d].name}, {"slowdown", slowdown}};
       std::printf("| %s | %g%% |", dists[d].name.c_str(), slowdown * 100);
       for (std::size_t n : kSizes) {
         Count c;
-        for (std::size_t r = 0; r < power_reps; ++r) {
+        for (std::size_t r = 0; r < reps; ++r) {
           const auto a = sample(dists[d].draw, engine, n), b = sample(dists[d].draw, engine, n, 1 + slowdown);
           c.trials++;
           c.hits += sweep_verdicts({a}, {b})[0] == Verdict::slower;
         }
         row["fixed_n" + std::to_string(n)] = c.json();
-        std::printf(" %.1f%% |", 100.0 * static_cast<double>(c.hits) / static_cast<double>(c.trials));
+        std::printf(" %s |", c.text().c_str());
       }
-      for (const auto* design : {&single_design, &sweep_design}) {
-        Count c;
-        double samples = 0;
-        for (std::size_t r = 0; r < power_reps; ++r) {
-          const auto a = sample(dists[d].draw, engine, kLooks.back());
-          const auto b = sample(dists[d].draw, engine, kLooks.back(), 1 + slowdown);
-          const auto o = run_sequential(*design, a, b, false);
-          c.trials++;
-          c.hits += o.verdict == Verdict::slower;
-          samples += static_cast<double>(o.samples);
-        }
-        const double mean = samples / static_cast<double>(power_reps);
-        const std::string key = design == &single_design ? "sequential_m1" : "sequential_m50";
-        row[key] = c.json();
-        row[key]["mean_samples"] = mean;
-        if (design == &sweep_design) {
-          // Fixed n = 12 with Bonferroni's m = 50 beside it: Holm's factor for the smallest p.
-          Count f;
-          for (std::size_t r = 0; r < power_reps; ++r) {
-            const auto a = sample(dists[d].draw, engine, 12), b = sample(dists[d].draw, engine, 12, 1 + slowdown);
-            const double p = p_value(a, b, kAlpha / kSweep);
-            const auto hl = hodges_lehmann_ratio(a, b);
-            f.trials++;
-            f.hits += decide({hl.lo, hl.hi, std::min(1.0, p * kSweep), kAlpha, kThreshold}) == Verdict::slower;
+      Count f;
+      for (std::size_t r = 0; r < reps; ++r) {
+        const auto a = sample(dists[d].draw, engine, 12), b = sample(dists[d].draw, engine, 12, 1 + slowdown);
+        const double p = p_value(a, b, kAlpha / kSweep);
+        const auto hl = hodges_lehmann_ratio(a, b);
+        f.trials++;
+        f.hits += decide({hl.lo, hl.hi, std::min(1.0, p * kSweep), kAlpha, kThreshold}) == Verdict::slower;
+      }
+      row["fixed_n12_m50"] = f.json();
+      std::printf(" %s |", f.text().c_str());
+      for (const Spending& spending : kSpendings) {
+        for (std::size_t m : {std::size_t{1}, kSweep}) {
+          const auto design = sequential_design(kLooks, kAlpha, m, spending.function);
+          Count c;
+          double samples = 0;
+          for (std::size_t r = 0; r < reps; ++r) {
+            const auto a = sample(dists[d].draw, engine, kLooks.back());
+            const auto b = sample(dists[d].draw, engine, kLooks.back(), 1 + slowdown);
+            const auto o = run_sequential(design, a, b, false);
+            c.trials++;
+            c.hits += o.verdict == Verdict::slower;
+            samples += static_cast<double>(o.samples);
           }
-          row["fixed_n12_m50"] = f.json();
-          std::printf(" %.1f%% |", 100.0 * static_cast<double>(f.hits) / static_cast<double>(f.trials));
+          const double mean = samples / static_cast<double>(reps);
+          row["sequential"].push_back({{"spending", spending.name}, {"instances", m}, {"slower", c.json()},
+                                       {"mean_samples", mean}});
+          std::printf(" %s (%.1f) |", c.text().c_str(), mean);
         }
-        std::printf(" %.1f%% (%.1f) |", 100.0 * static_cast<double>(c.hits) / static_cast<double>(c.trials), mean);
       }
       std::printf("\n");
       std::fflush(stdout);
-      power.push_back(row);
+      out.json["power"].push_back(row);
+      out.save();
     }
   }
-  out["power"] = power;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double scale = 1;
+  std::uint64_t seed = 20261201;
+  std::string json_path, sections = "1,2,3,4";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--scale") scale = std::strtod(argv[i + 1], nullptr);
+    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--json") json_path = argv[i + 1];
+    else if (flag == "--sections") sections = argv[i + 1];
+    else {
+      std::fprintf(stderr, "verdict_simulation: unknown option %s (--scale S, --seed N, --sections L, --json FILE)\n",
+                   argv[i]);
+      return 2;
+    }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out["seconds"] = seconds;
-  std::printf("\n%.0f s\n", seconds);
-  if (!json_path.empty()) std::ofstream(json_path) << out.dump(1) << "\n";
+  if (!(scale > 0)) {
+    std::fprintf(stderr, "verdict_simulation: --scale must be a positive number\n");
+    return 2;
+  }
+  Output out;
+  out.path = json_path;
+  out.json = {{"seed", seed}, {"scale", scale}, {"alpha", kAlpha}, {"threshold", kThreshold},
+              {"sweep_instances", kSweep}, {"looks", kLooks}, {"sections", sections}};
+  std::printf("# verdict_simulation --scale %g --seed %llu --sections %s\n", scale,
+              static_cast<unsigned long long>(seed), sections.c_str());
+  const auto wanted = [&](char section) { return sections.find(section) != std::string::npos; };
+  const std::pair<char, void (*)(Output&, double, std::uint64_t)> steps[] = {
+      {'1', asymptotic_size}, {'2', aa_fixed}, {'3', aa_sequential}, {'4', power}};
+  for (const auto& [section, run] : steps) {
+    if (!wanted(section)) continue;
+    run(out, scale, seed);
+    std::printf("\n(%.0f s so far)\n", out.seconds());
+    std::fflush(stdout);
+  }
+  out.save();
+  std::printf("\n%.0f s\n", out.seconds());
   return 0;
 }

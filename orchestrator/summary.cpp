@@ -48,6 +48,7 @@ std::vector<InstanceSummary> summarize(const Plan& plan, const std::vector<Sampl
     row.max = d.max;
     row.mean = d.mean;
     row.outliers = d.outlier_count;
+    row.modes = stats::bimodality(values);
     row.gpu = recs.front()->gpu;  // an instance runs on one GPU (plan.json)
     row.gpu_name = recs.front()->gpu_name;
     if (const auto* spec = throughput_spec(p.worker)) {
@@ -72,6 +73,11 @@ nlohmann::json summary_to_json(const std::vector<InstanceSummary>& rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].gpu >= 0) arr[i]["gpu"] = rows[i].gpu;
     if (!rows[i].gpu_name.empty()) arr[i]["gpu_name"] = rows[i].gpu_name;
+    const auto& m = rows[i].modes;
+    arr[i]["bimodal"] = m.bimodal;
+    if (m.bimodal)
+      arr[i]["modes"] = {{"lower", {{"n", m.lower}, {"median", m.lower_median}}},
+                         {"upper", {{"n", m.upper}, {"median", m.upper_median}}}};
   }
   return {{"schema_version", 1}, {"instances", arr}};
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan.hpp"
+#include "stats/bimodality.hpp"
 #include "sample_journal.hpp"
 
 namespace isobench::orchestrator {
@@ -25,6 +26,9 @@ struct InstanceSummary {
   double tflop_per_s = 0;   // likewise for FLOPs
   int gpu = -1;             // the device index its samples were taken on (-1: not recorded)
   std::string gpu_name;     // the GPU's name, for CUDA instances
+  // Two clusters of samples (stats/bimodality.hpp): the median then describes neither, and every
+  // printer says so rather than average over them.
+  stats::Bimodality modes;
 };
 
 // Whether the rows were taken on more than one GPU (then the table shows which).

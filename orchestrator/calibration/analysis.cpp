@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "stats/brunner_munzel.hpp"
+#include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/verdict.hpp"
@@ -75,6 +76,13 @@ std::vector<double> pooled_pilot(const ModeRuns& mode, std::size_t instance) {
   for (const auto& run : mode.baseline)
     for (const auto& side : run.values[instance]) pilot.insert(pilot.end(), side.begin(), side.end());
   return pilot;
+}
+
+// Side 0 of one instance over several runs, pooled.
+std::vector<double> pooled_side(const std::vector<RunData>& runs, std::size_t instance) {
+  std::vector<double> out;
+  for (const auto& run : runs) out.insert(out.end(), run.values[instance][0].begin(), run.values[instance][0].end());
+  return out;
 }
 
 // The raw test as the power simulation runs it: two-sided, its permutation p resolved to the
@@ -182,17 +190,30 @@ VerdictRates verdict_rates(const CalibrationInput& input, const ModeRuns& mode,
     v.scaled_power.push_back({delta, power.per_comparison(o.alphas, false)});
   }
 
+  const auto target = std::find(o.alphas.begin(), o.alphas.end(), o.target_alpha);
   for (const auto& slow : mode.slowdowns) {
     VerdictCounter power(o.alphas.size());
+    std::vector<std::size_t> slower(n_instances, 0), trials(n_instances, 0);
     for (const auto& s : slow.runs)
       for (const auto& b : mode.baseline) {
         std::vector<SidePair> sides;
+        std::vector<std::size_t> instance_of;
         for (std::size_t inst = 0; inst < n_instances; ++inst)
-          if (b.values[inst][0].size() >= 2 && s.values[inst][0].size() >= 2)
+          if (b.values[inst][0].size() >= 2 && s.values[inst][0].size() >= 2) {
             sides.emplace_back(b.values[inst][0], s.values[inst][0]);
-        power.add(sweep_verdicts(sides, o), is_slower);
+            instance_of.push_back(inst);
+          }
+        const auto verdicts = sweep_verdicts(sides, o);
+        power.add(verdicts, is_slower);
+        if (target == o.alphas.end()) continue;
+        for (std::size_t i = 0; i < instance_of.size(); ++i) {
+          ++trials[instance_of[i]];
+          slower[instance_of[i]] += is_slower(verdicts[static_cast<std::size_t>(target - o.alphas.begin())][i]);
+        }
       }
     v.real_power.push_back({slow.pct / 100.0, power.per_comparison(o.alphas, false)});
+    for (std::size_t inst = 0; inst < n_instances; ++inst)
+      v.real_slower_per_instance.push_back(rate_cell(o.target_alpha, slower[inst], trials[inst], false));
   }
 
   stats::PowerOptions power_options;
@@ -372,11 +393,16 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
       m.scaled_power.push_back({delta, counter.cells(false)});
     }
 
-    // Power against real slowdowns: every slowed run against every baseline run, per instance.
+    // Power against real slowdowns: every slowed run against every baseline run, per instance,
+    // beside the slowdown each instance actually realised.
     for (const auto& slow : mode.slowdowns) {
       RateCounter counter(options.alphas);
       for (const auto& run : slow.runs) check_shape(run, n_instances, mode.mode);
-      for (std::size_t inst = 0; inst < n_instances; ++inst)
+      for (std::size_t inst = 0; inst < n_instances; ++inst) {
+        RealisedSlowdown row;
+        row.id = input.instances[inst].id;
+        row.target = slow.pct / 100.0;
+        std::size_t detected = 0, trials = 0;
         for (const auto& s : slow.runs)
           for (const auto& b : mode.baseline) {
             const auto& x = b.values[inst][0];
@@ -384,7 +410,18 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
             if (x.size() < 2 || y.size() < 2) continue;
             const auto r = raw_test(x, y, smallest_alpha);
             counter.add(r.p_value, r.relative_effect > 0.5);
+            ++trials;
+            detected += r.p_value < options.target_alpha && r.relative_effect > 0.5;
           }
+        row.detected = rate_cell(options.target_alpha, detected, trials, false);
+        const auto baseline = pooled_side(mode.baseline, inst), slowed = pooled_side(slow.runs, inst);
+        if (baseline.size() >= 2 && slowed.size() >= 2) {
+          row.median_ratio = stats::median(slowed) / stats::median(baseline);
+          row.hl = stats::hodges_lehmann_ratio(baseline, slowed, options.confidence);
+          row.missed = std::fabs(row.median_ratio - 1 - row.target) > kRealisedTolerance;
+        }
+        m.realised.push_back(row);
+      }
       m.real_power.push_back({slow.pct / 100.0, counter.cells(false)});
     }
 
@@ -414,6 +451,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
         m.power_curve.push_back({grid[g], curve_sum[g] / static_cast<double>(curve_instances)});
 
     m.verdict = verdict_rates(input, mode, sweeps, options);
+    for (std::size_t r = 0; r < m.realised.size(); ++r) m.realised[r].verdict_slower = m.verdict.real_slower_per_instance[r];
     m.sequential = sequential_evaluation(input, mode, comparisons, options);
     m.cost = cost_of(mode.baseline);
     result.modes.push_back(std::move(m));
@@ -466,6 +504,25 @@ nlohmann::json verdict_json(const ModeResult& m, const AnalysisOptions& o) {
             {"instances", sample_sizes_json(v.sample_sizes)}}}};
 }
 
+nlohmann::json realised_json(const std::vector<RealisedSlowdown>& rows) {
+  auto j = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json row = {{"instance", r.id},
+                          {"target", r.target},
+                          {"detected", cell_json(r.detected, false)},
+                          {"verdict_slower", cell_json(r.verdict_slower, false)},
+                          {"missed_target", r.missed}};
+    if (r.median_ratio > 0) {
+      row["median_ratio"] = r.median_ratio;
+      row["hodges_lehmann"] = {{"ratio", r.hl.ratio}, {"ci", {r.hl.lo, r.hl.hi}}, {"confidence", r.hl.confidence}};
+    } else {
+      row["median_ratio"] = nullptr;  // fewer than 2 values on a side
+    }
+    j.push_back(row);
+  }
+  return j;
+}
+
 nlohmann::json sequential_json(const SequentialEvaluation& e) {
   return {{"looks", e.looks},
           {"spending", "pocock"},
@@ -514,6 +571,7 @@ nlohmann::json to_json(const CalibrationResult& result) {
       mj["real_power"] = nullptr;  // one build on both sides: no side can be made slower alone
     else
       mj["real_power"] = power_json(m.real_power);
+    mj["realised_slowdowns"] = {{"tolerance", kRealisedTolerance}, {"instances", realised_json(m.realised)}};
     const auto sizes = sample_sizes_json(m.sample_sizes);
     auto curve = nlohmann::json::array();
     for (const auto& p : m.power_curve) curve.push_back({{"n", p.n}, {"power", p.power}});

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/hodges_lehmann.hpp"
 #include "stats/power.hpp"
 #include "stats/sequential_design.hpp"
 #include "stats/wilson_interval.hpp"
@@ -112,6 +113,8 @@ struct VerdictRates {
   std::vector<RateCell> false_per_sweep;
   std::vector<DeltaPower> scaled_power;
   std::vector<DeltaPower> real_power;
+  // SLOWER at the target alpha per --real-slowdown pct, then per instance (ModeResult::realised).
+  std::vector<RateCell> real_slower_per_instance;
   std::vector<InstanceSampleSize> sample_sizes;  // stats::VerdictRule with m = the sweep's instances
   std::size_t recommended_n = 0;                 // 0: some instance does not reach the target
 };
@@ -129,6 +132,23 @@ struct SequentialEvaluation {
   double mean_samples = 0;     // per side, at target_delta
   double mean_samples_aa = 0;  // per side, A/A
   std::size_t simulated_instances = 0;
+};
+
+// What an injected --slowdown-pct realised on one instance, beside the power against it: the
+// ratio of the median of the slowed samples (pooled over the slowed runs) to the median of the
+// baseline samples (pooled over the A/A runs), and the Hodges-Lehmann ratio of the same pools
+// with its interval. A power at "5%" is power at whatever the injection realised: a row whose
+// realised change lies more than kRealisedTolerance from its target says it missed.
+inline constexpr double kRealisedTolerance = 0.01;  // one percentage point
+
+struct RealisedSlowdown {
+  std::string id;
+  double target = 0;        // pct / 100
+  double median_ratio = 0;  // 0: fewer than 2 values on a side
+  stats::HodgesLehmannRatio hl;
+  RateCell detected;        // raw test at the target alpha, slowed runs against baseline runs
+  RateCell verdict_slower;  // compare's SLOWER at the target alpha (Holm over the sweep)
+  bool missed = false;      // |realised - target| > kRealisedTolerance
 };
 
 struct ModeCost {
@@ -150,6 +170,7 @@ struct ModeResult {
   std::vector<FamilyFpr> fpr_by_family;
   std::vector<DeltaPower> scaled_power;  // per delta
   std::vector<DeltaPower> real_power;    // per --real-slowdown pct (delta = pct / 100)
+  std::vector<RealisedSlowdown> realised;  // per --real-slowdown pct, then per instance
   std::vector<InstanceSampleSize> sample_sizes;
   // The n every instance needs (the largest); 0 when some instance does not reach the target.
   std::size_t recommended_n = 0;

@@ -170,6 +170,41 @@ std::string verdict_section(const CalibrationResult& r) {
   return s.str();
 }
 
+// Per instance: what each injected slowdown realised, beside the power against it.
+std::string realised_section(const CalibrationResult& r) {
+  bool any = false;
+  for (const auto& m : r.modes) any = any || !m.realised.empty();
+  if (!any) return {};
+  const auto& o = r.options;
+  std::ostringstream s;
+  s << "\n### Realised slowdowns per instance\n\nWhat `--slowdown-pct` actually did to each instance: the "
+       "median of its slowed samples (pooled over the slowed runs) over the median of its baseline samples (pooled "
+       "over the A/A runs), and the Hodges-Lehmann ratio of the same pools with its "
+    << fmt("%g", o.confidence * 100) << "% interval, beside the share detected at alpha " << alpha_text(o.target_alpha)
+    << " (raw test, and compare's SLOWER verdict). The power of a row is power at its realised slowdown; a row "
+       "whose realised change lies more than "
+    << fmt("%g", kRealisedTolerance * 100) << " point from its target says so.\n\n"
+    << row_head(r) << " instance | target | realised (medians) | Hodges-Lehmann [interval] | raw test | verdict SLOWER "
+                      "| |\n"
+    << row_rule(r) << " --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& m : r.modes)
+    for (const auto& x : m.realised) {
+      s << row_cells(r, m) << " `" << x.id << "` | " << fmt("%+g%%", x.target * 100) << " | ";
+      if (x.median_ratio > 0)
+        s << fmt("%+.1f%%", (x.median_ratio - 1) * 100) << " | " << fmt("%+.1f%%", (x.hl.ratio - 1) * 100) << " ["
+          << fmt("%+.1f", (x.hl.lo - 1) * 100) << ", " << fmt("%+.1f", (x.hl.hi - 1) * 100) << "] | ";
+      else
+        s << "- | - | ";
+      s << rate_cell(x.detected, false) << " | " << rate_cell(x.verdict_slower, false) << " | "
+        << (x.median_ratio == 0 ? "too few samples"
+                                : x.missed ? "missed its target by more than " + fmt("%g", kRealisedTolerance * 100) +
+                                                 " point: power here is not power at the target"
+                                           : "on target")
+        << " |\n";
+    }
+  return s.str();
+}
+
 std::string sequential_section(const CalibrationResult& r) {
   const auto& o = r.options;
   if (o.sequential_looks.empty()) return {};
@@ -286,6 +321,7 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
         s << "\n";
       }
     }
+    s << realised_section(r);
   }
 
   s << "\n## Samples needed\n\nSmallest n per side that detects a " << fmt("%g", o.target_delta * 100)

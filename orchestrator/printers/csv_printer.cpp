@@ -9,13 +9,13 @@ namespace {
 class CsvPrinter final : public Printer {
  public:
   void summary(std::ostream& out, const std::vector<InstanceSummary>& rows) const override {
-    out << "instance,side,inner,n,median_s,q1_s,q3_s,iqr_s,cv,min_s,max_s,mean_s,outliers,gb_per_s,tflop_per_s,gpu\n";
+    out << "instance,side,inner,n,median_s,q1_s,q3_s,iqr_s,cv,min_s,max_s,mean_s,outliers,gb_per_s,tflop_per_s,gpu,bimodal\n";
     for (const auto& r : rows) {
       out << '"' << r.id << "\"," << r.side << ',' << r.inner << ',' << r.n << ',' << r.median << ',' << r.q1 << ','
           << r.q3 << ',' << r.iqr << ',' << r.cv << ',' << r.min << ',' << r.max << ',' << r.mean << ','
           << r.outliers << ',' << r.gb_per_s << ',' << r.tflop_per_s << ',';
       if (r.gpu >= 0) out << r.gpu;
-      out << '\n';
+      out << ',' << (r.modes.bimodal ? "true" : "false") << '\n';
     }
   }
 

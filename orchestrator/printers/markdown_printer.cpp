@@ -12,10 +12,15 @@ class MarkdownPrinter final : public Printer {
     const bool gpus = !rows.empty() && spans_gpus(rows);
     out << "| instance | side | n | median | IQR | CV | min | throughput |" << (gpus ? " gpu |" : "") << "\n";
     out << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" << (gpus ? " ---: |" : "") << "\n";
-    for (const auto& r : rows)
+    for (const auto& r : rows) {
       out << "| `" << r.id << "` | " << r.side << " | " << r.n << " | " << format_time(r.median) << " | "
           << format_time(r.iqr) << " | " << format_percent(r.cv) << " | " << format_time(r.min) << " | "
-          << throughput_text(r) << " |" << (gpus ? " " + std::to_string(r.gpu) + " |" : std::string()) << "\n";
+          << throughput_text(r) << " |";
+      if (gpus) out << " " << r.gpu << " |";
+      out << "\n";
+    }
+    for (const auto& r : rows)
+      if (r.modes.bimodal) out << "\n**warning**: " << bimodal_warning(r) << "\n";
   }
 
   void comparison(std::ostream& out, const ComparisonReport& report) const override {

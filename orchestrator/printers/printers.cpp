@@ -1,5 +1,7 @@
 #include "orchestrator/printers/printers.hpp"
 
+#include <sstream>
+
 #include "orchestrator/printers/text.hpp"
 
 namespace isobench::orchestrator {
@@ -27,6 +29,14 @@ std::string throughput_text(const InstanceSummary& r) {
   if (r.tflop_per_s > 0) return format("%.1f GFLOP/s", r.tflop_per_s * 1e3);
   if (r.gb_per_s > 0) return format("%.1f GB/s", r.gb_per_s);
   return "";
+}
+
+std::string bimodal_warning(const InstanceSummary& r) {
+  if (!r.modes.bimodal) return "";
+  std::ostringstream s;
+  s << r.id << ": bimodal: " << r.modes.lower << " samples near " << format_time(r.modes.lower_median) << ", "
+    << r.modes.upper << " near " << format_time(r.modes.upper_median) << ": the median describes neither";
+  return s.str();
 }
 
 std::vector<std::string> comparison_header(const ComparisonReport& report) {

@@ -18,6 +18,10 @@ std::unique_ptr<Printer> make_json_printer();
 // "790.1 TFLOP/s", "12.3 GFLOP/s", "4301.2 GB/s", or empty when the kernel states neither.
 std::string throughput_text(const InstanceSummary& r);
 
+// "cast 1M: bimodal: 7 samples near 132.0 us, 8 near 150.6 us: the median describes neither",
+// or empty: the table and Markdown print it as a warning, like a high CV.
+std::string bimodal_warning(const InstanceSummary& r);
+
 // A comparison's columns; with kernel records a "kernels" column (differ / same) beside the
 // verdict, so a verdict on code that ran other kernels is read as such.
 std::vector<std::string> comparison_header(const ComparisonReport& report);

@@ -75,6 +75,7 @@ class TablePrinter final : public Printer {
       if (r.cv > 0.05)
         out << "warning: " << r.id << ": the standard deviation is " << format_percent(r.cv)
             << " of the mean: the result may be unstable\n";
+      if (r.modes.bimodal) out << "warning: " << bimodal_warning(r) << "\n";
       if (r.low_clock_samples > 0)
         out << "warning: " << r.id << ": " << r.low_clock_samples << " samples taken below the SM clock floor\n";
     }

@@ -89,3 +89,72 @@ def simulation_aa_holds(ctx, args, opts):
     alpha = float(opts.get("alpha", "0.001"))
     cells = [wilson(r[k]["hits"], r[k]["trials"]) for r in rows for k in AA_COLUMNS]
     return f"{sum(lo <= alpha for lo, _ in cells)} of {len(cells)}"
+
+
+def _json_section(ctx, path, key):
+    data = ctx.json(path)
+    if key not in data:
+        raise FigureError(f"{path}: no '{key}' (the run did not reach that section)")
+    return data[key]
+
+
+@kind("simulation_sequential")
+def simulation_sequential(ctx, args, opts):
+    """Section 3, A/A under the sequential rule per spending function: one instance's false
+    verdicts and mean samples per side, the asymptotic t at alpha at every look (the trap),
+    50-instance sweeps' family-wise rate: `simulation_sequential section3-counts.json`."""
+    out = []
+    for r in _json_section(ctx, args[0], "aa_sequential"):
+        trap = r.get("asymptotic_every_look")
+        out.append([r["spending"], r["distribution"], _count(r["single"]["hits"], r["single"]["trials"]),
+                    f"{r['mean_samples']:.1f}", _count(trap["hits"], trap["trials"]) if trap else "-",
+                    _count(r["sweep_family_wise"]["hits"], r["sweep_family_wise"]["trials"]),
+                    f"{r['sweep_mean_samples']:.1f}"])
+    return fmt.table(["spending", "distribution", "one instance: false verdicts", "mean samples per side",
+                      "asymptotic t at alpha at every look (the trap)", "50-instance sweeps: family-wise",
+                      "mean samples per side"], out)
+
+
+def _power_cell(c):
+    lo, hi = wilson(c["hits"], c["trials"])
+    return f"{fmt.pct(c['hits'] / c['trials'])} [{fmt.pct_bound(lo)}, {fmt.pct_bound(hi)}]"
+
+
+@kind("simulation_power")
+def simulation_power(ctx, args, opts):
+    """Section 4, SLOWER verdicts at fixed n and under the sequential rule (mean samples per
+    side in parentheses): `simulation_power section4-counts.json`."""
+    rows = _json_section(ctx, args[0], "power")
+    sequential = [(s["spending"], s["instances"]) for s in rows[0]["sequential"]]
+    out = []
+    for r in rows:
+        cells = [r["distribution"], f"{r['slowdown'] * 100:g}%"]
+        cells += [_power_cell(r[f"fixed_n{n}"]) for n in (8, 12, 20, 30)] + [_power_cell(r["fixed_n12_m50"])]
+        cells += [f"{_power_cell(s['slower'])} ({s['mean_samples']:.1f})" for s in r["sequential"]]
+        out.append(cells)
+    return fmt.table(["distribution", "slowdown", "n = 8", "n = 12", "n = 20", "n = 30", "n = 12, m = 50"]
+                     + [f"{s} m = {m} (mean n)" for s, m in sequential], out)
+
+
+@kind("simulation_value")
+def simulation_value(ctx, args, opts):
+    """One cell of section 3 or 4, for a sentence: `simulation_value FILE SECTION FIELD...
+    distribution=... [spending=...] [pct=5]`, FIELD a path into the row (sequential rows by
+    spending and m: `sequential Pocock 1 slower`); a count reads "0/5000 = 0.000% [...]", a
+    rate of power "38.5% [...]", a mean "8.1"."""
+    rows = _json_section(ctx, args[0], args[1])
+    match = [r for r in rows if r["distribution"] == opts["family"]
+             and ("variant" not in opts or r.get("spending") == opts["variant"])
+             and ("pct" not in opts or round(r["slowdown"] * 100) == int(opts["pct"]))]
+    if len(match) != 1:
+        raise FigureError(f"{args[0]}: {len(match)} rows of {args[1]} match {opts}")
+    value, path = match[0], args[2:]
+    while path:
+        if path[0] == "sequential":
+            value = next(s for s in value["sequential"] if s["spending"] == path[1] and s["instances"] == int(path[2]))
+            path = path[3:]
+        else:
+            value, path = value[path[0]], path[1:]
+    if isinstance(value, dict):
+        return _count(value["hits"], value["trials"]) if args[1] == "aa_sequential" else _power_cell(value)
+    return f"{value:.1f}"
