@@ -12,7 +12,8 @@ nothing is copied from a README. The kinds, by what they read:
   comparison.py   A/B runs: compare's verdicts re-derived
   workers.py      runs and their journals: machines, throughput, worker phases, spread, clocks
   kernels.py      the kernels against references: torch, triton.testing, the all-gather family
-  outputs.py      values printed in raw output files (tests, summaries, compare --json)
+  outputs.py      values printed in raw output files (tests, summaries, compare --json, the
+                  killed-orchestrator check)
   simulation.py   bench/verdict_simulation's counts (a CPU simulation, docs/results/verdict-simulation)
 """
 import json
@@ -26,7 +27,7 @@ KINDS = {}
 # The key=value options kinds take; any other word of a marker is an argument.
 OPTIONS = {"modes", "alphas", "variant", "pct", "alpha", "instances", "family", "label_a", "label_b",
            "relative_to", "columns", "side", "nth", "match", "from", "to", "digits", "timer", "mode", "delta",
-           "k", "dtype"}
+           "k", "dtype", "pvalues"}
 
 
 class FigureError(Exception):
@@ -63,11 +64,14 @@ class Context:
             self._runs[path] = Run(folder, rel)
         return self._runs[path]
 
-    def calibration(self, path):
-        if path not in self._calibrations:
+    def calibration(self, path, opts=None):
+        """opts: the figure's options; pvalues=recorded takes the p-value counts from
+        calibration.json (calibration.py says when)."""
+        recorded = (opts or {}).get("pvalues") == "recorded"
+        if (path, recorded) not in self._calibrations:
             folder, rel = self.locate(path)
-            self._calibrations[path] = Calibration(folder, rel)
-        return self._calibrations[path]
+            self._calibrations[(path, recorded)] = Calibration(folder, rel, recorded)
+        return self._calibrations[(path, recorded)]
 
     def text(self, path):
         folder, rel = self.locate(path)

@@ -12,7 +12,7 @@ def calibration(ctx, args, opts):
     """Per mode (and variant): A/A comparisons, the share flagged at each alpha with its Wilson
     95% interval, the share of real-slowdown comparisons detected at the target alpha, wall time
     per sample; with the settings and GPU below the table."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     alphas = _alphas(opts)
     modes = opts["modes"].split(",") if "modes" in opts else None
     with_variants = len(cal.variants()) > 1
@@ -46,10 +46,17 @@ def _calibration_settings(cal, runs, cited):
     m = cal.mode(*cal.rows()[0])
     inner = sorted({i["inner"] for r in runs for i in r.plan["instances"]})
     inner_text = f"inner {inner[0]}" if len(inner) == 1 else f"inner {inner[0]}-{inner[-1]} (calibrated per instance)"
-    return (f"From `{_name(cited)}/`: K = {cal.runs} runs per mode, n = {m.samples_per_side()} "
-            f"samples per side, {len(m.instances)} instances; timer {s['timer']}, {inner_text}; pre-start "
-            f"{s['prestart']}, context gate {_gate(s)}; GPU {_gpus(runs)}. Re-derived from the samples "
-            "(two-sided Brunner-Munzel, t approximation); equal to the counts in `calibration.json`.")
+    where = (f"From `{_name(cited)}/`: K = {cal.runs} runs per mode, n = {m.samples_per_side()} "
+             f"samples per side, {len(m.instances)} instances; timer {s['timer']}, {inner_text}; pre-start "
+             f"{s['prestart']}, context gate {_gate(s)}; GPU {_gpus(runs)}.")
+    if not cal.recorded_p:
+        return where + (" Re-derived from the samples (two-sided Brunner-Munzel, t approximation); equal to the "
+                        "counts in `calibration.json`.")
+    t_counts = "; ".join(f"`{mode}` {m.false_positives_t(cal.target_alpha)[0]} of {m.false_positives_t(cal.target_alpha)[1]}"
+                         for mode, m in ((mode, cal.mode(mode, v)) for mode, v in cal.rows()))
+    return where + (" Counts as `calibration.json` records them: the tool's studentized permutation test (a seeded "
+                    "Monte Carlo bound at this n, docs/statistics.md), which `tools/results` cannot replay. On the same "
+                    f"samples the t approximation flags, at alpha {cal.target_alpha:g}: {t_counts}.")
 
 @kind("calibrations")
 def calibrations(ctx, args, opts):
@@ -58,7 +65,7 @@ def calibrations(ctx, args, opts):
     pre-start, gate and GPU."""
     mode = _option(opts, "mode", "process")
     alphas = _alphas(opts)
-    cals = [ctx.calibration(path) for path in args]
+    cals = [ctx.calibration(path, opts) for path in args]
     pcts = sorted({p for cal in cals for p in cal.real_slowdowns})
     rows = []
     for path, cal in zip(args, cals):
@@ -86,27 +93,28 @@ def calibrations(ctx, args, opts):
 def realised(ctx, args, opts):
     """Per instance: what the injected slowdown really did (pooled median of the slowed runs over
     the pooled median of the baseline runs) and how often it was detected at the target alpha."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     mode = args[1]
     m = cal.mode(mode, _option(opts, "variant", "baseline"))
     rows = []
     for pct in m.slowed:
         real = m.realised(pct)
-        det = m.detections(pct, cal.target_alpha)
+        det = None if cal.recorded_p else m.detections(pct, cal.target_alpha)  # per instance: not recorded
         for i in m.instances:
-            hits, trials = det[i]
-            rows.append([f"`{i}`", fmt.time(statistics.median(m.pooled(i))),
-                         fmt.time(statistics.median(m.pooled(i, m.slowed[pct]))), fmt.change(real[i]),
-                         f"{hits} of {trials} ({fmt.pct(hits / trials)})"])
-    header = ["instance", "baseline (pooled median)", "slowed (pooled median)", "realised slowdown",
-              f"detected at {cal.target_alpha:g}"]
-    return fmt.table(header, rows)
+            row = [f"`{i}`", fmt.time(statistics.median(m.pooled(i))),
+                   fmt.time(statistics.median(m.pooled(i, m.slowed[pct]))), fmt.change(real[i])]
+            if det:
+                hits, trials = det[i]
+                row.append(f"{hits} of {trials} ({fmt.pct(hits / trials)})")
+            rows.append(row)
+    header = ["instance", "baseline (pooled median)", "slowed (pooled median)", "realised slowdown"]
+    return fmt.table(header + ([] if det is None else [f"detected at {cal.target_alpha:g}"]), rows)
 
 @kind("flagged")
 def flagged(ctx, args, opts):
     """A/A comparisons flagged: `flagged DIR MODE [alpha=0.001] [variant=...]` -> "3 of 252
     (1.2% [0.41, 3.4])"."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     m = cal.mode(args[1], _option(opts, "variant", "baseline"))
     hits, trials = m.false_positives(float(_option(opts, "alpha", cal.target_alpha)))
     return f"{hits} of {trials} ({fmt.rate(hits, trials, wilson(hits, trials))})"
@@ -115,7 +123,7 @@ def flagged(ctx, args, opts):
 def realised_range(ctx, args, opts):
     """The range of realised slowdowns over some instances: `realised_range DIR MODE
     instances=ID,ID`; "+5.1% to +5.3%"."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     m = cal.mode(args[1])
     real = m.realised(next(iter(m.slowed)))
     chosen = [real[_instance(m.instances, i)] for i in opts["instances"].split(";")]
@@ -124,7 +132,7 @@ def realised_range(ctx, args, opts):
 @kind("detected_range")
 def detected_range(ctx, args, opts):
     """The range of per-instance detection shares: `detected_range DIR MODE instances=...`."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     m = cal.mode(args[1])
     det = m.detections(next(iter(m.slowed)), cal.target_alpha)
     chosen = [det[_instance(m.instances, i)] for i in opts["instances"].split(";")]
@@ -135,7 +143,7 @@ def detected_range(ctx, args, opts):
 def sample_size(ctx, args, opts):
     """calibrate's simulated samples per side for its target power (read from calibration.json: a
     seeded simulation of the tool's own, not re-derived here), per instance."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     rows = []
     for m in cal.recorded["modes"]:
         if m["mode"] != args[1] or m.get("variant", "baseline") != _option(opts, "variant", "baseline"):
@@ -150,7 +158,7 @@ def sample_size(ctx, args, opts):
 def sample_size_range(ctx, args, opts):
     """The range of calibrate's simulated n per side (calibration.json) over some instances:
     `sample_size_range DIR MODE "instances=cast 1M;..."` -> "160-364"."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     m = next(m for m in cal.recorded["modes"] if m["mode"] == args[1] and m.get("variant", "baseline") == "baseline")
     sizes = {s["instance"]: s["n"] for s in m["sample_size"]["instances"]}
     chosen = [sizes[_instance(list(sizes), i)] for i in opts["instances"].split(";")]
@@ -185,7 +193,7 @@ def scaled_power(ctx, args, opts):
     """calibrate's power by scaling, for one instance: every A/A comparison in both orientations
     with one side multiplied by (1 + delta), detected when p < alpha and that side tends to be
     larger: `scaled_power DIR MODE INSTANCE delta=0.005` -> "60 of 60"."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     m = cal.mode(args[1])
     delta = float(opts["delta"])
     cal.check_scaled(m, delta)
@@ -196,7 +204,7 @@ def scaled_power(ctx, args, opts):
 def shapes_per_run(ctx, args, opts):
     """One instance's samples in each A/A run of a calibration mode: `shapes_per_run DIR MODE
     INSTANCE`."""
-    cal = ctx.calibration(args[0])
+    cal = ctx.calibration(args[0], opts)
     m = cal.mode(args[1])
     instance = _instance(m.instances, " ".join(args[2:]))
     rows = [[f"`{r.rel}`", shape_text(r.values(0)[instance])] for r in m.baseline]

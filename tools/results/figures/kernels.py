@@ -138,3 +138,24 @@ def rank_values(ctx, args, opts):
     carrying = [s for s in samples if s.get("rank_values")]
     largest = sum(1 for s in carrying if s["value"] == max(s["rank_values"]))
     return f"{len(carrying)} of {len(samples)} samples carry `rank_values`, {largest} of them equal to the largest"
+
+@kind("python_fidelity")
+def python_fidelity(ctx, args, opts):
+    """Python benchmarks against triton.testing (bench/gpu/python_do_bench.py's JSON): `python_fidelity
+    COLD_RUN GRAPH_RUN FIDELITY_JSON`; isobench's medians re-derived from the two runs (cold L2 with
+    events, and the graph timer), set against do_bench and do_bench_cudagraph, with the goal of 2%."""
+    cold, graph = ctx.run(args[0]).medians(), ctx.run(args[1]).medians()
+    ref = ctx.json(args[2])
+    rows = []
+    for r in ref["rows"]:
+        i = r["instance"]
+        for ours, recorded in ((cold[i], r["isobench_cold_ms"]), (graph[i], r["isobench_graph_ms"])):
+            if abs(ours * 1e3 - recorded) > 1e-9 * recorded:
+                raise FigureError(f"{args[2]}: {i}: isobench median {recorded} ms, the run's samples give {ours * 1e3} ms")
+        rows.append([f"`{i}`", fmt.time(cold[i]), fmt.time(r["do_bench_ms"] * 1e-3),
+                     fmt.change(cold[i] / (r["do_bench_ms"] * 1e-3)), fmt.time(graph[i]),
+                     fmt.time(r["do_bench_cudagraph_ms"] * 1e-3), fmt.change(graph[i] / (r["do_bench_cudagraph_ms"] * 1e-3))])
+    header = ["instance", "isobench cold (events)", "do_bench", "difference", "isobench graph", "do_bench_cudagraph",
+              "difference"]
+    return (fmt.table(header, rows) + f"\n\n{ref['device']}, torch {ref['torch']}, triton {ref['triton']}; medians of "
+            f"{ref['rows'][0]['samples_cold']} isobench samples per timer; GPU {_gpus([ctx.run(args[0]), ctx.run(args[1])])}.")

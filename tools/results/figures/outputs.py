@@ -86,3 +86,21 @@ def compare_json(ctx, args, opts):
     if d["not_compared"]:
         text += f", {len(d['not_compared'])} not compared: {'; '.join(reasons)}"
     return text
+
+@kind("killed")
+def killed(ctx, args, opts):
+    """bench/gpu/killed_orchestrator_check.py's report (killed_orchestrator.json): per case, the
+    samples journaled when orchestrate was killed, the workers alive then, how long the last of
+    them lived on (or how long a SIGTERMed worker took to go) and the GPU processes left after."""
+    d = ctx.json(args[0])
+    rows = []
+    for c in d["cases"]:
+        if "gone_after_s" in c:  # SIGTERM to one measuring worker of a live run
+            rows.append([f"`{c['case']}`", "—", "1 (SIGTERM)", f"{c['gone_after_s'] * 1e3:.0f} ms",
+                         f"orchestrate exit {c['orchestrate_exit']}"])
+        else:
+            rows.append([f"`{c['case']}`", c["samples_at_kill"], len(c["lived_on_s"]),
+                         f"{c['max_lived_on_s'] * 1e3:.0f} ms", len(c["gpu_processes_after"])])
+    table = fmt.table(["case", "samples at SIGKILL", "workers alive then", "last one gone after",
+                       "GPU processes left"], rows)
+    return table + f"\n\nGPU processes before: {len(d['gpu_processes_before'])}; check passed: {'yes' if d['ok'] else 'no'}."
