@@ -124,6 +124,14 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
     auto& r = command.request;
     if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())
       r.baseline = r.candidate = default_worker_path();
+    for (const auto& [path, flag] : {std::pair{&r.baseline, "--baseline"}, std::pair{&r.candidate, "--candidate"}})
+      if (path->empty()) {
+        std::cerr << "orchestrate: " << flag
+                  << " is required (a worker build or a build of the sweep's plugin; a Python sweep may give "
+                     "per-side Python options instead)\n";
+        exit_code = exit_bad_input;
+        return;
+      }
     exit_code = run_command(command);
   });
 }

@@ -104,7 +104,8 @@ TEST_CASE("2 and 3 CPU ranks run a sweep end to end: every sample once, each the
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
     check_samples(s, 9);
-    CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").empty());
+    const auto failures = read_jsonl(s.path("run/samples.jsonl"), "worker_failure");
+    CHECK_MESSAGE(failures.empty(), nlohmann::json(failures).dump() << "\n" << slurp(s.path("run/log.txt")));
     // Each multi-rank job started its other ranks beside rank 0.
     const std::string log = slurp(s.path("run/log.txt"));
     CHECK(log.find("(rank 1 of group") != std::string::npos);
