@@ -6,10 +6,9 @@
 
 namespace isobench::orchestrator {
 
-void write_shard_directory(const RunDirectory& run, const Plan& plan, const Shard& shard, const std::string& sweep_text,
+void write_shard_directory(const RunDirectory& run, const Plan& plan, const Shard& shard,
                            const std::vector<std::string>& command_line) {
   const auto dir = RunDirectory::create(run.file(shard_dir(shard.index)));
-  dir.write_text("sweep.yaml", sweep_text);
   dir.write_json("plan.json", shard_plan(plan, shard).to_json());
   dir.write_json("run.json",
                  {{"schema_version", kRunSchemaVersion},

@@ -94,10 +94,6 @@ json versioned(const char* key, json value) {
   return {{"schema_version", kRunSchemaVersion}, {key, std::move(value)}};
 }
 
-std::string task_name(const json& task) {
-  return task.contains("job") && task["job"].is_string() ? task["job"].get<std::string>() : "(not a Slurm job)";
-}
-
 // The shard's plan, checked against the run's: the same instances in the same order, the same
 // samples and sides. Its pinned inner counts and choices become the run's.
 Plan read_shard_plan(const RunDirectory& shard, const Shard& s, Plan& plan) {
@@ -198,6 +194,9 @@ MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& p
       ++state.samples_recorded;
     }
     for (auto e : journal.events) {
+      const std::string type = e.value("type", "");
+      if (type == "worker_failure") result.failures.push_back(e);
+      result.workers_started += type == "worker" ? 1 : 0;
       e["shard"] = shard.index;
       merged += e.dump() + "\n";
     }

@@ -30,6 +30,9 @@ struct MergeResult {
   std::vector<ShardState> shards;
   std::size_t samples_expected = 0, samples_recorded = 0;
   std::vector<InstanceSummary> rows;  // summary.json's rows
+  // From the shards' journals: their worker_failure lines, and how many workers they started.
+  std::vector<nlohmann::json> failures;
+  std::size_t workers_started = 0;
   std::vector<std::string> warnings;  // one line each: samples journaled twice, GPUs not the task's
 };
 

@@ -16,6 +16,9 @@ struct SlurmOptions {
   // sbatch's command line, which override the script's lines for the resubmitted tasks.
   std::vector<std::string> sbatch_options;
   bool wait = true;  // false: return once the array is submitted (--no-wait)
+  // `orchestrate slurm merge`: --resume of a Slurm run that only merges what its shards hold,
+  // asking Slurm nothing and submitting nothing.
+  bool merge_only = false;
 
   bool sharded() const { return executor == "slurm"; }
   // Whether any option other than --executor was given.

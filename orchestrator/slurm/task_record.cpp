@@ -46,4 +46,8 @@ nlohmann::json slurm_task_event(std::size_t samples_before, bool cuda) {
   return e;
 }
 
+std::string task_name(const nlohmann::json& record) {
+  return record.contains("job") && record["job"].is_string() ? record["job"].get<std::string>() : "a task run by hand";
+}
+
 }  // namespace isobench::orchestrator

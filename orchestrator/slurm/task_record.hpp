@@ -5,6 +5,7 @@
 // which task, host and GPU took it.
 
 #include <cstddef>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -18,5 +19,8 @@ inline constexpr const char* kSlurmTaskEvent = "slurm_task";
 // NVML says of CUDA device 0, CUDA sweeps only), "time" (unix seconds), "samples_before" (the
 // samples already in the journal)}. Fields Slurm's environment does not give are null.
 nlohmann::json slurm_task_event(std::size_t samples_before, bool cuda);
+
+// How messages name the task of a record: its "job" ("1234_3"), or "a task run by hand".
+std::string task_name(const nlohmann::json& record);
 
 }  // namespace isobench::orchestrator

@@ -36,7 +36,7 @@ struct SlurmRunFixture {
     run.write_json("plan.json", plan.to_json());
     run.write_json("run.json", {{"schema_version", 1}, {"status", "running"}});
     run.write_json(kSlurmFile, slurm.to_json());
-    for (const auto& shard : slurm.shards) write_shard_directory(run, plan, shard, text, {"orchestrate"});
+    for (const auto& shard : slurm.shards) write_shard_directory(run, plan, shard, {"orchestrate"});
   }
   RunDirectory shard(std::uint32_t k) const { return RunDirectory::open(run.file(shard_dir(k))); }
 };
