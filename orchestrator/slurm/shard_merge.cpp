@@ -1,5 +1,6 @@
 #include "shard_merge.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -112,6 +113,9 @@ Plan read_shard_plan(const RunDirectory& shard, const Shard& s, Plan& plan) {
                              " sides; the run dealt it " + std::to_string(s.instances.size()) + " instances of " +
                              std::to_string(plan.schedule.samples) + " samples and " +
                              std::to_string(plan.schedule.sides) + " sides");
+  if (sp.schedule.total_samples() != s.instances.size() * std::size_t{sp.schedule.samples} * sp.schedule.sides)
+    throw std::runtime_error(shard.file("plan.json") + ": its schedule plans " +
+                             std::to_string(sp.schedule.total_samples()) + " samples, not every slot of its instances");
   for (std::size_t i = 0; i < s.instances.size(); ++i) {
     auto& p = plan.instances[s.instances[i]];
     if (sp.instances[i].worker.id != p.worker.id)
@@ -135,21 +139,21 @@ std::vector<json> task_records(const JournalContents& journal, const std::string
   return tasks;
 }
 
-}  // namespace
+// Merges shard after shard into the run's journal as it is written; keeps one shard in memory
+// at a time (its journal and its rows of the summary).
+class ShardMerger {
+ public:
+  ShardMerger(const RunDirectory& run, Plan& plan)
+      : run_(run),
+        plan_(plan),
+        samples_(plan.schedule.samples),
+        sides_(plan.schedule.sides),
+        seen_(plan.instances.size() * std::size_t{plan.schedule.samples} * plan.schedule.sides, false) {}
 
-MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& plan) {
-  MergeResult result;
-  const auto n_run = static_cast<std::uint32_t>(plan.instances.size());
-  const std::uint32_t samples = plan.schedule.samples, sides = plan.schedule.sides;
-  std::vector<bool> seen(std::size_t{n_run} * samples * sides, false);
-  std::vector<SampleRecord> merged_samples;
-  std::string merged;
-  SideFiles side_files;
-  json shard_states = json::array();
-  for (const auto& shard : slurm.shards) {
+  void merge(const Shard& shard, std::ostream& out) {
     const std::string prefix = shard_dir(shard.index);
-    const RunDirectory dir = RunDirectory::open(run.file(prefix));
-    const Plan sp = read_shard_plan(dir, shard, plan);
+    const RunDirectory dir = RunDirectory::open(run_.file(prefix));
+    const Plan sp = read_shard_plan(dir, shard, plan_);
     const auto n = static_cast<std::uint32_t>(shard.instances.size());
     ShardState state;
     state.index = shard.index;
@@ -158,6 +162,7 @@ MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& p
     const std::string journal_file = dir.file("samples.jsonl");
     const auto journal = read_journal(journal_file);
     state.tasks = task_records(journal, journal_file);
+    std::vector<SampleRecord> kept;
     std::size_t duplicates = 0;
     std::map<std::size_t, std::size_t> gpu_mismatches;      // task -> samples on another GPU
     std::map<std::uint32_t, std::set<std::size_t>> takers;  // local instance -> tasks that measured it
@@ -167,18 +172,18 @@ MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& p
       while (next_task < state.tasks.size() && state.tasks[next_task]["samples_before"].get<std::size_t>() <= i)
         task = next_task++;
       SampleRecord r = journal.samples[i];
-      const std::string where = journal_file + ": sample " + std::to_string(i + 1) + " (" + r.instance + ")";
-      if (r.instance_index >= n || sp.instances[r.instance_index].worker.id != r.instance || r.side >= sides ||
-          r.sample >= samples || r.slot != r.side * n * samples + r.instance_index * samples + r.sample)
-        throw std::runtime_error(where + ": instance_index, side, sample and slot do not name a slot of the shard's plan");
+      if (r.instance_index >= n || sp.instances[r.instance_index].worker.id != r.instance || r.side >= sides_ ||
+          r.sample >= samples_ || r.slot != r.side * n * samples_ + r.instance_index * samples_ + r.sample)
+        throw std::runtime_error(journal_file + ": sample " + std::to_string(i + 1) + " (" + r.instance +
+                                 "): instance_index, side, sample and slot do not name a slot of the shard's plan");
       const std::uint32_t local = r.instance_index;
       r.instance_index = shard.instances[local];
-      r.slot = run_slot(shard, n_run, samples, r.slot);
-      if (seen[r.slot]) {
+      r.slot = run_slot(shard, static_cast<std::uint32_t>(plan_.instances.size()), samples_, r.slot);
+      if (seen_[r.slot]) {
         ++duplicates;
         continue;
       }
-      seen[r.slot] = true;
+      seen_[r.slot] = true;
       json line = r.to_json();
       line["shard"] = shard.index;
       if (task) {
@@ -189,29 +194,31 @@ MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& p
           ++gpu_mismatches[*task];
         takers[local].insert(*task);
       }
-      merged += line.dump() + "\n";
-      merged_samples.push_back(std::move(r));
-      ++state.samples_recorded;
+      out << line.dump() << '\n';
+      kept.push_back(std::move(r));
     }
     for (auto e : journal.events) {
       const std::string type = e.value("type", "");
       if (type == "worker_failure") result.failures.push_back(e);
       result.workers_started += type == "worker" ? 1 : 0;
       e["shard"] = shard.index;
-      merged += e.dump() + "\n";
+      out << e.dump() << '\n';
     }
+    state.samples_recorded = kept.size();
     if (duplicates)
       result.warnings.push_back(journal_file + ": " + std::to_string(duplicates) +
                                 " samples of slots journaled before; the first of each kept");
     for (const auto& [t, count] : gpu_mismatches)
-      result.warnings.push_back(
-          "shard " + std::to_string(shard.index) + ": task " + task_name(state.tasks[t]) +
-          " named " + state.tasks[t]["gpu_uuid"].get<std::string>() + " as CUDA device 0 (NVML), but " +
-          std::to_string(count) + " of its samples were taken on another GPU: check ConstrainDevices and "
-          "CUDA_DEVICE_ORDER (docs/slurm.md)");
+      result.warnings.push_back("shard " + std::to_string(shard.index) + ": task " + task_name(state.tasks[t]) +
+                                " named " + state.tasks[t]["gpu_uuid"].get<std::string>() +
+                                " as CUDA device 0 (NVML), but " + std::to_string(count) +
+                                " of its samples were taken on another GPU: check ConstrainDevices and "
+                                "CUDA_DEVICE_ORDER (docs/slurm.md)");
     std::size_t across = 0;
     for (const auto& [i, ts] : takers) across += ts.size() > 1 ? 1 : 0;
     gather_side_files(dir, prefix, side_files, result.warnings);
+    // An instance's samples all lie in its shard, so its summary row can be made here.
+    for (auto& row : summarize(plan_, kept)) result.rows.push_back(std::move(row));
     shard_states.push_back({{"index", shard.index},
                             {"dir", prefix},
                             {"status", state.status},
@@ -225,12 +232,27 @@ MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& p
     result.samples_recorded += state.samples_recorded;
     result.shards.push_back(std::move(state));
   }
-  if (result.samples_expected != plan.schedule.total_samples())
-    throw std::runtime_error(run.file(kSlurmFile) + ": the shards plan " + std::to_string(result.samples_expected) +
-                             " samples, the run " + std::to_string(plan.schedule.total_samples()));
 
-  run.write_text("samples.jsonl", merged);
+  MergeResult result;
+  SideFiles side_files;
+  json shard_states = json::array();
+
+ private:
+  const RunDirectory& run_;
+  Plan& plan_;
+  const std::uint32_t samples_, sides_;
+  std::vector<bool> seen_;  // run slots journaled so far
+};
+
+}  // namespace
+
+MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& plan) {
+  ShardMerger merger(run, plan);
+  run.write_with("samples.jsonl", [&](std::ostream& out) {
+    for (const auto& shard : slurm.shards) merger.merge(shard, out);
+  });
   run.write_json("plan.json", plan.to_json());
+  const auto& side_files = merger.side_files;
   if (side_files.any_calibration) run.write_json("calibration.json", versioned("instances", side_files.calibration));
   if (side_files.any_reports) run.write_json("instance_reports.json", versioned("instances", side_files.reports));
   if (side_files.any_kernels) run.write_json("kernels.json", versioned("instances", side_files.kernels));
@@ -240,9 +262,15 @@ MergeResult merge_shards(const RunDirectory& run, const SlurmRun& slurm, Plan& p
     artifacts["max_file_bytes"] = side_files.max_file_bytes;
     run.write_json("artifacts.json", artifacts);
   }
-  result.rows = summarize(plan, merged_samples);
+  MergeResult result = std::move(merger.result);
+  // The rows in a local run's order: side, then plan order.
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < plan.instances.size(); ++i) position[plan.instances[i].worker.id] = i;
+  std::sort(result.rows.begin(), result.rows.end(), [&](const InstanceSummary& a, const InstanceSummary& b) {
+    return std::pair(a.side, position.at(a.id)) < std::pair(b.side, position.at(b.id));
+  });
   run.write_json("summary.json", summary_to_json(result.rows));
-  run.write_json("shards.json", versioned("shards", shard_states));
+  run.write_json("shards.json", versioned("shards", merger.shard_states));
   auto run_info = run.read_json("run.json");
   const bool complete = result.samples_recorded == result.samples_expected;
   run_info["status"] = complete ? "complete" : "incomplete";
