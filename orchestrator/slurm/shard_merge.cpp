@@ -194,7 +194,7 @@ class ShardMerger {
           ++gpu_mismatches[*task];
         takers[local].insert(*task);
       }
-      out << line.dump() << '\n';
+      out << dump_json(line) << '\n';
       kept.push_back(std::move(r));
     }
     for (auto e : journal.events) {
@@ -202,7 +202,7 @@ class ShardMerger {
       if (type == "worker_failure") result.failures.push_back(e);
       result.workers_started += type == "worker" ? 1 : 0;
       e["shard"] = shard.index;
-      out << e.dump() << '\n';
+      out << dump_json(e) << '\n';
     }
     state.samples_recorded = kept.size();
     if (duplicates)
