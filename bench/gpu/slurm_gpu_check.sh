@@ -11,16 +11,13 @@
 # task record names through NVML, both sides of every instance from one task, and compare
 # reading the merged run (slurm_gpu_check.py).
 #   bench/gpu/slurm_gpu_check.sh OUT_DIR      (from the repository root; build-device/ carried)
-# About a minute of device time on one H200, less per GPU on more.
-set -u
+# Under a minute of device time on one H200 (the A/B step is cut at 100 s).
 out=${1:?usage: slurm_gpu_check.sh OUT_DIR}
 mkdir -p "$out/fake-bin"
 out=$(cd "$out" && pwd)
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
-bin=$(pwd)/build-device/bin
-log="$out/commands.log"
-source "$(dirname "$0")/step.sh"
-nvidia-smi >"$out/nvidia-smi-before.txt" 2>&1
+source "$(dirname "$0")/preamble.sh"
+# The batch script runs orchestrate by its absolute path, from the shard's folder.
+bin=$(cd "$bin" && pwd)
 nvidia-smi --query-gpu=index,uuid --format=csv,noheader >"$out/gpu-uuids.csv"
 gpus=$(wc -l <"$out/gpu-uuids.csv")
 
@@ -58,10 +55,11 @@ chmod +x "$out/fake-bin/sbatch" "$out/fake-bin/squeue"
 export PATH="$out/fake-bin:$PATH"
 
 shards=$((2 * gpus))
-step ab "$bin/orchestrate" ab --executor slurm --device cuda --shards "$shards" --samples 8 --format json \
+# timeout: the whole check stays within 2 minutes of device time whatever happens.
+step ab timeout 100 "$bin/orchestrate" ab --executor slurm --device cuda --shards "$shards" --samples 8 --format json \
   --baseline "$bin/isobench-worker" --candidate "$bin/isobench-worker-slow5" --out "$out/ab" configs/cast.yaml
 echo "ab exit code: $?" >>"$log"
 step compare "$bin/orchestrate" compare --json "$out/ab"
 echo "compare exit code: $?" >>"$log"
 step check python3 bench/gpu/slurm_gpu_check.py "$out/ab" "$out/gpu-uuids.csv" "$out/ab.err"
-nvidia-smi >"$out/nvidia-smi-after.txt" 2>&1
+gpu_state after
