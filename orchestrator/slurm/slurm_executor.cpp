@@ -199,6 +199,12 @@ void check_slurm_request(const Plan& plan, const RunRequest& request) {
     throw UsageError("--executor slurm: every task measures on the one GPU Slurm gives it; --gpu and --gpus are not taken");
   if (request.require_idle_gpu)
     throw UsageError("--executor slurm: --require-idle-gpu is not taken: a GPU Slurm allocates is the task's alone");
+  // A sequential A/B run stops each instance at a look over the whole sweep's tests (Bonferroni
+  // over every instance); shards measuring apart cannot share those looks, and the merge expects
+  // every planned slot. Not built: refused rather than answered wrongly (docs/slurm.md).
+  if (plan.sequential)
+    throw UsageError("--executor slurm: --until-verdict is not taken: a sequential A/B run's looks span the whole "
+                     "sweep, which shards measure apart; give --samples N");
   for (const auto& p : plan.instances)
     if (const auto ranks = ipc::world_size(p.worker); ranks > 1)
       throw UsageError(p.worker.id + " has ranks " + std::to_string(ranks) +

@@ -36,6 +36,13 @@ TEST_CASE("--executor slurm needs a named device, a shard count that fits, and o
   check_refused("--device cpu --executor nowhere --shards 1", "--executor");
 }
 
+TEST_CASE("ab --until-verdict is not sharded over Slurm") {
+  const std::string worker = bin("isobench-worker");
+  check_refused("ab --device cpu --executor slurm --shards 2 --until-verdict --max-samples 32 --baseline " + worker +
+                    " --candidate " + worker,
+                "--until-verdict is not taken");
+}
+
 TEST_CASE("Slurm's options without --executor slurm are refused") {
   check_refused("--device cpu --shards 2", "need --executor slurm");
   check_refused("--device cpu --no-wait", "need --executor slurm");
