@@ -16,6 +16,5 @@ using std::remove_pointer;
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
 // 1.81's header-only mode leaves process_environment::on_setup undefined: its .ipp is included
-// only by src.hpp. Not inline: include this header from one translation unit only
-// (worker_process.cpp).
-#include <boost/process/v2/impl/environment.ipp>
+// only by src.hpp. It is not inline, so worker_process.cpp alone includes it, and every other
+// file that starts processes (slurm/slurm_client.cpp) links against that definition.

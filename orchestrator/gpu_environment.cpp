@@ -243,6 +243,16 @@ std::optional<std::uint64_t> gpu_free_memory_bytes(int index) {
   return m->free;
 }
 
+nlohmann::json gpu_identity(int index) {
+  Nvml nvml;
+  if (!nvml.ok() || index < 0) return nullptr;
+  const auto d = cuda_index_device(nvml, index);
+  if (!d) return nullptr;
+  const std::string uuid = nvml.text("nvmlDeviceGetUUID", *d);
+  if (uuid.empty()) return nullptr;
+  return {{"uuid", uuid}, {"name", nvml.text("nvmlDeviceGetName", *d)}};
+}
+
 int visible_gpu_count() {
   Nvml nvml;  // one NVML session for the whole count
   if (!nvml.ok()) return 0;

@@ -20,6 +20,11 @@ nlohmann::json collect_gpu_environment();
 // bytes; nullopt when NVML cannot say.
 std::optional<std::uint64_t> gpu_free_memory_bytes(int index);
 
+// {"uuid": "GPU-3f1c2a9e-...", "name": "NVIDIA H200"} of the GPU a worker sees as CUDA device
+// `index` (CUDA_VISIBLE_DEVICES honoured), as environment.json names GPUs; null when NVML cannot
+// say.
+nlohmann::json gpu_identity(int index);
+
 // How many CUDA devices a worker sees (CUDA_VISIBLE_DEVICES honoured), as far as NVML can say;
 // 0 without NVML.
 int visible_gpu_count();

@@ -11,6 +11,7 @@
 #include "commands/kernels_command.hpp"
 #include "commands/report_command.hpp"
 #include "commands/run_command.hpp"
+#include "commands/slurm_command.hpp"
 #include "version.hpp"
 
 int main(int argc, char** argv) {
@@ -24,7 +25,8 @@ int main(int argc, char** argv) {
                "  orchestrate history add|list|show|regressions   runs across time, change points\n"
                "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run\n"
                "  orchestrate report --out DIR [--history FILE] [RUN...]   a static HTML report\n"
-               "  orchestrate kernels [--plugin LIB]    list the kernels and their axes"};
+               "  orchestrate kernels [--plugin LIB]    list the kernels and their axes\n"
+               "  orchestrate --executor slurm --shards N SWEEP.yaml   the sweep over a Slurm job array, merged"};
   app.footer(kExitCodesHelp);
   std::vector<std::string> command_line(argv, argv + argc);
   RunCommand run;
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   RunCommand ab;
   ab.request.command_line = command_line;
   register_ab_command(app, ab, exit_code);
+  register_slurm_command(app, command_line, exit_code);
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);

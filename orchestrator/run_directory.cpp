@@ -38,15 +38,22 @@ RunDirectory RunDirectory::open(const std::string& path) {
 }
 
 void RunDirectory::write_text(const std::string& name, const std::string& text) const {
+  write_with(name, [&](std::ostream& out) { out << text; });
+}
+
+void RunDirectory::write_with(const std::string& name, const std::function<void(std::ostream&)>& write) const {
   const std::string final_path = file(name);
   const std::string tmp = final_path + ".tmp";
-  {
+  std::error_code ec;
+  try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
+    write(out);
     out.flush();
     if (!out) throw std::runtime_error(tmp + ": cannot write");
+  } catch (...) {
+    fs::remove(tmp, ec);  // the file as it was stays; no half-written one beside it
+    throw;
   }
-  std::error_code ec;
   fs::rename(tmp, final_path, ec);
   if (ec) throw std::runtime_error(final_path + ": cannot write: " + ec.message());
 }

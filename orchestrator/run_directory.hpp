@@ -11,6 +11,8 @@
 //   artifacts/       files benchmarks kept, per side and instance; artifacts.json: their hashes
 
 #include <cstdio>
+#include <functional>
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +35,9 @@ class RunDirectory {
 
   // Writes through a temporary file and rename(), so a reader never sees half a file.
   void write_text(const std::string& name, const std::string& text) const;
+  // The same for a file written piece by piece: `write` streams it into the temporary file. When
+  // `write` throws, the temporary file is removed and the old file kept.
+  void write_with(const std::string& name, const std::function<void(std::ostream&)>& write) const;
   void write_json(const std::string& name, const nlohmann::json& j) const;
   nlohmann::json read_json(const std::string& name) const;  // throws "path: problem"
   bool exists(const std::string& name) const;

@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "boost_process.hpp"
+// The one definition of process_environment::on_setup (boost_process.hpp says why).
+#include <boost/process/v2/impl/environment.ipp>
 
 namespace bp = boost::process::v2;
 

@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh release
+# The Slurm suites (label slurm, docs/slurm.md) run in this pass only, on a one-host cluster
+# that ctest's fixture starts (scripts/slurm-cluster.sh) and stops when they are done; the trap
+# stops it too when ctest itself is killed.
+trap 'scripts/slurm-cluster.sh stop >/dev/null 2>&1 || true' EXIT
 (cd build && ctest --output-on-failure -j "$(nproc)")
 # The sanitizer pass hunts memory and undefined-behaviour errors. ASan must not turn a worker's
 # SIGSEGV into an ordinary exit (the fault tests check how crashes are reported), and the suites

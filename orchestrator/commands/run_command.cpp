@@ -4,6 +4,7 @@
 
 #include "orchestrator/commands/compare_command.hpp"
 #include "orchestrator/commands/option_checks.hpp"
+#include "orchestrator/commands/slurm_command.hpp"
 #include "orchestrator/run/run.hpp"
 
 namespace isobench::orchestrator {
@@ -59,6 +60,7 @@ void add_run_options(CLI::App& app, RunCommand& command) {
   add_python_options(app, o.python);
   app.add_option("--replay-from", o.replay_from,
                  "run directory whose recorded choices (cuBLASLt algorithms, instance_reports.json) this run replays");
+  add_slurm_options(app, o.slurm);
 }
 
 void add_setting_options(CLI::App& app, SettingsOverrides& overrides, const std::vector<std::string>& except) {
@@ -140,7 +142,7 @@ int run_command(const RunCommand& command) {
   try {
     const RunResult result = run(command.request);
     const int code = result.exit_code();
-    if (result.status == RunStatus::already_complete) return code;
+    if (result.status == RunStatus::already_complete || result.status == RunStatus::submitted) return code;
     if (result.comparison) {
       if (command.format) make_printer(*command.format)->comparison(std::cout, *result.comparison);
       print_outcome_line(*result.comparison, code, command.format, std::cout, std::cerr);

@@ -10,8 +10,15 @@ namespace isobench::orchestrator {
 
 namespace {
 
-kernels::Backend choose_device(const std::string& device) {
+kernels::Backend choose_device(const std::string& device, bool sharded) {
   if (device == "cpu") return kernels::Backend::cpu;
+  // Sharded over Slurm, the sweep is planned here and measured on the cluster's nodes, whose
+  // GPUs this host does not see: the device is named, not detected (docs/slurm.md).
+  if (sharded) {
+    if (device == "auto")
+      throw UsageError("--executor slurm: give --device cuda or --device cpu (this host does not see the cluster's GPUs)");
+    return kernels::Backend::cuda;
+  }
 #ifdef ISOBENCH_WITH_CUDA
   const bool have_gpu = gpu_available();
 #else
@@ -91,7 +98,7 @@ std::uint64_t memory_budget(const RunRequest& request, kernels::Backend device, 
 
 Machine resolve_machine(const RunRequest& request) {
   Machine m;
-  m.device = choose_device(request.device);
+  m.device = choose_device(request.device, request.slurm.sharded());
   m.gpus = chosen_gpus(request, m.device);
   m.memory_budget_bytes = memory_budget(request, m.device, m.gpus);
   if (m.device == kernels::Backend::cuda && request.require_idle_gpu)

@@ -12,6 +12,7 @@
 #include "orchestrator/run/plan_run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sample_journal.hpp"
+#include "orchestrator/slurm/slurm_executor.hpp"
 
 namespace fs = std::filesystem;
 
@@ -74,6 +75,7 @@ OpenRun open_new_run(const RunRequest& request) {
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine);
   if (interrupt_requested()) throw Interrupted("interrupted while planning " + sweep.path + "; nothing was measured");
+  check_slurm_request(r.plan, request);
   r.memory_budget = machine.memory_budget_bytes;
   // Python benchmarks: each side's zygote imports them now, so that a module that does not import
   // is bad input, found before the run directory exists.
@@ -207,7 +209,9 @@ std::string default_worker_path() {
 
 RunResult run(const RunRequest& request) {
   install_interrupt_handlers();
+  if (auto sharded = resume_if_sharded(request)) return std::move(*sharded);  // a Slurm run's --resume
   OpenRun r = request.resume_dir.empty() ? open_new_run(request) : open_resumed_run(request);
+  if (request.slurm.sharded()) return submit_to_slurm(*r.dir, r.plan, request);
   RunResult result;
   result.dir = r.dir->path();
   if (r.resumed && r.info.value("status", "") == "complete") {
@@ -270,21 +274,25 @@ RunResult run(const RunRequest& request) {
   r.dir->write_json("run.json", r.info);
   log.write("run-end", r.info["status"].get<std::string>() + ": " + std::to_string(result.samples_recorded) +
                            " of " + std::to_string(result.samples_expected) + " samples");
-  // An A/B run answers with verdicts, baseline against candidate: the comparison model decides,
-  // whatever is printed.
-  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted) {
-    CompareRequest compare_request;
-    compare_request.runs = {r.dir->path()};
-    compare_request.rule = request.verdict;
-    std::ostringstream warnings;
-    try {
-      result.comparison = compare(compare_request, warnings);
-    } catch (const UsageError& e) {
-      log.write("compare", e.what());  // nothing comparable: the run's samples are kept
-    }
-    if (!warnings.str().empty()) std::cerr << warnings.str();
-  }
+  // An A/B run answers with verdicts, baseline against candidate.
+  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted)
+    result.comparison = compare_ab_run(r.dir->path(), request.verdict, log);
   return result;
+}
+
+std::optional<ComparisonReport> compare_ab_run(const std::string& dir, const VerdictRule& rule, RunLog& log) {
+  CompareRequest compare_request;
+  compare_request.runs = {dir};
+  compare_request.rule = rule;
+  std::ostringstream warnings;
+  std::optional<ComparisonReport> report;
+  try {
+    report = compare(compare_request, warnings);
+  } catch (const UsageError& e) {
+    log.write("compare", e.what());  // nothing comparable: the run's samples are kept
+  }
+  if (!warnings.str().empty()) std::cerr << warnings.str();
+  return report;
 }
 
 }  // namespace isobench::orchestrator

@@ -11,6 +11,7 @@
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/python_environments.hpp"
 #include "orchestrator/runner/runner.hpp"
+#include "orchestrator/slurm/slurm_options.hpp"
 #include "orchestrator/summary.hpp"
 #include "orchestrator/sweep.hpp"
 #include "stats/sequential_design.hpp"
@@ -56,6 +57,8 @@ struct RunRequest {
   // A/B run each side's own (docs/python.md).
   PythonOptions python;
   bool quiet = false;  // no progress or notes on stderr
+  // Where it is measured: here, or sharded over a Slurm job array (--executor slurm, docs/slurm.md).
+  SlurmOptions slurm;
   std::vector<std::string> command_line;  // recorded in run.json and environment.json
 };
 
@@ -64,6 +67,7 @@ enum class RunStatus {
   incomplete,        // some samples are missing after every retry
   interrupted,       // Ctrl-C or SIGTERM: --resume finishes it
   already_complete,  // --resume of a complete run: nothing was measured
+  submitted,         // sharded over Slurm and not waited for (--no-wait): nothing measured yet
 };
 
 struct RunResult {
@@ -76,7 +80,7 @@ struct RunResult {
   std::optional<ComparisonReport> comparison;  // an A/B run: baseline against candidate
 
   // The exit-code contract (orchestrator/errors.hpp): 130 interrupted, 3 samples missing, 1 an
-  // A/B verdict meets the --fail-on rule, else 0.
+  // A/B verdict meets the --fail-on rule, else 0 (also for a run submitted and not waited for).
   int exit_code() const;
 };
 

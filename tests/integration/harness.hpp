@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -88,6 +89,18 @@ inline pid_t spawn(const std::vector<std::string>& args, const Scratch& scratch)
   const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   return error == 0 ? pid : -1;
+}
+
+// What is wrong with how a run refused bad input, or "" when nothing is: exit code 2, one line on
+// stderr holding every one of `expected`, and no run directory left at `run_dir`.
+inline std::string bad_input_problem(const Result& r, const std::vector<std::string>& expected,
+                                     const std::string& run_dir) {
+  if (r.exit_code != 2) return "exit code " + std::to_string(r.exit_code) + ", not 2; stderr: " + r.err;
+  for (const auto& e : expected)
+    if (r.err.find(e) == std::string::npos) return "stderr lacks '" + e + "': " + r.err;
+  if (std::count(r.err.begin(), r.err.end(), '\n') != 1) return "not one line on stderr: " + r.err;
+  if (std::filesystem::exists(run_dir)) return run_dir + " was left behind";
+  return "";
 }
 
 inline std::vector<nlohmann::json> read_jsonl(const std::string& path, const std::string& type = "sample") {

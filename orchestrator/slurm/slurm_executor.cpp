@@ -1,0 +1,357 @@
+#include "slurm_executor.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "ipc/rank_group.hpp"
+#include "orchestrator/environment.hpp"
+#include "orchestrator/interrupt.hpp"
+#include "orchestrator/run/run.hpp"
+#include "sbatch_script.hpp"
+#include "shard_directory.hpp"
+#include "shard_merge.hpp"
+#include "slurm_client.hpp"
+#include "slurm_run.hpp"
+#include "task_record.hpp"
+
+namespace fs = std::filesystem;
+
+namespace isobench::orchestrator {
+
+namespace {
+
+// How often squeue is asked while waiting: a task's end shows within a second, and one query a
+// second from one user is nothing to a controller (Slurm's own sbatch --wait polls too).
+constexpr auto kPollInterval = std::chrono::seconds(1);
+// squeue failing this long in a row ends the wait: the tasks may still run, and a later
+// --resume or merge picks them up.
+constexpr auto kSlurmSilenceLimit = std::chrono::minutes(5);
+
+// The run options every task gives its shard's run (`orchestrate slurm task`); the rest of what
+// a task measures is in its shard's plan.json.
+nlohmann::json task_options(const RunRequest& r) {
+  return {{"worker", r.worker.empty() ? std::string() : fs::absolute(r.worker).lexically_normal().string()},
+          {"worker_timeout_s", r.worker_timeout_s},
+          {"retries", r.retries},
+          {"prestart", r.prestart},
+          {"context_gate", r.context_gate},
+          {"memory_budget_mib", r.memory_budget_mib}};
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find the orchestrate binary (/proc/self/exe): " + ec.message());
+  return self.string();
+}
+
+// Submits the array of `shards` (sorted) and records it in slurm.json before anything else.
+std::string submit(const RunDirectory& dir, SlurmRun& slurm, const std::vector<std::uint32_t>& shards,
+                   std::uint32_t max_running, const std::vector<std::string>& sbatch_args, RunLog& log) {
+  std::string array = array_ranges(shards);
+  // Appended piece by piece: GCC 12's -Wrestrict misreads "%" + std::to_string(...) (a false
+  // positive of its inlined string insert).
+  if (max_running > 0) array.append("%").append(std::to_string(max_running));
+  const std::string job = submit_array(dir.file("job.sbatch"), array, sbatch_args);
+  slurm.submissions.push_back({job, array, shards, sbatch_args, utc_timestamp()});
+  dir.write_json(kSlurmFile, slurm.to_json());
+  log.write("slurm-submit", "job " + job + ": array " + array + " (" + std::to_string(shards.size()) + " shards)");
+  return job;
+}
+
+enum class WaitEnd { over, interrupted, slurm_silent };
+
+// Waits until Slurm lists no task of `jobs`, saying on stderr how many are pending and running
+// whenever that changes.
+WaitEnd wait_for(const std::set<std::string>& jobs, bool quiet) {
+  std::string last;
+  auto silent_since = std::chrono::steady_clock::now();
+  while (true) {
+    std::size_t pending = 0, running = 0;
+    try {
+      const auto queued = queued_tasks(jobs);
+      silent_since = std::chrono::steady_clock::now();
+      if (queued.empty()) return WaitEnd::over;
+      for (const auto& [job, tasks] : queued)
+        for (const auto& [index, state] : tasks) (state == "PENDING" ? pending : running) += 1;
+    } catch (const std::exception& e) {
+      if (std::chrono::steady_clock::now() - silent_since > kSlurmSilenceLimit) {
+        std::cerr << "orchestrate: " << e.what() << "\n";
+        return WaitEnd::slurm_silent;
+      }
+    }
+    const std::string now = std::to_string(pending) + " tasks pending, " + std::to_string(running) + " running";
+    if (!quiet && now != last) std::cerr << "slurm: " << now << "\n";
+    last = now;
+    for (auto t = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - t < kPollInterval;) {
+      if (interrupt_requested()) return WaitEnd::interrupted;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
+// A shard's file that cannot be read as a run directory's is bad input, named: its run stays as
+// the last merge left it.
+MergeResult merge(const RunDirectory& dir, const SlurmRun& slurm, Plan& plan) {
+  try {
+    return merge_shards(dir, slurm, plan);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// Merges the shards into the run and answers like any run: its summary, an A/B run's verdicts,
+// and, where samples are missing, which shards lack them.
+RunResult finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, const RunRequest& request, WaitEnd end) {
+  const auto merged = merge(dir, slurm, plan);
+  for (const auto& w : merged.warnings) std::cerr << "warning: " << w << "\n";
+  RunLog log(dir.file("log.txt"));
+  log.write("slurm-merge", std::to_string(merged.samples_recorded) + " of " + std::to_string(merged.samples_expected) +
+                               " samples from " + std::to_string(slurm.shards.size()) + " shards");
+  RunResult result;
+  result.dir = dir.path();
+  result.samples_expected = merged.samples_expected;
+  result.samples_recorded = merged.samples_recorded;
+  result.summary = merged.rows;
+  result.outcome.samples_expected = merged.samples_expected;
+  result.outcome.samples_recorded = merged.samples_recorded;
+  result.outcome.failures = merged.failures;
+  result.outcome.workers_started = merged.workers_started;
+  const bool complete = merged.samples_recorded == merged.samples_expected;
+  result.status = end == WaitEnd::interrupted ? RunStatus::interrupted
+                  : complete                  ? RunStatus::complete
+                                              : RunStatus::incomplete;
+  if (end == WaitEnd::interrupted) {
+    std::cerr << "orchestrate: stopped waiting; the run's tasks go on in Slurm\n";
+    return result;
+  }
+  if (plan.schedule.sides == 2) result.comparison = compare_ab_run(dir.path(), request.verdict, log);
+  if (complete) return result;
+  std::size_t incomplete = 0;
+  for (const auto& s : merged.shards) {
+    if (s.complete() || ++incomplete > 10) continue;
+    std::cerr << "orchestrate: shard " << s.index << ": " << s.samples_recorded << " of " << s.samples_expected
+              << " samples (" << s.status;
+    if (s.tasks.empty())
+      std::cerr << "; no task started it";
+    else
+      std::cerr << "; its last task, " << task_name(s.tasks.back()) << ", ran on "
+                << s.tasks.back().value("host", std::string("?"));
+    std::cerr << ")\n";
+  }
+  if (incomplete > 10) std::cerr << "orchestrate: ... and " << (incomplete - 10) << " more shards (shards.json)\n";
+  std::cerr << "orchestrate: the tasks' output is in " << dir.file("slurm-logs")
+            << (end == WaitEnd::slurm_silent ? "; squeue stopped answering, and the tasks may still run" : "") << "\n";
+  return result;
+}
+
+// Waits for `jobs` (unless --no-wait) and finishes the run.
+RunResult wait_and_finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, const RunRequest& request,
+                          const std::set<std::string>& jobs) {
+  if (!request.slurm.wait) {
+    if (!request.quiet)
+      std::cerr << "orchestrate: not waiting (--no-wait): orchestrate --resume " << dir.path()
+                << " waits and finishes the run; orchestrate slurm merge " << dir.path()
+                << " merges what is there now\n";
+    RunResult result;
+    result.dir = dir.path();
+    result.status = RunStatus::submitted;
+    return result;
+  }
+  return finish(dir, plan, slurm, request, jobs.empty() ? WaitEnd::over : wait_for(jobs, request.quiet));
+}
+
+void check_sbatch_options(const std::vector<std::string>& options) {
+  for (const auto& option : options) try {
+      check_sbatch_option(option);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+}
+
+Plan read_plan(const RunDirectory& dir) {
+  const auto j = dir.read_json("plan.json");
+  check_schema_version(j, dir.file("plan.json"));
+  return Plan::from_json(j);
+}
+
+}  // namespace
+
+void check_slurm_request(const Plan& plan, const RunRequest& request) {
+  const auto& s = request.slurm;
+  if (!s.sharded()) {
+    if (s.any_given()) throw UsageError("--shards, --max-running, --sbatch-option and --no-wait need --executor slurm");
+    return;
+  }
+  if (s.shards == 0) throw UsageError("--executor slurm: give --shards N, the job array's size");
+  if (s.shards > plan.instances.size())
+    throw UsageError("--shards " + std::to_string(s.shards) + ": the sweep has " +
+                     std::to_string(plan.instances.size()) + " instances on " + plan.device +
+                     ", and a shard measures at least one");
+  if (!request.gpus.empty() || request.gpu)
+    throw UsageError("--executor slurm: every task measures on the one GPU Slurm gives it; --gpu and --gpus are not taken");
+  if (request.require_idle_gpu)
+    throw UsageError("--executor slurm: --require-idle-gpu is not taken: a GPU Slurm allocates is the task's alone");
+  // A sequential A/B run stops each instance at a look over the whole sweep's tests (Bonferroni
+  // over every instance); shards measuring apart cannot share those looks, and the merge expects
+  // every planned slot. Not built: refused rather than answered wrongly (docs/slurm.md).
+  if (plan.sequential)
+    throw UsageError("--executor slurm: --until-verdict is not taken: a sequential A/B run's looks span the whole "
+                     "sweep, which shards measure apart; give --samples N");
+  for (const auto& p : plan.instances)
+    if (const auto ranks = ipc::world_size(p.worker); ranks > 1)
+      throw UsageError(p.worker.id + " has ranks " + std::to_string(ranks) +
+                       ": --executor slurm gives each task one GPU; run multi-rank instances with --gpu");
+  check_sbatch_options(s.sbatch_options);
+}
+
+RunResult submit_to_slurm(const RunDirectory& dir, const Plan& plan, const RunRequest& request) {
+  const std::string run_path = fs::absolute(dir.path()).lexically_normal().string();
+  // Until sbatch has the array, nothing of the run exists anywhere else: a refusal leaves nothing.
+  auto refuse = [&](const std::string& why) {
+    std::error_code ec;
+    fs::remove_all(dir.path(), ec);
+    return UsageError(why);
+  };
+  SlurmRun slurm;
+  try {
+    check_slurm_path("the run directory", run_path);
+    slurm.shards = deal_shards(static_cast<std::uint32_t>(plan.instances.size()), request.slurm.shards);
+    slurm.max_running = request.slurm.max_running;
+    slurm.task_options = task_options(request);
+    for (const auto& shard : slurm.shards) write_shard_directory(dir, plan, shard, request.command_line);
+    fs::create_directories(dir.file("slurm-logs"));
+    SbatchSettings script;
+    script.job_name = "isobench-" + plan.sweep_name;
+    for (auto& c : script.job_name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    script.run_dir = run_path;
+    script.orchestrate = self_executable();
+    script.gpu = plan.device == "cuda";
+    script.options = request.slurm.sbatch_options;
+    script.command_line = request.command_line;
+    dir.write_text("job.sbatch", sbatch_script(script));
+    dir.write_json(kSlurmFile, slurm.to_json());
+    dir.write_json("run.json", {{"schema_version", kRunSchemaVersion},
+                                {"sweep", plan.sweep_name},
+                                {"executor", "slurm"},
+                                {"status", "running"},
+                                {"started", utc_timestamp()},
+                                {"command_line", request.command_line},
+                                {"resumed", nlohmann::json::array()},
+                                {"shards", slurm.shards.size()},
+                                {"samples_expected", plan.schedule.total_samples()},
+                                {"samples_recorded", 0}});
+    // Where it was planned and submitted; each shard's environment-resume.json is its node's.
+    dir.write_json("environment.json", collect_environment(request.command_line).data);
+  } catch (const std::exception& e) {
+    throw refuse(e.what());
+  }
+  RunLog log(dir.file("log.txt"));
+  std::vector<std::uint32_t> all;
+  for (const auto& s : slurm.shards) all.push_back(s.index);
+  std::string job;
+  try {
+    job = submit(dir, slurm, all, slurm.max_running, {}, log);
+  } catch (const std::exception& e) {
+    throw refuse(e.what());
+  }
+  if (!request.quiet)
+    std::cerr << "run directory: " << dir.path() << "\nslurm: submitted job " << job << ": " << slurm.shards.size()
+              << " shards of " << plan.instances.size() << " instances, " << plan.schedule.total_samples()
+              << " samples (" << dir.file("job.sbatch") << ")\n";
+  Plan merged = plan;
+  return wait_and_finish(dir, merged, slurm, request, {job});
+}
+
+std::optional<RunResult> resume_if_sharded(const RunRequest& request) {
+  const auto& s = request.slurm;
+  if (request.resume_dir.empty()) return std::nullopt;
+  const RunDirectory dir = [&] {
+    try {
+      return RunDirectory::open(request.resume_dir);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const std::exception& e) {  // a newer schema, a run.json that is not JSON
+      throw UsageError("--resume " + request.resume_dir + ": " + e.what());
+    }
+  }();
+  if (!is_slurm_run(dir)) {
+    if (s.merge_only) throw UsageError(request.resume_dir + ": not a Slurm run (no slurm.json)");
+    if (s.sharded() || s.any_given())
+      throw UsageError("--resume " + request.resume_dir + ": not a Slurm run; --executor slurm and its options take a "
+                       "new sweep");
+    return std::nullopt;
+  }
+  if (s.shards > 0)
+    throw UsageError("--resume: --shards is not taken: the run's shards were dealt when it was submitted");
+  if (!request.gpus.empty() || request.gpu)
+    throw UsageError("--resume: every task measures on the GPU Slurm gives it; --gpu and --gpus are not taken");
+  check_sbatch_options(s.sbatch_options);
+  Plan plan;
+  SlurmRun slurm;
+  try {
+    plan = read_plan(dir);
+    slurm = read_slurm_run(dir, static_cast<std::uint32_t>(plan.instances.size()));
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError("--resume " + request.resume_dir + ": " + e.what());
+  }
+  if (s.merge_only) return finish(dir, plan, slurm, request, WaitEnd::over);
+  if (dir.read_json("run.json").value("status", "") == "complete") {
+    if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
+    RunResult result;
+    result.dir = dir.path();
+    result.status = RunStatus::already_complete;
+    return result;
+  }
+  std::set<std::string> jobs;
+  for (const auto& sub : slurm.submissions) jobs.insert(sub.job_id);
+  QueuedTasks queued;
+  try {
+    queued = queued_tasks(jobs);
+  } catch (const std::exception& e) {
+    // Without Slurm's answer a shard still queued cannot be told from one that failed.
+    throw MeasurementFailed(std::string(e.what()) + "; nothing resubmitted");
+  }
+  std::set<std::uint32_t> queued_shards;
+  std::set<std::string> live;
+  for (const auto& [job, tasks] : queued) {
+    live.insert(job);
+    for (const auto& [index, state] : tasks) queued_shards.insert(index);
+  }
+  const auto merged = merge(dir, slurm, plan);
+  std::vector<std::uint32_t> missing;
+  for (const auto& shard : merged.shards)
+    if (!shard.complete() && !queued_shards.count(shard.index)) missing.push_back(shard.index);
+  if (!missing.empty()) {
+    RunLog log(dir.file("log.txt"));
+    std::string job;
+    try {
+      job = submit(dir, slurm, missing, s.max_running ? s.max_running : slurm.max_running, s.sbatch_options, log);
+    } catch (const std::exception& e) {
+      throw UsageError(e.what());
+    }
+    live.insert(job);
+    auto run_info = dir.read_json("run.json");
+    run_info["resumed"].push_back(utc_timestamp());
+    run_info["status"] = "running";
+    dir.write_json("run.json", run_info);
+    if (!request.quiet)
+      std::cerr << "slurm: submitted job " << job << " for the " << missing.size() << " shards that lack samples ("
+                << (merged.samples_expected - merged.samples_recorded) << " samples)\n";
+  }
+  if (!request.quiet && !queued_shards.empty())
+    std::cerr << "slurm: " << queued_shards.size() << " shards still have a task queued or running\n";
+  return wait_and_finish(dir, plan, slurm, request, live);
+}
+
+}  // namespace isobench::orchestrator
