@@ -1,3 +1,6 @@
+// Over 500 lines on purpose: one analysis of one calibration (A/A rates, power, sample sizes,
+// the verdict rule, the sequential rule, realised slowdowns), each section a function that reads
+// the same CalibrationInput; splitting it would scatter one data flow over files.
 #include "orchestrator/calibration/analysis.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Over 500 lines on purpose: report.md is one document, section after section in the order a
+// reader meets them; each section is a function of the analysis, kept beside its neighbours.
 #include "orchestrator/calibration/report.hpp"
 
 #include <algorithm>
