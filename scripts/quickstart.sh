@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh release
-exec build/bin/orchestrate --isolation process --samples 12 configs/quick.yaml "$@"
+exec build/bin/orchestrate --isolation process configs/quick.yaml "$@"
