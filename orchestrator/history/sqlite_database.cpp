@@ -19,10 +19,18 @@ Database::Database(const std::string& path, bool create) : path_(path) {
   }
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   sqlite3_extended_result_codes(db_, 1);
-  exec("PRAGMA foreign_keys = ON");
-  // WAL is a property of the file: the first connection switches it, the others find it so.
-  Statement mode(*this, "PRAGMA journal_mode = WAL");
-  mode.step();
+  // A constructor that throws runs no destructor: a file that is not a database fails here, and
+  // its connection must be closed before the error leaves.
+  try {
+    exec("PRAGMA foreign_keys = ON");
+    // WAL is a property of the file: the first connection switches it, the others find it so.
+    Statement mode(*this, "PRAGMA journal_mode = WAL");
+    mode.step();
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
 }
 
 Database::~Database() { sqlite3_close(db_); }
