@@ -48,6 +48,7 @@ double slowdown_power(std::span<const double> pilot, double delta, std::size_t n
   std::vector<double> baseline(n), candidate(n);
   std::size_t detections = 0;
   for (std::size_t rep = 0; rep < options.repetitions; ++rep) {
+    if (options.checkpoint && rep % 64 == 0) options.checkpoint();
     for (double& v : baseline) v = resampled(pilot, engine);
     for (double& v : candidate) v = resampled(pilot, engine) * (1 + delta);
     if (detected(baseline, candidate, options)) ++detections;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -27,6 +28,8 @@ struct PowerOptions {
   std::uint64_t seed = 20261129;
   // Unset: the raw test, two-sided Brunner-Munzel p < alpha with the candidate tending larger.
   std::optional<VerdictRule> verdict;
+  // Called every few repetitions when set: a caller stops a long simulation by throwing from it.
+  std::function<void()> checkpoint;
 };
 
 // Power to detect a slowdown of `delta` (0.05 = 5%) with n samples per side: each repetition

@@ -223,6 +223,7 @@ VerdictRates verdict_rates(const CalibrationInput& input, const ModeRuns& mode,
   power_options.alpha = o.target_alpha;
   power_options.repetitions = o.power_repetitions;
   power_options.seed = o.seed;
+  power_options.checkpoint = o.checkpoint;
   power_options.verdict = stats::VerdictRule{o.threshold, o.confidence, std::max<std::size_t>(n_instances, 1)};
   bool all_reached = n_instances > 0;
   for (std::size_t inst = 0; inst < n_instances; ++inst) {
@@ -276,6 +277,7 @@ SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const 
   const auto design = stats::sequential_design(o.sequential_looks, o.target_alpha, m, stats::SpendingFunction::pocock,
                                                o.confidence);
   for (std::size_t inst = 0; inst < input.instances.size(); ++inst) {
+    if (o.checkpoint) o.checkpoint();
     const auto pilot = pooled_pilot(mode, inst);
     if (pilot.size() < 2) continue;
     const auto aa = stats::sequential_slowdown_power(pilot, 0.0, design, o.threshold, o.power_repetitions, o.seed);
@@ -345,9 +347,13 @@ std::vector<std::size_t> power_curve_grid(std::size_t max_n) {
 }
 
 CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& options) {
+  const auto step = [&options] {
+    if (options.checkpoint) options.checkpoint();
+  };
   const std::size_t n_instances = input.instances.size();
   CalibrationResult result;
   result.options = options;
+  result.options.checkpoint = nullptr;
   result.instances = n_instances;
   std::vector<std::string> families;
   for (const auto& inst : input.instances)
@@ -357,8 +363,10 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
   power_options.alpha = options.target_alpha;
   power_options.repetitions = options.power_repetitions;
   power_options.seed = options.seed;
+  power_options.checkpoint = options.checkpoint;
 
   for (const auto& mode : input.modes) {
+    step();
     ModeResult m;
     m.mode = mode.mode;
     m.variant = mode.variant;
@@ -386,6 +394,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     // Power by scaling: each A/A comparison in both orientations (either side made slower), so
     // a drift between two runs helps as often as it hurts.
     for (double delta : options.deltas) {
+      step();
       RateCounter counter(options.alphas);
       for (const auto& c : comparisons) {
         for (const auto& [x, y] : {std::pair{c.x, c.y}, std::pair{c.y, c.x}}) {
@@ -434,6 +443,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     std::size_t curve_instances = 0;
     bool all_reached = true;
     for (std::size_t inst = 0; inst < n_instances; ++inst) {
+      step();
       const auto pilot = pooled_pilot(mode, inst);
       InstanceSampleSize row{input.instances[inst].id, pilot.size(), 0};
       if (pilot.size() >= 2) {
@@ -453,8 +463,10 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
       for (std::size_t g = 0; g < grid.size(); ++g)
         m.power_curve.push_back({grid[g], curve_sum[g] / static_cast<double>(curve_instances)});
 
+    step();
     m.verdict = verdict_rates(input, mode, sweeps, options);
     for (std::size_t r = 0; r < m.realised.size(); ++r) m.realised[r].verdict_slower = m.verdict.real_slower_per_instance[r];
+    step();
     m.sequential = sequential_evaluation(input, mode, comparisons, options);
     m.cost = cost_of(mode.baseline);
     result.modes.push_back(std::move(m));

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ struct AnalysisOptions {
   double confidence = 0.95;
   // The sequential rule: looks per side (stats/sequential_design.hpp), Pocock spending.
   std::vector<std::size_t> sequential_looks = {8, 12, 16, 24, 32};
+  // Called between the analysis's steps and every few simulated comparisons when set, so that a
+  // caller stops a long analysis by throwing from it: the simulations take minutes on large
+  // calibrations, and Ctrl-C must not wait for them. Not an option of the result.
+  std::function<void()> checkpoint;
 };
 
 // hits out of trials at one alpha; `expected` = alpha x trials, the count a test that holds its

@@ -221,7 +221,19 @@ int calibrate(const CalibrateArgs& args) {
     return exit_interrupted;
   }
   const auto input = load_input(spec);
-  const auto result = analyse(input, spec.analysis);
+  CalibrationResult result;
+  try {
+    AnalysisOptions options = spec.analysis;
+    options.checkpoint = [] {
+      if (interrupt_requested()) throw Interrupted("interrupted during the analysis");
+    };
+    result = analyse(input, options);
+  } catch (const Interrupted&) {
+    // Every run is complete and kept; only the reading was cut, and nothing of it was written.
+    std::cerr << "calibrate: interrupted during the analysis (every run is complete); analyse with: "
+              << "orchestrate calibrate --resume " << spec.dir << "\n";
+    return exit_interrupted;
+  }
   write_outputs(spec, input, result);
   std::cout << fpr_table_markdown(result);
   // The sample count to plan with, on stdout beside the table (report.md has the full reading).

@@ -214,3 +214,34 @@ TEST_CASE("SIGINT in a calibration: exit 130, and calibrate --resume finishes it
   CHECK(std::filesystem::exists(s.path("cal/calibration.json")));
   CHECK(read_jsonl(s.path("cal/process/run-1/samples.jsonl")).size() == 40);
 }
+
+TEST_CASE("SIGINT in a calibration's analysis: exit 130 at once, nothing of the analysis written, --resume analyses") {
+  Scratch s("sigint-calibrate-analysis");
+  const auto sweep = s.write("cal.yaml", kSweep);
+  auto r = run(bin("orchestrate") + " calibrate --device cpu --quiet --runs 2 --modes process --samples 8 "
+                   "--power-repetitions 10 --max-n 8 --out " + s.path("cal") + " " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Every run complete; an analysis that would simulate for hours (10^9 comparisons per point).
+  std::filesystem::remove(s.path("cal/calibration.json"));
+  std::filesystem::remove(s.path("cal/report.md"));
+  auto spec = read_json(s.path("cal/experiment.json"));
+  spec["analysis"]["power_repetitions"] = 1000000000;
+  std::ofstream(s.path("cal/experiment.json"), std::ios::trunc) << spec.dump(2);
+  const pid_t pid = start_orchestrate(s, {"calibrate", "--resume", s.path("cal")});
+  const int status = signal_when(pid, SIGINT, [&] {
+    return catches_sigint(pid) && slurp(s.path("stderr.txt")).find("0 to run") != std::string::npos;
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK_MESSAGE(slurp(s.path("stderr.txt")).find("interrupted during the analysis (every run is complete)") !=
+                    std::string::npos,
+                slurp(s.path("stderr.txt")));
+  CHECK_FALSE(std::filesystem::exists(s.path("cal/calibration.json")));
+  CHECK_FALSE(std::filesystem::exists(s.path("cal/report.md")));
+
+  spec["analysis"]["power_repetitions"] = 10;
+  std::ofstream(s.path("cal/experiment.json"), std::ios::trunc) << spec.dump(2);
+  r = run(bin("orchestrate") + " calibrate --quiet --resume " + s.path("cal"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(std::filesystem::exists(s.path("cal/calibration.json")));
+}
