@@ -12,11 +12,13 @@
 #             the matmul                                                                 ~50 s
 #   fidelity  a Triton softmax and torch's matmul: isobench --timer events --cold-cache true against
 #             triton.testing.do_bench, --timer graph against do_bench_cudagraph (10 samples);
-#             and the probes: the worker's stream is torch's, a syncing launch falls back ~45 s
+#             the same with the blocking kernel (cold) and 200 ms samples (graph), the readings
+#             of 2026-12-01's gaps (fidelity-variants.json); and the probes: the worker's stream
+#             is torch's, a syncing launch falls back                                   ~80 s
 #   validity  orchestrate calibrate --runs 6 --modes process,ab on 10 instances (210 A/A
 #             comparisons), and one ab run whose candidate adds an elementwise pass   ~150 s
 #
-#   bench/gpu/python_benchmarks.sh OUT_DIR [PART...]      (default: every part, about 4.5 min)
+#   bench/gpu/python_benchmarks.sh OUT_DIR [PART...]      (default: every part, about 5 min)
 #
 # The whole script stops within ISOBENCH_DEADLINE_S seconds (default 345, under the 6 minutes one
 # device call is given): each step runs under `timeout` with what is left of that (at most its
@@ -83,6 +85,19 @@ for p in $parts; do
       bounded fidelity-graph 60 $run --timer graph --out "$out/fidelity-graph" bench/gpu/python_fidelity.yaml
       bounded fidelity 60 env PYTHONPATH="$package" python3 bench/gpu/python_do_bench.py \
         --cold-run "$out/fidelity-cold" --graph-run "$out/fidelity-graph" --out "$out/fidelity.json"
+      # The two gaps of 2026-12-01 (docs/python.md, "Fidelity"), each against one reading:
+      # cold: the flush memset (2x L2) may end before a Python launch reaches the stream, so the
+      #   start event would time the host's launch too; do_bench's 256 MB zeroing covers it longer.
+      #   The blocking kernel holds the stream until the launch is queued.
+      # graph matmul: do_bench_cudagraph replays for about 200 ms at a stretch (the card at its
+      #   power limit), isobench's samples are 10 ms apart by worker; 200 ms samples match that.
+      bounded fidelity-cold-blocking 60 $run --timer events --cold-cache true --blocking-kernel true \
+        --out "$out/fidelity-cold-blocking" bench/gpu/python_fidelity.yaml
+      bounded fidelity-graph-long 60 $run --timer graph --min-sample-time-ms 200 \
+        --out "$out/fidelity-graph-long" bench/gpu/python_fidelity.yaml
+      bounded fidelity-variants 60 env PYTHONPATH="$package" python3 bench/gpu/python_do_bench.py \
+        --cold-run "$out/fidelity-cold-blocking" --graph-run "$out/fidelity-graph-long" \
+        --out "$out/fidelity-variants.json"
       bounded python-probes 40 $run --retries 0 --out "$out/python-probes" bench/gpu/python_probes.yaml
       ;;
     validity)
