@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev doctest-dev
   python3                 # command-benchmark tests; Python benchmarks: the zygote, the isobench package and
                           # their tests (test_python*, python_*), standard library only (3.11 on Debian 12)
+  python3-jsonschema      # tools/check_trace.py checks iteration traces against the trace format's schema (trace_schema)
   libsqlite3-dev          # the history file (orchestrate history)
   chromium fonts-dejavu-core  # test_report opens the HTML report in headless Chromium (about 30 s to install)
 )
