@@ -127,16 +127,27 @@ IterationAccounting account_iterations(const ActivityRecords& records) {
   return acc;
 }
 
-KernelRecord iteration_kernels(const ActivityRecords& records) {
-  check_activity_records(records);
-  const IterationMembership member = assign_iterations(records);
+KernelRecord pass_record(const ActivityRecords& records, const std::string& accounting_failure) {
+  const auto inner = static_cast<std::uint32_t>(records.iterations.size());
+  std::string reason = accounting_failure;
+  IterationAccounting accounting;
+  if (reason.empty()) {
+    try {
+      accounting = account_iterations(records);
+    } catch (const std::invalid_argument& e) {
+      reason = std::string("the activity records are inconsistent: ") + e.what();
+    }
+  }
   std::vector<KernelActivity> kernels;
+  const IterationMembership member = reason.empty() ? assign_iterations(records) : IterationMembership{};
   for (std::size_t i = 0; i < records.gpu.size(); ++i) {
     const auto& g = records.gpu[i];
-    if (member.gpu[i] < 0 || g.kind != GpuActivity::Kind::kernel) continue;
-    kernels.push_back({g.name, g.grid, g.block, g.end_ns - g.start_ns});
+    if (g.kind != GpuActivity::Kind::kernel || (reason.empty() && member.gpu[i] < 0)) continue;
+    kernels.push_back({g.name, g.grid, g.block, g.end_ns >= g.start_ns ? g.end_ns - g.start_ns : 0});
   }
-  return aggregate_kernels(kernels, static_cast<std::uint32_t>(records.iterations.size()), records.dropped_records);
+  KernelRecord record = aggregate_kernels(kernels, inner, records.dropped_records);
+  record.iteration = reason.empty() ? accounting.to_json() : nlohmann::json{{"reason", reason}};
+  return record;
 }
 
 nlohmann::json IterationAccounting::to_json() const {

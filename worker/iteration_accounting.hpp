@@ -67,15 +67,19 @@ struct IterationAccounting {
   std::uint64_t dropped_records = 0;
 
   // The "iteration" object of a kernel record (kernels.json): the per-kernel table is the
-  // record's own "kernels", aggregated over the same iterations (iteration_kernels).
+  // record's own "kernels", aggregated over the same iterations (pass_record).
   nlohmann::json to_json() const;
 };
 
 // Throws std::invalid_argument when the records are bad (check_activity_records).
 IterationAccounting account_iterations(const ActivityRecords& records);
 
-// The kernels that ran inside the iterations, as --record-kernels' per-kernel table: demangled,
-// per (name, grid, block), top GPU time first, `inner` = the number of iterations.
-KernelRecord iteration_kernels(const ActivityRecords& records);
+// --record-kernels' record of a pass of iterations: the per-kernel table of the kernels that ran
+// inside the iterations (demangled, per name, grid and block, top GPU time first, `inner` = the
+// number of iterations) with the accounting as its "iteration". When the records fail their
+// check, or `accounting_failure` says why the recorder could not record what the accounting
+// needs, the table holds every kernel of the pass and "iteration" the reason: the kernels are
+// still worth having.
+KernelRecord pass_record(const ActivityRecords& records, const std::string& accounting_failure = {});
 
 }  // namespace isobench::worker

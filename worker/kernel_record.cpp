@@ -45,6 +45,7 @@ nlohmann::json KernelRecord::to_json() const {
                       {"truncated_kernels", truncated_kernels},
                       {"truncated_share", truncated_share}};
   if (!recorder.empty()) j["recorder"] = recorder;
+  if (!iteration.is_null()) j["iteration"] = iteration;
   if (truncated_kernels > 0)
     j["note"] = std::to_string(truncated_kernels) + " kernels with the smallest GPU time left out to fit the record";
   if (dropped_records > 0)

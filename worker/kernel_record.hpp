@@ -41,6 +41,9 @@ struct KernelRecord {
   std::size_t truncated_kernels = 0;   // dropped to fit the segment's buffer, smallest first
   double truncated_share = 0;          // their share of the GPU time
   std::string recorder;                // which CUPTI recorded it, e.g. "CUPTI API 130001 (libcupti.so.13)"
+  // The per-iteration accounting of the pass (worker/iteration_accounting.hpp), or {"reason": ...}
+  // when it could not be made; null for records made without one.
+  nlohmann::json iteration;
 
   double kernels_per_launch() const;
   double kernel_gpu_s_per_launch() const;

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstring>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -13,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "ipc/artifact_folder.hpp"
 #include "ipc/instance_table.hpp"
 #include "ipc/kernel_record_buffer.hpp"
 #include "ipc/segment.hpp"
@@ -20,6 +23,8 @@
 #include "kernels/plugin_loader.hpp"
 #include "artifact_dir.hpp"
 #include "command_timer.hpp"
+#include "iteration_accounting.hpp"
+#include "iteration_trace.hpp"
 #include "kernel_record.hpp"
 #include "orphan_guard.hpp"
 #include "registered_kernels.hpp"
@@ -214,13 +219,17 @@ class Session {
   }
 
   // --record-kernels: one extra, untimed pass of the pinned inner launches with CUPTI on, after
-  // the warm-up, so no sample is timed with it. The kernels go to the segment (the first worker
-  // of each side writes them; kernels.json), their GPU time per launch beside every sample this
-  // worker takes. Calibration-only workers record nothing. Without CUPTI the record is a reason.
+  // the warm-up, so no sample is timed with it. Each launch is one iteration of the accounting
+  // (worker/iteration_accounting.hpp). The record goes to the segment (the first worker of each
+  // side writes it; kernels.json) and that worker writes the trace of the pass's last iteration
+  // (the steady state: warm-up and start-up are long over) into the instance's artifact folder;
+  // the kernels' GPU time per launch goes beside every sample this worker takes.
+  // Calibration-only workers record nothing. Without CUPTI the record is a reason.
   void record_kernels(std::uint32_t index, PreparedInstance& p) {
     if (!p.spec->measure.record_kernels || !measures(index)) return;
     auto& entry = seg_.instance(index);
     std::string text;
+    ActivityRecords records;  // for the trace: empty unless the pass recorded everything it needs
     if (p.spec->backend != "cuda") {
       text = encode_no_kernel_record("CUPTI records CUDA kernels only", ipc::kKernelRecordBytes);
     } else {
@@ -228,24 +237,40 @@ class Session {
       beat();
       if (!recorder_) recorder_ = std::make_unique<KernelRecorder>();
       const std::uint32_t inner = entry.inner > 0 ? entry.inner : std::max<std::uint32_t>(1, entry.warmup);
-      const KernelCapture capture = recorder_->record([&] {
-        for (std::uint32_t i = 0; i < inner; ++i) p.bench->launch();
-        device_->synchronize();
-      });
+      KernelCapture capture = recorder_->record(
+          inner, [&] { p.bench->launch(); }, [&] { device_->synchronize(); });
       beat();
       if (!capture.failure.empty()) {
         text = encode_no_kernel_record(capture.failure, ipc::kKernelRecordBytes);
       } else {
-        KernelRecord record = aggregate_kernels(capture.activities, inner, capture.dropped_records);
+        KernelRecord record = pass_record(capture.records, capture.accounting_failure);
         record.recorder = capture.recorder;
         p.kernel_gpu_s = record.kernel_gpu_s_per_launch();
         text = encode_kernel_record(std::move(record), ipc::kKernelRecordBytes);
+        if (capture.accounting_failure.empty()) records = std::move(capture.records);
       }
 #else
       text = encode_no_kernel_record("this worker was built without CUDA", ipc::kKernelRecordBytes);
 #endif
     }
-    ipc::publish_kernel_record(entry, side_, text);
+    if (ipc::publish_kernel_record(entry, side_, text)) write_iteration_trace(*p.spec, records);
+  }
+
+  // The trace of the last iteration of a record pass, when its records are consistent (else the
+  // record's "iteration" says why there is none).
+  void write_iteration_trace(const ipc::WorkerInstance& spec, const ActivityRecords& records) {
+    if (records.iterations.empty() || options_.artifact_root.empty()) return;
+    nlohmann::json trace;
+    try {
+      trace = iteration_trace(records, records.iterations.size() - 1, spec.id + ", side " + std::to_string(side_));
+    } catch (const std::invalid_argument&) {
+      return;
+    }
+    enter_artifact_folder(options_.artifact_root, spec.id);
+    const auto path = std::filesystem::path(options_.artifact_root) / ipc::artifact_folder_name(spec.id) / kIterationTraceFile;
+    std::ofstream out(path);
+    out << trace.dump(-1, ' ', /*ensure_ascii=*/true) << "\n";
+    if (!out) throw std::runtime_error("cannot write the iteration trace of " + spec.id + " to " + path.string());
   }
 
   // Makes the instance's benchmark and sets it up: once per worker, and again before every sample

@@ -74,8 +74,8 @@ TEST_CASE("an iteration's GPU time is the union of its GPU intervals, host enque
   CHECK_FALSE(j.contains("flags"));
 }
 
-TEST_CASE("the per-kernel table holds the iterations' kernels, demangled, top GPU time first") {
-  const KernelRecord k = iteration_kernels(three_iterations());
+TEST_CASE("the pass's record: the iterations' kernels, demangled, top GPU time first, and the accounting") {
+  const KernelRecord k = pass_record(three_iterations());
   CHECK(k.inner == 3);
   CHECK(k.kernel_launches == 9);
   CHECK(k.total_ns == 240);
@@ -90,6 +90,23 @@ TEST_CASE("the per-kernel table holds the iterations' kernels, demangled, top GP
   CHECK(k.kernels[1].share == doctest::Approx(0.25));
   CHECK(k.kernels[2].name == "add_bias");
   CHECK(k.kernels[2].total_ns == 30);
+  REQUIRE(k.iteration.is_object());
+  CHECK(k.iteration["gpu_ns"].get<double>() == doctest::Approx(70));
+  const json encoded = json::parse(encode_kernel_record(k, 8192));
+  CHECK(encoded["iteration"]["kernel_launches"].get<double>() == doctest::Approx(3));
+  CHECK(encoded["kernels_per_launch"].get<double>() == doctest::Approx(3));
+}
+
+TEST_CASE("records that fail their check still give every kernel of the pass, and the reason") {
+  ActivityRecords r = three_iterations();
+  r.gpu[2].correlation_id = 999;  // the first gemm lost its API call
+  KernelRecord k = pass_record(r);
+  CHECK(k.kernel_launches == 10);  // warmup_kernel too: without correlation nothing says it is start-up
+  CHECK(k.iteration["reason"].get<std::string>() ==
+        "the activity records are inconsistent: gpu[2] (kernel): correlation id 999 matches no API call");
+  k = pass_record(three_iterations(), "cuptiActivityEnable(SYNCHRONIZATION) failed: not supported");
+  CHECK(k.kernel_launches == 10);
+  CHECK(k.iteration["reason"].get<std::string>() == "cuptiActivityEnable(SYNCHRONIZATION) failed: not supported");
 }
 
 TEST_CASE("host-bound when enqueuing takes at least half the GPU time") {

@@ -12,6 +12,7 @@
 #include "worker/cuda/cuda_device.hpp"
 #include "worker/cuda/cuda_timer.hpp"
 #include "worker/cuda/kernel_recorder.hpp"
+#include "worker/iteration_accounting.hpp"
 #include "worker/kernel_record.hpp"
 
 using namespace isobench::worker;
@@ -43,14 +44,17 @@ std::unique_ptr<Benchmark> make(const std::string& kernel, const json& given) {
 
 // One pass of `inner` launches with recording on, as the worker runs it.
 KernelRecord record(KernelRecorder& recorder, Benchmark& bench, std::uint32_t inner) {
-  const KernelCapture capture = recorder.record([&] {
-    for (std::uint32_t i = 0; i < inner; ++i) bench.launch();
-    device().synchronize();
-  });
+  const KernelCapture capture = recorder.record(inner, [&] { bench.launch(); }, [&] { device().synchronize(); });
   REQUIRE_MESSAGE(capture.failure.empty(), capture.failure);
-  CHECK(capture.dropped_records == 0);
-  KernelRecord r = aggregate_kernels(capture.activities, inner, capture.dropped_records);
+  CHECK(capture.records.dropped_records == 0);
+  CHECK_MESSAGE(capture.accounting_failure.empty(), capture.accounting_failure);
+  KernelRecord r = pass_record(capture.records, capture.accounting_failure);
   r.recorder = capture.recorder;
+  // Every kernel has its launch call among the API records, so the accounting was made and counts
+  // the same kernels per iteration as the table.
+  REQUIRE_MESSAGE(!r.iteration.contains("reason"), r.iteration.dump());
+  CHECK(r.iteration["kernel_launches"].get<double>() == doctest::Approx(r.kernels_per_launch()));
+  CHECK(r.iteration["gpu_ns"].get<double>() > 0);
   MESSAGE(encode_kernel_record(r, 8192));
   return r;
 }

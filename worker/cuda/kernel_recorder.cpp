@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <map>
 #include <mutex>
+#include <utility>
 
 namespace isobench::worker {
 
@@ -20,6 +22,33 @@ static_assert(offsetof(CUpti_ActivityKernel4, end) == offsetof(CUpti_ActivityKer
 static_assert(offsetof(CUpti_ActivityKernel4, gridX) == offsetof(CUpti_ActivityKernel10, gridX));
 static_assert(offsetof(CUpti_ActivityKernel4, blockX) == offsetof(CUpti_ActivityKernel10, blockX));
 static_assert(offsetof(CUpti_ActivityKernel4, name) == offsetof(CUpti_ActivityKernel10, name));
+static_assert(offsetof(CUpti_ActivityKernel4, streamId) == offsetof(CUpti_ActivityKernel10, streamId));
+static_assert(offsetof(CUpti_ActivityKernel4, correlationId) == offsetof(CUpti_ActivityKernel10, correlationId));
+// The same for the copies (since CUpti_ActivityMemcpy4), memsets (since CUpti_ActivityMemset2)
+// and synchronisations (since the first version).
+#define ISOBENCH_SAME_OFFSET(old, now, field) static_assert(offsetof(old, field) == offsetof(now, field))
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, copyKind);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, bytes);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, start);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, end);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, streamId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, correlationId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, bytes);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, start);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, end);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, streamId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, correlationId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, type);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, start);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, end);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, correlationId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, streamId);
+#undef ISOBENCH_SAME_OFFSET
+
+// The kinds the pass records beside the kernels, for the per-iteration accounting.
+constexpr CUpti_ActivityKind kAccountingKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+                                                   CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+                                                   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
 struct CuptiApi {
   decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
@@ -31,6 +60,8 @@ struct CuptiApi {
   decltype(&cuptiGetResultString) result_string = nullptr;
   decltype(&cuptiGetVersion) version = nullptr;
   decltype(&cuptiFinalize) finalize = nullptr;
+  decltype(&cuptiGetTimestamp) timestamp = nullptr;
+  decltype(&cuptiGetCallbackName) callback_name = nullptr;
 };
 
 // What CUPTI's buffer callbacks reach: they take no user pointer. The library stays loaded once
@@ -40,8 +71,9 @@ struct Collection {
   void* library = nullptr;
   std::string library_name;
   CuptiApi api;
-  std::vector<KernelActivity> activities;
+  ActivityRecords records;
   std::uint64_t lost = 0;  // dropped by CUPTI, or incomplete when flushed
+  std::map<std::pair<int, std::uint32_t>, std::string> api_names;  // (driver?, cbid): CUPTI asked once
 };
 
 Collection& collection() {
@@ -60,24 +92,121 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;                    // as many as fit
 }
 
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the runtime's callback names carry the
+// version that introduced them.
+std::string api_name(Collection& c, bool driver, std::uint32_t cbid) {
+  auto [it, fresh] = c.api_names.try_emplace({driver ? 1 : 0, cbid});
+  if (!fresh) return it->second;
+  const char* name = nullptr;
+  const auto domain = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+  std::string text = c.api.callback_name(domain, cbid, &name) == CUPTI_SUCCESS && name
+                         ? name
+                         : std::string(driver ? "driver" : "runtime") + " call " + std::to_string(cbid);
+  const auto v = text.rfind("_v");
+  if (v != std::string::npos && v + 2 < text.size() &&
+      text.find_first_not_of("0123456789", v + 2) == std::string::npos)
+    text.resize(v);
+  return it->second = text;
+}
+
+const char* copy_kind_name(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "unknown";
+  }
+}
+
+const char* sync_type_name(CUpti_ActivitySynchronizationType type) {
+  switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "event";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "stream_wait_event";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "stream";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "context";
+    default: return "unknown";
+  }
+}
+
+// Records with no timestamps (0 and 0: CUPTI could not collect them) or flushed unfinished are
+// lost, not recorded as zero-length work.
+bool complete(std::uint64_t start, std::uint64_t end) { return end != 0 && end >= start; }
+
+// The fields every GPU activity record has; null (and counted lost) when it is incomplete.
+template <class Record>
+GpuActivity* add_gpu_activity(Collection& c, GpuActivity::Kind kind, const Record& r) {
+  if (!complete(r.start, r.end)) {
+    ++c.lost;
+    return nullptr;
+  }
+  GpuActivity& g = c.records.gpu.emplace_back();
+  g.kind = kind;
+  g.stream_id = r.streamId;
+  g.start_ns = r.start;
+  g.end_ns = r.end;
+  g.correlation_id = r.correlationId;
+  return &g;
+}
+
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t, size_t valid_bytes) {
   auto& c = collection();
   {
     std::lock_guard lock(c.mutex);
+    auto& r = c.records;
     CUpti_Activity* record = nullptr;
     while (buffer && c.api.next_record(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
-      if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
-      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      if (k->end == 0 || k->end < k->start) {  // flushed before the kernel finished
-        ++c.lost;
-        continue;
+      switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+          const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+          if (auto* g = add_gpu_activity(c, GpuActivity::Kind::kernel, *k)) {
+            g->name = k->name ? k->name : "(unnamed)";
+            g->grid = {k->gridX, k->gridY, k->gridZ};
+            g->block = {k->blockX, k->blockY, k->blockZ};
+          }
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+          const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+          if (auto* g = add_gpu_activity(c, GpuActivity::Kind::memcpy, *m)) {
+            g->copy_kind = copy_kind_name(m->copyKind);
+            g->bytes = m->bytes;
+          }
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+          const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+          if (auto* g = add_gpu_activity(c, GpuActivity::Kind::memset, *m)) g->bytes = m->bytes;
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER: {
+          const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+          if (!complete(a->start, a->end)) {
+            ++c.lost;
+            break;
+          }
+          const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+          r.api_calls.push_back({api_name(c, driver, a->cbid), driver, a->start, a->end, a->threadId, a->correlationId});
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+          const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+          if (!complete(y->start, y->end)) {
+            ++c.lost;
+            break;
+          }
+          r.synchronizations.push_back({sync_type_name(y->type), y->start, y->end, y->streamId, y->correlationId});
+          break;
+        }
+        default: break;
       }
-      KernelActivity a;
-      a.name = k->name ? k->name : "(unnamed)";
-      a.grid = {k->gridX, k->gridY, k->gridZ};
-      a.block = {k->blockX, k->blockY, k->blockZ};
-      a.gpu_ns = k->end - k->start;
-      c.activities.push_back(std::move(a));
     }
     size_t dropped = 0;
     if (c.api.dropped_records(context, stream, &dropped) == CUPTI_SUCCESS) c.lost += dropped;
@@ -127,7 +256,9 @@ std::string load_cupti(Collection& c) {
                         resolve(library, "cuptiActivityGetNumDroppedRecords", api.dropped_records) &&
                         resolve(library, "cuptiGetResultString", api.result_string) &&
                         resolve(library, "cuptiGetVersion", api.version) &&
-                        resolve(library, "cuptiFinalize", api.finalize);
+                        resolve(library, "cuptiFinalize", api.finalize) &&
+                        resolve(library, "cuptiGetTimestamp", api.timestamp) &&
+                        resolve(library, "cuptiGetCallbackName", api.callback_name);
   if (!complete) {
     dlclose(library);  // nothing of it ran yet
     return c.library_name + " lacks a CUPTI entry point the recorder uses";
@@ -166,7 +297,8 @@ KernelRecorder::~KernelRecorder() {
   recorder_exists.store(false);
 }
 
-KernelCapture KernelRecorder::record(const std::function<void()>& pass) {
+KernelCapture KernelRecorder::record(std::uint32_t iterations, const std::function<void()>& iteration,
+                                    const std::function<void()>& finish) {
   KernelCapture capture;
   capture.recorder = recorder_;
   if (!reason_.empty()) {
@@ -186,7 +318,7 @@ KernelCapture KernelRecorder::record(const std::function<void()>& pass) {
   }
   {
     std::lock_guard lock(c.mutex);
-    c.activities.clear();
+    c.records = {};
     c.lost = 0;
   }
   if (auto r = api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
@@ -194,24 +326,42 @@ KernelCapture KernelRecorder::record(const std::function<void()>& pass) {
   // Turns recording off on every way out of the pass, exceptions included.
   struct Off {
     const CuptiApi& api;
+    std::vector<CUpti_ActivityKind> enabled{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL};
     CUptiResult flushed = CUPTI_SUCCESS;
     bool done = false;
     CUptiResult finish() {
       if (!done) {
         done = true;
-        api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        for (auto kind : enabled) api.disable(kind);
         flushed = api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // every buffer back through the callback
       }
       return flushed;
     }
     ~Off() { finish(); }
   } off{api};
-  pass();
+  // Without one of these the kernels are still recorded; the accounting says what was missing.
+  for (auto kind : kAccountingKinds) {
+    if (auto r = api.enable(kind); r != CUPTI_SUCCESS) {
+      if (capture.accounting_failure.empty())
+        capture.accounting_failure = "cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) +
+                                     ") failed: " + describe(api, r);
+      continue;
+    }
+    off.enabled.push_back(kind);
+  }
+  std::vector<IterationWindow> windows(iterations);
+  for (auto& w : windows) {
+    api.timestamp(&w.begin_ns);
+    iteration();
+    api.timestamp(&w.end_ns);
+  }
+  finish();
   if (auto r = off.finish(); r != CUPTI_SUCCESS) return failed("cuptiActivityFlushAll", r);
   std::lock_guard lock(c.mutex);
-  capture.activities = std::move(c.activities);
-  c.activities.clear();
-  capture.dropped_records = c.lost;
+  capture.records = std::move(c.records);
+  c.records = {};
+  capture.records.iterations = std::move(windows);
+  capture.records.dropped_records = c.lost;
   return capture;
 }
 
