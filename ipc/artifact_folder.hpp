@@ -12,6 +12,11 @@ namespace isobench::ipc {
 // The environment variable a benchmark reads its artifact folder from.
 inline constexpr const char* kArtifactDirVariable = "ISOBENCH_ARTIFACT_DIR";
 
+// The trace of one iteration that a worker recording kernels writes into the folder
+// (worker/iteration_trace.hpp). It holds timestamps, so two sides' traces always differ in
+// content: compare lists it only when one side lacks it.
+inline constexpr const char* kIterationTraceFile = "isobench-iteration-trace.json";
+
 // A folder name for the instance id, safe in any file system and stable across runs and builds:
 // the id with every run of characters outside [A-Za-z0-9._-] made one '_' (cut to 80 bytes),
 // then '-' and the 16 hex digits of the id's 64-bit FNV-1a hash. The hash keeps ids that differ

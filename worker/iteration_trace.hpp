@@ -6,7 +6,8 @@
 // PyTorch's Kineto traces do). Only what belongs to the iteration (worker/activity_records.hpp,
 // assign_iterations) is in it, so start-up and the other iterations are not; timestamps are
 // microseconds from the iteration's start. The format's schema, as far as this writer uses it,
-// is tests/data/trace/chrome_trace.schema.json, which CI checks these traces against.
+// is tests/data/trace/chrome_trace.schema.json, which CI checks these traces against. The worker
+// writes it as ipc::kIterationTraceFile in the instance's artifact folder.
 
 #include <cstddef>
 #include <string>
@@ -16,9 +17,6 @@
 #include "worker/activity_records.hpp"
 
 namespace isobench::worker {
-
-// The file name of the trace in an instance's artifact folder.
-inline constexpr const char* kIterationTraceFile = "isobench-iteration-trace.json";
 
 // `iteration` indexes records.iterations; `title` names the trace (instance id and side). Throws
 // std::invalid_argument for bad records or an iteration out of range.

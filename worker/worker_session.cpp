@@ -267,7 +267,7 @@ class Session {
       return;
     }
     enter_artifact_folder(options_.artifact_root, spec.id);
-    const auto path = std::filesystem::path(options_.artifact_root) / ipc::artifact_folder_name(spec.id) / kIterationTraceFile;
+    const auto path = std::filesystem::path(options_.artifact_root) / ipc::artifact_folder_name(spec.id) / ipc::kIterationTraceFile;
     std::ofstream out(path);
     out << trace.dump(-1, ' ', /*ensure_ascii=*/true) << "\n";
     if (!out) throw std::runtime_error("cannot write the iteration trace of " + spec.id + " to " + path.string());

@@ -1,7 +1,11 @@
 #include "orchestrator/compare/kernel_diff.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <ostream>
+
+#include "orchestrator/printers/text.hpp"
 
 namespace isobench::orchestrator {
 
@@ -41,6 +45,72 @@ std::string list(const std::vector<std::string>& names) {
   return text;
 }
 
+double number(const json& record, const char* key) {
+  return record.contains(key) && record[key].is_number() ? record[key].get<double>() : 0.0;
+}
+
+// The kernels' GPU time per iteration by name (the grids of one name together).
+std::map<std::string, double> time_per_iteration(const json& record) {
+  std::map<std::string, double> ns;
+  const double inner = number(record, "inner");
+  if (inner <= 0) return ns;
+  for (const auto& k : record["kernels"])
+    if (k.is_object() && k.contains("name") && k["name"].is_string())
+      ns[k["name"].get<std::string>()] += number(k, "total_gpu_ns") / inner;
+  return ns;
+}
+
+double launches_per_iteration(const json& record) {
+  if (record.contains("kernels_per_launch")) return number(record, "kernels_per_launch");
+  const double inner = number(record, "inner");
+  return inner > 0 ? number(record, "kernel_launches") / inner : 0.0;
+}
+
+const json* accounting(const json& record) {
+  if (!record.contains("iteration")) return nullptr;
+  const json& it = record["iteration"];
+  return it.is_object() && !it.contains("reason") ? &it : nullptr;
+}
+
+KernelSideBySide side_by_side(const std::string& id, const json& a, const json& b) {
+  KernelSideBySide s;
+  s.instance = id;
+  s.launches_a = launches_per_iteration(a);
+  s.launches_b = launches_per_iteration(b);
+  const auto ta = time_per_iteration(a), tb = time_per_iteration(b);
+  double total_a = 0, total_b = 0;
+  for (const auto& [n, ns] : ta) total_a += ns;
+  for (const auto& [n, ns] : tb) total_b += ns;
+  const double step = std::max(total_a, total_b);
+  for (const auto& [name, a_ns] : ta) {
+    const auto it = tb.find(name);
+    if (it == tb.end()) continue;
+    const double delta = std::abs(it->second - a_ns);
+    if (delta > 0 && delta >= kKernelMoveShare * std::max(a_ns, it->second) && delta >= kKernelMoveStepShare * step)
+      s.moves.push_back({name, a_ns, it->second});
+  }
+  std::stable_sort(s.moves.begin(), s.moves.end(), [](const KernelMove& x, const KernelMove& y) {
+    return std::abs(x.b_ns - x.a_ns) > std::abs(y.b_ns - y.a_ns);
+  });
+  if (s.moves.size() > kMaxMovesShown) s.moves.resize(kMaxMovesShown);
+  const json *ia = accounting(a), *ib = accounting(b);
+  if (ia && ib) {
+    s.iteration_a = *ia;
+    s.iteration_b = *ib;
+  }
+  return s;
+}
+
+// Whether the line has anything to say: plain records of identical single-kernel benchmarks
+// (the common --record-kernels run) print nothing more than before.
+bool worth_a_line(const KernelSideBySide& s) {
+  return s.launches_a != s.launches_b || !s.moves.empty() || !s.iteration_a.is_null();
+}
+
+std::string count(double v) { return std::abs(v - std::round(v)) < 1e-9 ? format("%.0f", v) : format("%.1f", v); }
+
+std::string ns_text(double ns) { return format_time(ns * 1e-9); }
+
 }  // namespace
 
 std::optional<bool> KernelComparison::differ(const std::string& instance) const {
@@ -62,6 +132,7 @@ KernelComparison compare_kernels(const KernelRecords& a, unsigned side_a, const 
     const json* rb = record_of(b, id, side_b);
     if (!ra || !rb) continue;
     comparison.recorded.insert(id);
+    comparison.per_iteration.push_back(side_by_side(id, *ra, *rb));
     const auto na = names_of(*ra), nb = names_of(*rb);
     if (na == nb) continue;
     KernelChange change;
@@ -96,6 +167,26 @@ std::string kernel_change_text(const KernelComparison& comparison, const KernelC
   return text;
 }
 
+std::string per_iteration_text(const KernelComparison& comparison, const KernelSideBySide& s) {
+  const std::string arrow = " -> ";
+  std::string text = "per iteration: " + count(s.launches_a) + arrow + count(s.launches_b) + " kernel launches";
+  if (!s.iteration_a.is_null()) {
+    const json &a = s.iteration_a, &b = s.iteration_b;
+    text += "; GPU " + ns_text(number(a, "gpu_ns")) + arrow + ns_text(number(b, "gpu_ns"));
+    text += "; host enqueue " + ns_text(number(a, "host_enqueue_ns")) + arrow + ns_text(number(b, "host_enqueue_ns"));
+    if (number(a, "synchronizations") != number(b, "synchronizations") || number(a, "synchronizations") > 0)
+      text += "; " + count(number(a, "synchronizations")) + arrow + count(number(b, "synchronizations")) +
+              " synchronisations";
+    for (const auto& [flag, words] : {std::pair{"host_bound", "host-bound"}, std::pair{"blocking_launch", "a blocking launch"}}) {
+      const bool fa = a.value(flag, false), fb = b.value(flag, false);
+      if (fa && fb) text += std::string("; both ") + words;
+      else if (fa || fb) text += "; only " + (fa ? comparison.a_label : comparison.b_label) + " " + words;
+    }
+  }
+  for (const auto& m : s.moves) text += "; " + shown_name(m.name) + ": " + ns_text(m.a_ns) + arrow + ns_text(m.b_ns);
+  return text;
+}
+
 json kernel_changes_json(const KernelComparison& comparison) {
   json changes = json::array();
   for (const auto& c : comparison.changes)
@@ -104,22 +195,37 @@ json kernel_changes_json(const KernelComparison& comparison) {
                        {"only_b", c.only_b},
                        {"truncated", c.truncated},
                        {"text", kernel_change_text(comparison, c)}});
+  json per_iteration = json::array();
+  for (const auto& s : comparison.per_iteration) {
+    if (!worth_a_line(s)) continue;
+    json moves = json::array();
+    for (const auto& m : s.moves) moves.push_back({{"name", m.name}, {"a_gpu_ns", m.a_ns}, {"b_gpu_ns", m.b_ns}});
+    per_iteration.push_back({{"instance", s.instance},
+                             {"kernel_launches_a", s.launches_a},
+                             {"kernel_launches_b", s.launches_b},
+                             {"moved_kernels", moves},
+                             {"iteration_a", s.iteration_a},
+                             {"iteration_b", s.iteration_b},
+                             {"text", per_iteration_text(comparison, s)}});
+  }
   return {{"a", comparison.a_label},
           {"b", comparison.b_label},
           {"instances_recorded", comparison.recorded.size()},
-          {"changes", changes}};
+          {"changes", changes},
+          {"per_iteration", per_iteration}};
 }
 
 void print_kernel_changes(const KernelComparison& comparison, bool markdown, std::ostream& out) {
   if (markdown) out << "\n";
-  if (comparison.changes.empty()) {
+  auto line = [&](const std::string& instance, const std::string& text) {
+    out << (markdown ? "- " : "") << (markdown ? "`" + instance + "`" : instance) << ": " << text << "\n";
+  };
+  if (comparison.changes.empty())
     out << "kernels: the same kernel names on both sides for all " << comparison.recorded.size()
         << " instances with records\n";
-    return;
-  }
-  for (const auto& c : comparison.changes)
-    out << (markdown ? "- " : "") << (markdown ? "`" + c.instance + "`" : c.instance) << ": "
-        << kernel_change_text(comparison, c) << "\n";
+  for (const auto& c : comparison.changes) line(c.instance, kernel_change_text(comparison, c));
+  for (const auto& s : comparison.per_iteration)
+    if (worth_a_line(s)) line(s.instance, per_iteration_text(comparison, s));
 }
 
 std::string kernels_cell(const KernelComparison& comparison, const std::string& instance) {

@@ -310,6 +310,20 @@ void write_kernels(const TempDir& dir, const std::string& run, const nlohmann::j
   dir.write(run + "/kernels.json", nlohmann::json{{"schema_version", 1}, {"instances", instances}}.dump());
 }
 
+// One A/B run of one instance ("ab/"): the baseline's and the candidate's samples interleaved.
+void write_ab_run(const TempDir& dir, const std::string& id, const std::vector<double>& base,
+                  const std::vector<double>& cand) {
+  std::ostringstream samples;
+  samples.precision(17);
+  for (std::size_t k = 0; k < base.size(); ++k) {
+    samples << nlohmann::json{{"instance", id}, {"value", base[k]}, {"side", 0}}.dump() << "\n";
+    samples << nlohmann::json{{"instance", id}, {"value", cand[k]}, {"side", 1}}.dump() << "\n";
+  }
+  dir.write("ab/plan.json", nlohmann::json{{"schema_version", 1}, {"instances", {instance(id)}}, {"schedule", {{"sides", 2}}}}
+                                .dump());
+  dir.write("ab/samples.jsonl", samples.str());
+}
+
 const std::string kGemmA = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1";
 const std::string kGemmB = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_warpgroupsize2x1x1";
 
@@ -411,18 +425,7 @@ TEST_SUITE("compare: kernel records") {
 
   TEST_CASE("one A/B run: the candidate's kernels against the baseline's") {
     TempDir dir;
-    std::ostringstream samples;
-    samples.precision(17);
-    const auto base = timings(51, 1.0), cand = timings(52, 1.0);
-    for (std::size_t k = 0; k < base.size(); ++k) {
-      samples << nlohmann::json{{"instance", "gemm"}, {"value", base[k]}, {"side", 0}}.dump() << "\n";
-      samples << nlohmann::json{{"instance", "gemm"}, {"value", cand[k]}, {"side", 1}}.dump() << "\n";
-    }
-    dir.write("ab/plan.json", nlohmann::json{{"schema_version", 1},
-                                             {"instances", {instance("gemm")}},
-                                             {"schedule", {{"sides", 2}}}}
-                                  .dump());
-    dir.write("ab/samples.jsonl", samples.str());
+    write_ab_run(dir, "gemm", timings(51, 1.0), timings(52, 1.0));
     write_kernels(dir, "ab", {{"gemm", {kernel_record({kGemmA}), kernel_record({kGemmB}, 3)}}});
     CompareOptions options;
     options.runs = {dir / "ab"};
@@ -435,6 +438,63 @@ TEST_SUITE("compare: kernel records") {
     CHECK(parsed["kernels"]["a"] == "baseline");
     CHECK(parsed["kernels"]["b"] == "candidate");
     CHECK(parsed["kernels"]["changes"][0]["truncated"] == true);
+  }
+
+  TEST_CASE("a model step per iteration: launches, GPU time, host enqueue, flags and the kernels that moved") {
+    TempDir dir;
+    write_ab_run(dir, "bert", timings(71, 1.0), timings(72, 1.2));
+    // Records of a pass of 4 iterations (worker/iteration_accounting.hpp's "iteration"): the
+    // candidate's AdamW is unfused (more, smaller kernels), its softmax 2.1 -> 2.6 ms, its gemm
+    // within 1%, its layer norm moved by 0.02 ms (under 1% of the step: not listed).
+    auto kernel = [](const std::string& name, double ms_per_iteration) {
+      return nlohmann::json{{"name", name}, {"launches_per_sample", 4}, {"total_gpu_ns", ms_per_iteration * 4e6}};
+    };
+    auto record = [](nlohmann::json kernels, double launches, double gpu_ms, double enqueue_ms, bool host_bound) {
+      return nlohmann::json{{"pass", "untimed"},
+                            {"inner", 4},
+                            {"kernels_per_launch", launches},
+                            {"kernels", std::move(kernels)},
+                            {"truncated_kernels", 0},
+                            {"iteration",
+                             {{"iterations", 4},
+                              {"gpu_ns", gpu_ms * 1e6},
+                              {"host_enqueue_ns", enqueue_ms * 1e6},
+                              {"synchronizations", 0},
+                              {"host_bound", host_bound},
+                              {"blocking_launch", false}}}};
+    };
+    const auto baseline = record({kernel("gemm_128x1024x30522", 20.0), kernel("softmax", 2.1), kernel("layer_norm", 3.0),
+                                  kernel("fused_adamw", 4.0)},
+                                 2011, 69.1, 12.0, false);
+    const auto candidate = record({kernel("gemm_128x1024x30522", 20.1), kernel("softmax", 2.6), kernel("layer_norm", 3.02),
+                                   kernel("adamw_step", 9.0)},
+                                  4122, 75.0, 40.0, true);
+    write_kernels(dir, "ab", {{"bert", {baseline, candidate}}});
+    CompareOptions options;
+    options.runs = {dir / "ab"};
+    const Outcome o = compare(options);
+    CHECK(o.code == 1);  // SLOWER: the verdict is the step time's
+    CHECK(o.out.find("bert: kernels differ: only candidate ran adamw_step; only baseline ran fused_adamw") !=
+          std::string::npos);
+    CHECK(o.out.find("bert: per iteration: 2011 -> 4122 kernel launches; GPU 69.10 ms -> 75.00 ms; host enqueue "
+                     "12.00 ms -> 40.00 ms; only candidate host-bound; softmax: 2.100 ms -> 2.600 ms\n") !=
+          std::string::npos);
+    options.format = Format::json;
+    const auto parsed = nlohmann::json::parse(compare(options).out);
+    REQUIRE(parsed["kernels"]["per_iteration"].size() == 1);
+    const auto& row = parsed["kernels"]["per_iteration"][0];
+    CHECK(row["kernel_launches_b"] == 4122);
+    REQUIRE(row["moved_kernels"].size() == 1);
+    CHECK(row["moved_kernels"][0]["name"] == "softmax");
+    CHECK(row["moved_kernels"][0]["b_gpu_ns"].get<double>() == doctest::Approx(2.6e6));
+    CHECK(row["iteration_b"]["host_bound"] == true);
+
+    // Identical records (an A/A run) list no moved kernel and no flag.
+    write_kernels(dir, "ab", {{"bert", {baseline, baseline}}});
+    options.format = Format::table;
+    const std::string same = compare(options).out;
+    CHECK(same.find("bert: per iteration: 2011 -> 2011 kernel launches; GPU 69.10 ms -> 69.10 ms; host enqueue "
+                    "12.00 ms -> 12.00 ms\n") != std::string::npos);
   }
 
   TEST_CASE("a damaged or newer kernels.json is a warning, never a failed comparison") {
