@@ -30,6 +30,21 @@ step() {
   return $rc
 }
 
+# `bounded NAME CAP COMMAND...`: step NAME under timeout, at most CAP seconds and never past
+# $deadline (epoch seconds, set by the sourcing script; SIGTERM, as an interrupted run: orchestrate
+# stops its workers and zygotes and exits 130). With less than 10 s left the step is skipped and
+# logged as such.
+bounded() {
+  local name=$1 cap=$2; shift 2
+  local left=$(( deadline - $(date +%s) ))
+  (( left < cap )) && cap=$left
+  if (( cap < 10 )); then
+    echo "# $name: skipped, ${left} s left before the deadline" >>"$log"
+    return 124
+  fi
+  step "$name" timeout --kill-after=5 "$cap" "$@"
+}
+
 # `gpu_state WHEN` keeps nvidia-smi's view of the GPUs (processes, memory, clocks, power) in
 # "$out/nvidia-smi-WHEN[-PART].txt" and its clock, power and performance detail in
 # "$out/nvidia-smi-q-WHEN[-PART].txt".

@@ -45,19 +45,7 @@ for p in $parts; do
 done
 source "$(dirname "$0")/preamble.sh"
 package="$bin/../python"
-deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-345} ))
-# `bounded NAME CAP COMMAND...`: step NAME under timeout, at most CAP seconds and never past the
-# deadline (SIGTERM, as an interrupted run: orchestrate stops its workers and zygotes and exits 130).
-bounded() {
-  local name=$1 cap=$2; shift 2
-  local left=$(( deadline - $(date +%s) ))
-  (( left < cap )) && cap=$left
-  if (( cap < 10 )); then
-    echo "# $name: skipped, ${left} s left before the deadline" >>"$log"
-    return 124
-  fi
-  step "$name" timeout --kill-after=5 "$cap" "$@"
-}
+deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-345} ))  # for preamble.sh's bounded
 if ! python3 -c "import torch, triton" 2>"$out/python-check.err"; then
   echo "python_benchmarks.sh: python3 on PATH cannot import torch and triton (see $out/python-check.err)" >&2
   exit 2
