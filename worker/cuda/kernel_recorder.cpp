@@ -46,9 +46,12 @@ ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronizatio
 #undef ISOBENCH_SAME_OFFSET
 
 // The kinds the pass records beside the kernels, for the per-iteration accounting.
-constexpr CUpti_ActivityKind kAccountingKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-                                                   CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-                                                   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+constexpr std::pair<CUpti_ActivityKind, const char*> kAccountingKinds[] = {
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"}};
 
 struct CuptiApi {
   decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
@@ -340,11 +343,10 @@ KernelCapture KernelRecorder::record(std::uint32_t iterations, const std::functi
     ~Off() { finish(); }
   } off{api};
   // Without one of these the kernels are still recorded; the accounting says what was missing.
-  for (auto kind : kAccountingKinds) {
+  for (const auto& [kind, name] : kAccountingKinds) {
     if (auto r = api.enable(kind); r != CUPTI_SUCCESS) {
       if (capture.accounting_failure.empty())
-        capture.accounting_failure = "cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) +
-                                     ") failed: " + describe(api, r);
+        capture.accounting_failure = std::string("cuptiActivityEnable(") + name + ") failed: " + describe(api, r);
       continue;
     }
     off.enabled.push_back(kind);
