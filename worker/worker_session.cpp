@@ -266,8 +266,9 @@ class Session {
     } catch (const std::invalid_argument&) {
       return;
     }
-    enter_artifact_folder(options_.artifact_root, spec.id);
-    const auto path = std::filesystem::path(options_.artifact_root) / ipc::artifact_folder_name(spec.id) / ipc::kIterationTraceFile;
+    // The folder exists: set_up made it (enter_artifact_folder) before the benchmark's setup.
+    const auto path =
+        std::filesystem::path(options_.artifact_root) / ipc::artifact_folder_name(spec.id) / ipc::kIterationTraceFile;
     std::ofstream out(path);
     out << trace.dump(-1, ' ', /*ensure_ascii=*/true) << "\n";
     if (!out) throw std::runtime_error("cannot write the iteration trace of " + spec.id + " to " + path.string());
