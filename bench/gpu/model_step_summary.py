@@ -6,7 +6,7 @@ and its share of GPU time, synchronisations, the flags, and the top five kernels
 graph mode's host enqueue is below eager's, and whether every trace holds exactly one iteration
 (tools/check_trace.py).
 
-    model_step_summary.py RUN_DIR [--json OUT.json]
+    model_step_summary.py RUN_DIR... [--json OUT.json]
 """
 
 import argparse
@@ -67,10 +67,10 @@ def mode_of(iid):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=pathlib.Path)
+    parser.add_argument("runs", nargs="+", type=pathlib.Path)
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
-    rows = summarise(args.run)
+    rows = [row for run in args.runs if (run / "plan.json").exists() for row in summarise(run)]
     print("| instance | samples | ms per iteration | launches per iteration | GPU ms | host enqueue ms | "
           "enqueue / GPU | syncs | flags |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -100,7 +100,7 @@ def main():
             checks.append({"shape": shape, "graph_over_eager_host_enqueue": ratio})
             print("\n%s: graph mode's host enqueue is %.3f of eager's (%s ms against %s ms)" % (
                 shape, ratio, ms(g["host_enqueue_ns"]), ms(e["host_enqueue_ns"])))
-    traces = sorted((args.run / "artifacts").glob("side-*/*/isobench-iteration-trace.json"))
+    traces = sorted(t for run in args.runs for t in (run / "artifacts").glob("side-*/*/isobench-iteration-trace.json"))
     trace_check = subprocess.run([sys.executable, str(ROOT / "tools" / "check_trace.py")] + [str(t) for t in traces],
                                  capture_output=True, text=True) if traces else None
     print("\ntraces (%d):" % len(traces))
