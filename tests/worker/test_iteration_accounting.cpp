@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -162,6 +163,54 @@ TEST_CASE("iterations with different launch counts say so") {
   CHECK(acc.kernel_launches_min == 2);
   CHECK(acc.kernel_launches_max == 3);
   CHECK(acc.to_json()["flags"][0].get<std::string>() == "iterations differ: 2 to 3 kernel launches");
+}
+
+TEST_CASE("a graph launch: one API call, many kernels under its correlation id, one arrow each") {
+  // Two iterations, each one cudaGraphLaunch (10 us) whose graph runs a memset and two kernels.
+  ActivityRecords r;
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    const std::uint64_t b = 1'000'000 * (i + 1);
+    const std::uint32_t c = 100 + i;
+    r.iterations.push_back({b, b + 20'000});
+    r.api_calls.push_back({"cudaGraphLaunch", false, b, b + 10'000, 3, c});
+    GpuActivity memset;
+    memset.kind = GpuActivity::Kind::memset;
+    memset.bytes = 1 << 20;
+    memset.stream_id = 9;
+    memset.start_ns = b + 12'000;
+    memset.end_ns = b + 13'000;
+    memset.correlation_id = c;
+    r.gpu.push_back(memset);
+    for (std::uint64_t k = 0; k < 2; ++k) {
+      GpuActivity kernel;
+      kernel.name = k == 0 ? "layer_norm" : "gemm";
+      kernel.grid = {132, 1, 1};
+      kernel.block = {256, 1, 1};
+      kernel.stream_id = 9;
+      kernel.start_ns = b + 13'000 + k * 100'000;
+      kernel.end_ns = kernel.start_ns + 100'000;
+      kernel.correlation_id = c;
+      r.gpu.push_back(kernel);
+    }
+  }
+  const IterationAccounting acc = account_iterations(r);
+  CHECK(acc.kernel_launches == doctest::Approx(2));
+  CHECK(acc.memsets == doctest::Approx(1));
+  CHECK(acc.launch_calls == 2);
+  CHECK(acc.gpu_ns == doctest::Approx(201'000));  // the memset, then the two kernels back to back
+  CHECK(acc.host_enqueue_ns == doctest::Approx(20'000));
+  CHECK_FALSE(acc.host_bound);  // 20 of 201 us
+
+  const json trace = iteration_trace(r, 1, "graph");
+  std::map<std::string, int> by_phase;
+  std::set<std::uint64_t> flow_ids;
+  for (const auto& e : trace["traceEvents"]) {
+    ++by_phase[e["ph"].get<std::string>()];
+    if (e["ph"] == "s") flow_ids.insert(e["id"].get<std::uint64_t>());
+  }
+  CHECK(by_phase["s"] == 3);
+  CHECK(by_phase["f"] == 3);
+  CHECK(flow_ids.size() == 3);  // one arrow per GPU activity, though they share a correlation id
 }
 
 TEST_CASE("bad records are rejected with the record, the field and what is wrong") {
