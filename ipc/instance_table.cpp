@@ -11,6 +11,7 @@ nlohmann::json to_json(const WorkerInstance& in) {
                       {"params", in.params},  {"seed", in.seed},       {"plugin", in.plugin},
                       {"command", in.command}, {"command_dir", in.command_dir},
                       {"python_module", in.python_module}, {"python_function", in.python_function}};
+  if (!in.pytest.is_null()) j["pytest"] = in.pytest;
   j.update(instance_table_json(in.measure));
   return j;
 }
@@ -41,6 +42,10 @@ WorkerInstance worker_instance_from_json(const nlohmann::json& o, std::string_vi
     in.command_dir = later_field<std::string>(o, "command_dir", "");
     in.python_module = later_field<std::string>(o, "python_module", "");
     in.python_function = later_field<std::string>(o, "python_function", "");
+    in.pytest = later_field<nlohmann::json>(o, "pytest", nullptr);
+    if (!in.pytest.is_null() && (!in.pytest.is_object() || !in.pytest.contains("args") ||
+                                 !in.pytest["args"].is_array() || in.python_module.empty()))
+      throw std::runtime_error("pytest: expected {\"args\": [...]} on a Python benchmark");
     if (in.backend != "cpu" && in.backend != "cuda" && in.backend != "command")
       throw std::runtime_error("backend " + in.backend);
     if ((in.backend == "command") == in.command.empty())

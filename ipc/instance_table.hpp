@@ -32,6 +32,9 @@ struct WorkerInstance {
   // for them. Both empty: not a Python benchmark.
   std::string python_module;
   std::string python_function;
+  // A test of a pytest file (python_module: the file, python_function: the test's name in it):
+  // {"args": [pytest's extra arguments]}, which the zygote runs it with; null otherwise.
+  nlohmann::json pytest;
 };
 
 // One instance as a JSON object. The segment's instance table and plan.json both hold instances

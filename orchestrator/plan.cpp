@@ -49,6 +49,7 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
     p.worker.command_dir = in.command_dir;
     p.worker.python_module = in.python_module;
     p.worker.python_function = in.python_function;
+    p.worker.pytest = in.pytest;
     p.family = in.family;
     p.warmup = static_cast<std::uint32_t>(in.measure.warmup);
     if (in.measure.cold_cache || is_command)  // a command is one fresh invocation per sample

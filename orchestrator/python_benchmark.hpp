@@ -2,7 +2,8 @@
 // The `python:` benchmark kind (docs/python.md): what a sweep entry names, checked when the sweep
 // is loaded. Whether the module imports, has the function and takes the instances' parameters is
 // found by each side's zygote before anything is measured (orchestrator/zygote.hpp): the
-// orchestrator itself never runs Python.
+// orchestrator runs Python only in child processes (the zygotes, and the collector of a `pytest:`
+// entry's tests, orchestrator/pytest_collection.hpp).
 
 #include <string>
 

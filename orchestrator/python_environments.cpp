@@ -34,9 +34,11 @@ nlohmann::json benchmarks_of(const Plan& plan) {
     const auto& w = p.worker;
     if (w.python_module.empty()) continue;
     const auto [it, added] = index.emplace(std::make_pair(w.python_module, w.python_function), benchmarks.size());
-    if (added)
+    if (added) {
       benchmarks.push_back({{"module", w.python_module}, {"function", w.python_function},
                             {"instances", nlohmann::json::array()}});
+      if (!w.pytest.is_null()) benchmarks.back()["pytest"] = w.pytest;
+    }
     benchmarks[it->second]["instances"].push_back({{"id", w.id}, {"params", w.params}, {"device", w.backend}});
   }
   return benchmarks;

@@ -86,6 +86,9 @@ struct Instance {
   // A Python benchmark: its module (an absolute .py path or a module name) and set-up function.
   std::string python_module;
   std::string python_function;
+  // A test of a pytest file (python_function: its name in the file): {"args": [pytest's extra
+  // arguments]}; null for every other kind.
+  nlohmann::json pytest;
 };
 
 struct Sweep {
@@ -93,6 +96,7 @@ struct Sweep {
   RunSettings settings;
   std::vector<Instance> instances;  // in expansion order: benchmarks, then axes x cases
   std::vector<std::string> plugins;  // absolute paths of the plugins it uses, first use first
+  std::vector<std::string> notes;    // for the person who runs it (the tests a pytest entry skips)
 };
 
 // Command-line overrides of settings, by setting name (ipc/settings.hpp), as typed or given: they

@@ -71,6 +71,8 @@ SettingsOverrides sequential_overrides(const RunRequest& request) {
 OpenRun open_new_run(const RunRequest& request) {
   if (request.sweep_path.empty()) throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
   const Sweep sweep = load_sweep(request.sweep_path, sequential_overrides(request));
+  if (!request.quiet)
+    for (const auto& note : sweep.notes) std::cerr << "note: " << note << "\n";
   const Machine machine = resolve_machine(request);
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine);

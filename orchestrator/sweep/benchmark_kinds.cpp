@@ -30,6 +30,19 @@ bool plain_name(const std::string& name, bool allow_dot_dash) {
 SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
   Kind kind;
   const std::string& path = entry.path;
+  if (entry.pytest) {
+    for (const auto* other : {&entry.kernel, &entry.plugin, &entry.command, &entry.python, &entry.function,
+                              &entry.name, &entry.axes, &entry.cases, &entry.exclude})
+      if (*other)
+        fail((*other)->Mark(), path,
+             "a pytest benchmark takes its instances from the file's tests and their parametrization: no kernel, "
+             "plugin, command, python, function, name, axes, cases or exclude");
+    parse_pytest(entry, kind);
+    return kind;
+  }
+  if (entry.select || entry.args)
+    fail((entry.select ? entry.select : entry.args)->Mark(), path + (entry.select ? ".select" : ".args"),
+         "only pytest benchmarks (pytest:) take select and args");
   if (entry.python) {
     if (entry.kernel || entry.plugin || entry.command)
       fail((entry.kernel ? entry.kernel : entry.plugin ? entry.plugin : entry.command)->Mark(), path,
@@ -40,7 +53,7 @@ SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
   }
   if (entry.function || entry.device)
     fail((entry.function ? entry.function : entry.device)->Mark(), path + (entry.function ? ".function" : ".device"),
-         "only Python benchmarks (python:) take a function and a device");
+         "only Python benchmarks (python:, pytest:) take a function and a device");
   if (entry.command) {
     if (entry.kernel || entry.plugin)
       fail((entry.kernel ? entry.kernel : entry.plugin)->Mark(), path, "a benchmark is a kernel or a command, not both");
@@ -140,6 +153,34 @@ void SweepParser::parse_python(const Entry& entry, Kind& kind) const {
   if (!entry.function->IsScalar() || !is_python_identifier(entry.function->Scalar()))
     fail(entry.function->Mark(), path + ".function", "expected the name of a function (a Python identifier)");
   kind.python_function = entry.function->Scalar();
+  if (entry.device) {
+    const std::string device = entry.device->IsScalar() ? entry.device->Scalar() : "";
+    if (device != "cpu" && device != "cuda") fail(entry.device->Mark(), path + ".device", "must be cpu or cuda");
+    kind.python_backend = device == "cpu" ? kernels::Backend::cpu : kernels::Backend::cuda;
+  }
+}
+
+void SweepParser::parse_pytest(const Entry& entry, Kind& kind) const {
+  const std::string& path = entry.path;
+  const YAML::Node& file = *entry.pytest;
+  if (!file.IsScalar() || file.Scalar().empty()) fail(file.Mark(), path + ".pytest", "expected the path of a test file");
+  kind.pytest_file = (std::filesystem::path(folder()) / file.Scalar()).lexically_normal().string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(kind.pytest_file, ec))
+    fail(file.Mark(), path + ".pytest", kind.pytest_file + ": no such file");
+  if (entry.select) {
+    if (!entry.select->IsScalar() || entry.select->Scalar().empty())
+      fail(entry.select->Mark(), path + ".select", "expected a pytest -k expression");
+    kind.pytest_select = entry.select->Scalar();
+  }
+  if (entry.args) {
+    if (!entry.args->IsSequence()) fail(entry.args->Mark(), path + ".args", "expected a list of pytest arguments");
+    for (std::size_t i = 0; i < entry.args->size(); ++i) {
+      if (!(*entry.args)[i].IsScalar())
+        fail((*entry.args)[i].Mark(), path + ".args[" + std::to_string(i) + "]", "expected a string");
+      kind.pytest_args.push_back((*entry.args)[i].Scalar());
+    }
+  }
   if (entry.device) {
     const std::string device = entry.device->IsScalar() ? entry.device->Scalar() : "";
     if (device != "cpu" && device != "cuda") fail(entry.device->Mark(), path + ".device", "must be cpu or cuda");

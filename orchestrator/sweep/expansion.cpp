@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "orchestrator/interrupt.hpp"
+#include "orchestrator/pytest_collection.hpp"
 #include "orchestrator/sweep/sweep_parser.hpp"
 
 namespace isobench::orchestrator::sweep_detail {
@@ -28,6 +29,7 @@ void SweepParser::expand_benchmark(const YAML::Node& node, std::size_t index, st
   const Entry entry = read_entry(node, index);
   const Kind kind = resolve_kind(entry);
   const MeasureSettings measure = entry_settings(entry);
+  if (!kind.pytest_file.empty()) return produce_pytest(entry, kind, measure, instances);
   const Axes axes = parse_axes(entry, *kind.spec);
   const auto cases = parse_cases(entry, *kind.spec, axes.given);
   const auto exclusions = parse_exclusions(entry, *kind.spec);
@@ -53,11 +55,14 @@ SweepParser::Entry SweepParser::read_entry(const YAML::Node& node, std::size_t i
                                        : k == "python"   ? &e.python
                                        : k == "function" ? &e.function
                                        : k == "device"   ? &e.device
+                                       : k == "pytest"   ? &e.pytest
+                                       : k == "select"   ? &e.select
+                                       : k == "args"     ? &e.args
                                                          : nullptr;
     if (!field)
       fail(key.Mark(), e.path + "." + k,
            "unknown key" + suggestion(k, {"kernel", "plugin", "command", "python", "function", "device", "name",
-                                          "axes", "cases", "exclude", "settings"}));
+                                          "axes", "cases", "exclude", "settings", "pytest", "select", "args"}));
     *field = value;
   }
   return e;
@@ -223,13 +228,7 @@ void SweepParser::produce(const Entry& entry, const Kind& kind, const MeasureSet
         instance.python_module = kind.python_module;
         instance.python_function = kind.python_function;
       }
-      if (auto [it, inserted] = first_producer_.emplace(instance.id, entry.index); !inserted) {
-        if (it->second == entry.index)
-          fail(entry.node.Mark(), entry.path,
-               "instance " + instance.id + " is produced twice (two cases give the same values)");
-        fail(entry.node.Mark(), entry.path,
-             "instance " + instance.id + " is also produced by benchmarks[" + std::to_string(it->second) + "]");
-      }
+      claim_id(entry, instance.id, "two cases give the same values");
       instances.push_back(std::move(instance));
     }
     more = false;
@@ -278,6 +277,67 @@ std::vector<json> SweepParser::parse_axis_values(const kernels::AxisSpec& axis, 
     values.push_back(std::move(value));
   }
   return values;
+}
+
+}  // namespace isobench::orchestrator::sweep_detail
+
+namespace isobench::orchestrator::sweep_detail {
+
+void SweepParser::claim_id(const Entry& entry, const std::string& id, const std::string& what) {
+  const auto [it, inserted] = first_producer_.emplace(id, entry.index);
+  if (inserted) return;
+  if (it->second == entry.index) fail(entry.node.Mark(), entry.path, "instance " + id + " is produced twice (" + what + ")");
+  fail(entry.node.Mark(), entry.path,
+       "instance " + id + " is also produced by benchmarks[" + std::to_string(it->second) + "]");
+}
+
+// Each collected test that takes the benchmark fixture is an instance named after its function,
+// its parametrization its parameters (in name order, as every instance's); the others are named
+// in a note and left out, as a pytest-benchmark run would time nothing for them.
+void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const MeasureSettings& measure,
+                                 std::vector<Instance>& instances) {
+  std::vector<CollectedTest> tests;
+  try {
+    tests = collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args);
+  } catch (const std::runtime_error& e) {
+    fail(entry.pytest->Mark(), entry.path + ".pytest", e.what());
+  }
+  std::vector<std::string> without;
+  std::size_t produced = 0;
+  for (const auto& test : tests) {
+    if (!test.uses_benchmark) {
+      without.push_back(test.test);
+      continue;
+    }
+    kernels::KernelSpec spec;
+    spec.name = test.function;
+    for (const auto& [name, value] : test.params.items()) spec.axes.push_back({.name = name});
+    Instance instance;
+    instance.id = kernels::instance_id(spec, test.params);
+    instance.kernel = spec.name;
+    instance.family = "python";
+    instance.backend = kind.python_backend;
+    instance.measure = measure;
+    instance.params = test.params;
+    instance.benchmark_index = entry.index;
+    instance.python_module = kind.pytest_file;
+    instance.python_function = test.test;
+    instance.pytest = {{"args", kind.pytest_args}};
+    claim_id(entry, instance.id, "two tests have the same parameters: " + test.test);
+    instances.push_back(std::move(instance));
+    ++produced;
+  }
+  if (!without.empty()) {
+    std::string names;
+    for (const auto& name : without) names += (names.empty() ? "" : ", ") + name;
+    notes_.push_back(file_ + ": " + entry.path + ": " + std::to_string(without.size()) + " test" +
+                     (without.size() == 1 ? "" : "s") + " of " + kind.pytest_file +
+                     " without the benchmark fixture, not measured: " + names);
+  }
+  if (produced == 0)
+    fail(entry.pytest->Mark(), entry.path + ".pytest",
+         kind.pytest_file + ": no collected test takes the benchmark fixture (" + std::to_string(tests.size()) +
+             " collected" + (kind.pytest_select.empty() ? "" : " with -k " + kind.pytest_select) + ")");
 }
 
 }  // namespace isobench::orchestrator::sweep_detail

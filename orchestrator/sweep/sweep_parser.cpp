@@ -81,6 +81,7 @@ Sweep SweepParser::parse(const std::string& text) {
   for (std::size_t i = 0; i < benchmarks->size(); ++i)
     expand_benchmark((*benchmarks)[i], i, sweep.instances);
   sweep.plugins = plugins_;
+  sweep.notes = notes_;
   return sweep;
 }
 

@@ -50,6 +50,7 @@ class SweepParser {
     std::string path;  // "benchmarks[3]"
     std::optional<YAML::Node> kernel, axes, cases, exclude, settings, plugin, command, name;
     std::optional<YAML::Node> python, function, device;  // a Python benchmark (docs/python.md)
+    std::optional<YAML::Node> pytest, select, args;      // a pytest file's benchmarks (docs/python.md)
   };
   // What an entry measures: the kernel spec (a command's made from its axes), and where it lives.
   struct Kind {
@@ -60,6 +61,9 @@ class SweepParser {
     // and device (the sweep's device:, default cuda).
     std::string python_module, python_function;
     kernels::Backend python_backend = kernels::Backend::cuda;
+    // A pytest file (absolute), its -k selection and its extra pytest arguments.
+    std::string pytest_file, pytest_select;
+    std::vector<std::string> pytest_args;
   };
   struct Axes {  // the entry's axes, in file order (the first varies slowest)
     std::vector<std::size_t> order;             // spec axis index per axes entry
@@ -98,6 +102,8 @@ class SweepParser {
   const kernels::KernelSpec& free_form_spec(const Entry& entry, const std::string& family);
   // A `python:` entry's module, function and device, into `kind`.
   void parse_python(const Entry& entry, Kind& kind) const;
+  // A `pytest:` entry's file, selection, arguments and device, into `kind`.
+  void parse_pytest(const Entry& entry, Kind& kind) const;
 
   // expansion.cpp
   void expand_benchmark(const YAML::Node& node, std::size_t index, std::vector<Instance>& instances);
@@ -110,6 +116,11 @@ class SweepParser {
   void produce(const Entry& entry, const Kind& kind, const MeasureSettings& measure, const Axes& axes,
                const std::vector<Combination>& cases, const std::vector<Exclusion>& exclusions,
                std::vector<Instance>& instances);
+  // A pytest entry's instances: its collected tests that take the benchmark fixture.
+  void produce_pytest(const Entry& entry, const Kind& kind, const MeasureSettings& measure,
+                      std::vector<Instance>& instances);
+  // Refuses an id another instance has (`what` says which of this entry's made it twice).
+  void claim_id(const Entry& entry, const std::string& id, const std::string& what);
   const kernels::AxisSpec& parse_axis_name(const kernels::KernelSpec& spec, const YAML::Node& key,
                                            const std::string& path) const;
   json parse_axis_scalar(const kernels::AxisSpec& axis, const YAML::Node& node, const std::string& path) const;
@@ -124,6 +135,7 @@ class SweepParser {
   std::unordered_map<std::string, std::size_t> first_producer_;  // instance id -> benchmark
   MeasureSettings file_measure_;
   std::vector<std::string> plugins_;               // absolute paths, first use first
+  std::vector<std::string> notes_;                 // said once the sweep is loaded (Sweep::notes)
   std::deque<kernels::KernelSpec> free_form_specs_;  // stable addresses for command and Python benchmarks
 };
 

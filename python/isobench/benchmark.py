@@ -67,7 +67,10 @@ def load_module(module):
 
 
 def describe_exception(error):
-    """`Type: message (at file:line)`, one line: the innermost frame is where it went wrong."""
+    """`Type: message (at file:line)`, one line: the innermost frame is where it went wrong. A
+    ContractError is its message: it says what is wrong and where itself."""
+    if isinstance(error, ContractError):
+        return " ".join(str(error).split())
     text = "%s: %s" % (type(error).__name__, error) if str(error) else type(error).__name__
     frames = traceback.extract_tb(error.__traceback__)
     if frames:

@@ -15,6 +15,7 @@ line (orchestrator/zygote.cpp is the other end):
   orchestrator -> zygote
     {"op": "load", "protocol": 1, "library": PATH, "benchmarks": [{"module": M, "function": F,
       "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}]}   the first line
+      (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]})
     {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
     {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
   zygote -> orchestrator
@@ -41,6 +42,7 @@ import sys
 import time
 
 from . import benchmark as contract
+from . import pytest_bridge
 from .worker_library import WorkerLibrary
 
 PROTOCOL = 1
@@ -117,6 +119,7 @@ class Zygote:
         self.channel = channel
         self.library = None
         self.children = {}  # pidfd -> pid
+        self.collected = {}  # (pytest file, args) -> {test name: collected test}
 
     def load(self, request):
         if request.get("op") != "load" or request.get("protocol") != PROTOCOL:
@@ -132,11 +135,14 @@ class Zygote:
             first = entry["instances"][0]["id"] if entry["instances"] else ""
             began = time.monotonic()
             had_libcuda = _libcuda_loaded()
-            try:
-                loaded = contract.load_module(module)
-            except BaseException as error:  # noqa: B036 - any failure to import is a refusal
-                raise Refusal(module, function, first, "cannot import %s: %s"
-                              % (module, contract.describe_exception(error))) from None
+            if "pytest" in entry:
+                found = self.pytest_test(module, function, entry["pytest"]["args"], first)
+            else:
+                try:
+                    loaded = contract.load_module(module)
+                except BaseException as error:  # noqa: B036 - any failure to import is a refusal
+                    raise Refusal(module, function, first, "cannot import %s: %s"
+                                  % (module, contract.describe_exception(error))) from None
             imports.append({"module": module, "seconds": time.monotonic() - began})
             if problem := _cuda_initialised_by(module):
                 raise Refusal(module, function, first, problem)
@@ -144,7 +150,8 @@ class Zygote:
                 notes.append("libcuda was loaded while importing %s: if CUDA was initialised there, the workers "
                              "forked from this zygote cannot use it" % module)
             try:
-                found = contract.resolve_function(loaded, module, function)
+                if "pytest" not in entry:
+                    found = contract.resolve_function(loaded, module, function)
                 for instance in entry["instances"]:
                     try:
                         contract.check_arguments(found, instance["params"], instance["device"])
@@ -160,6 +167,25 @@ class Zygote:
                            "executable": sys.executable, "imports": imports, "notes": notes,
                            "versions": {name: getattr(sys.modules[name], "__version__", "?")
                                         for name in ("torch", "triton", "numpy") if name in sys.modules}})
+
+    def pytest_test(self, path, test, args, instance):
+        """The set-up function of one test of a pytest file. The file is collected once per set of
+        arguments, here, so that it and what it imports are imported before the fork; a test the
+        collection does not find (another environment on this side) is a refusal."""
+        key = (path, tuple(args))
+        if key not in self.collected:
+            try:
+                tests = pytest_bridge.collect(path, "", args)
+            except BaseException as error:  # noqa: B036 - any failure to collect is a refusal
+                reason = str(error) if isinstance(error, pytest_bridge.BridgeError) else contract.describe_exception(error)
+                raise Refusal(path, test, instance, reason) from None
+            self.collected[key] = {t["test"]: t for t in tests}
+        collected = self.collected[key].get(test)
+        if collected is None:
+            raise Refusal(path, test, instance, "pytest does not collect %s::%s in this environment" % (path, test))
+        if not collected["benchmark"]:
+            raise Refusal(path, test, instance, "%s::%s does not take the benchmark fixture here" % (path, test))
+        return pytest_bridge.PytestTest(path, test, args)
 
     def serve(self):
         while True:

@@ -42,6 +42,15 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
+// The non-empty lines of a file (the marker files test modules append to).
+inline std::vector<std::string> lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(slurp(path));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
 struct Scratch {
   std::filesystem::path dir;
   explicit Scratch(const std::string& name) {

@@ -126,14 +126,6 @@ PythonRun run_sweep(const Scratch& s, const std::string& args, const std::string
   return r;
 }
 
-std::vector<std::string> lines(const std::string& path) {
-  std::vector<std::string> out;
-  std::istringstream in(slurp(path));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(line);
-  return out;
-}
-
 // Whether a process runs (a zombie or no process at all does not).
 bool running(pid_t pid) {
   const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
@@ -334,7 +326,7 @@ TEST_CASE("Python benchmarks are checked before anything runs: one line, exit co
        "benchmarks[0].axes.seed: \"seed\" is passed by the worker itself"},
       {good, "benchmarks:\n  - python: mod.py\n    function: f\n    kernel: cpu_copy\n", "",
        "a benchmark is a kernel, a command or a Python function, not several"},
-      {good, "benchmarks:\n  - kernel: cpu_copy\n    function: f\n", "", "only Python benchmarks (python:) take"},
+      {good, "benchmarks:\n  - kernel: cpu_copy\n    function: f\n", "", "only Python benchmarks (python:, pytest:) take"},
       {good, entry, "--python /nonexistent/python3", "--python /nonexistent/python3: not an executable"},
       {good, entry, "--python-env 1BAD=x", "--python-env 1BAD=x: expected NAME=VALUE"},
       {good, "benchmarks:\n  - kernel: cpu_copy\n", "--python python3", "this sweep has none"},

@@ -1,0 +1,69 @@
+#include "orchestrator/program_output.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "orchestrator/boost_process.hpp"
+
+namespace bp = boost::process::v2;
+
+namespace isobench::orchestrator {
+
+namespace {
+
+std::string slurp(std::FILE* f) {
+  std::string text;
+  std::rewind(f);
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  return text;
+}
+
+// `program` as the shell would find it on PATH (Boost 1.81's find_executable does not compile
+// with BOOST_PROCESS_USE_STD_FS); empty when it is not there.
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t begin = 0; begin <= dirs.size();) {
+    const auto end = std::min(dirs.find(':', begin), dirs.size());
+    const std::string dir = end > begin ? dirs.substr(begin, end - begin) : ".";
+    const std::string candidate = dir + "/" + program;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    begin = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string first_line(const std::string& text) {
+  const auto end = text.find_first_of("\r\n");
+  return text.substr(0, end);
+}
+
+ProgramOutput run_program(const std::string& program, const std::vector<std::string>& args, const std::string& hint) {
+  const auto exe = find_on_path(program);
+  if (exe.empty()) throw std::runtime_error(program + ": not found on PATH" + (hint.empty() ? "" : " (" + hint + ")"));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), std::fclose), err(std::tmpfile(), std::fclose);
+  if (!out || !err) throw std::runtime_error(program + ": no temporary file for its output");
+  boost::asio::io_context ctx;
+  ProgramOutput result;
+  try {
+    bp::process proc(ctx, exe, args, bp::process_stdio{nullptr, out.get(), err.get()});
+    result.exit_code = proc.wait();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(program + ": " + e.what());
+  }
+  result.out = slurp(out.get());
+  result.err = slurp(err.get());
+  return result;
+}
+
+}  // namespace isobench::orchestrator

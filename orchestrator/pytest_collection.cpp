@@ -1,0 +1,67 @@
+#include "orchestrator/pytest_collection.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "orchestrator/program_output.hpp"
+
+namespace isobench::orchestrator {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string last_line(const std::string& text) {
+  const auto end = text.find_last_not_of("\r\n");
+  if (end == std::string::npos) return {};
+  const auto newline = text.rfind('\n', end);
+  const auto begin = newline == std::string::npos ? 0 : newline + 1;
+  return text.substr(begin, end + 1 - begin);
+}
+
+}  // namespace
+
+std::string own_python_package() {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find this executable (/proc/self/exe): " + ec.message());
+  return (self.parent_path().parent_path() / "python").lexically_normal().string();
+}
+
+std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
+                                                const std::vector<std::string>& args) {
+  // The package goes first on sys.path from the command line rather than through PYTHONPATH, so
+  // the collector sees the environment a zygote started without Python options would see.
+  const std::string program =
+      "import sys; sys.path.insert(0, sys.argv.pop(1)); from isobench.pytest_bridge import _main; "
+      "sys.exit(_main(sys.argv[1:]))";
+  std::vector<std::string> argv = {"-c", program, own_python_package(), "collect", file};
+  if (!select.empty()) argv.insert(argv.end(), {"--select", select});
+  argv.push_back("--");
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProgramOutput collected;
+  try {
+    collected = run_program("python3", argv, "the pytest collector runs python3 from PATH");
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(file + ": cannot collect its tests: " + e.what());
+  }
+  auto answer = nlohmann::json::parse(last_line(collected.out), nullptr, false);
+  if (answer.is_discarded() || !answer.is_object()) {
+    const std::string why = last_line(collected.err);
+    throw std::runtime_error(file + ": the pytest collector (python3) ended with exit code " +
+                             std::to_string(collected.exit_code) + (why.empty() ? "" : ": " + why));
+  }
+  if (answer.contains("error")) throw std::runtime_error(answer["error"].get<std::string>());
+  std::vector<CollectedTest> tests;
+  for (const auto& t : answer.at("tests")) {
+    CollectedTest c;
+    c.test = t.at("test").get<std::string>();
+    c.function = t.at("function").get<std::string>();
+    c.params = t.at("params");
+    c.uses_benchmark = t.at("benchmark").get<bool>();
+    tests.push_back(std::move(c));
+  }
+  return tests;
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,235 @@
+"""The pytest bridge: tests that use pytest-benchmark's `benchmark` fixture as Python benchmarks.
+
+A sweep entry `pytest: test_file.py` (docs/python.md, "Existing pytest benchmarks") makes every
+collected test of the file that takes the `benchmark` fixture an instance: its parametrization
+is the instance's parameters, its test id the instance. It rides on the `python:` kind: the
+zygote collects the file once (so the test module and what it imports, torch and triton, are
+imported once per side), registers each test as a set-up function, and every forked worker runs
+its test in its own pytest session, untimed. There the `benchmark` fixture does not time what it
+is given: it calls it once, as pytest-benchmark does (the test's assertions on the result run),
+and hands the callable to isobench's timer, which launches it in the samples.
+
+    python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [-- PYTEST_ARGS...]
+
+prints the collection as one JSON object: {"tests": [{"test", "function", "params",
+"benchmark"}]} or {"error": ...}, exit code 0 or 1 (the orchestrator runs it when it loads a
+sweep, before anything is measured).
+
+What differs from a pytest-benchmark run, and why:
+- The test's fixtures are torn down when its set-up ends, before the first sample: the worker
+  owns the order of set-ups and samples across a batch, so a test cannot stay suspended inside
+  its body. The timed callable keeps what it closes over (tensors, arguments); a resource that a
+  yield-fixture closes after the test is closed by then.
+- `benchmark.pedantic(target, args, kwargs, setup=...)` calls setup once, in the set-up; the
+  samples launch target with what it returned. rounds, iterations and warmup_rounds are the
+  sweep's settings (samples, inner, warmup), not the test's.
+"""
+
+import json
+import os
+import sys
+
+from . import benchmark as contract
+
+# pytest-benchmark's own plugin would give the test a fixture of the same name; the cache
+# provider would write .pytest_cache beside the tests; capturing stays off so a test's output
+# goes to workers.log as any benchmark's does.
+_COMMON_ARGS = ["-p", "no:cacheprovider", "-p", "no:benchmark", "-p", "no:randomly", "-q", "-s",
+                "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+FIXTURE = "benchmark"
+
+
+class BridgeError(contract.ContractError):
+    """A test file that cannot be collected, or a test that cannot be set up: one line."""
+
+
+def _pytest():
+    try:
+        import pytest
+    except ImportError as error:
+        raise BridgeError("pytest benchmarks need pytest in the interpreter that runs them: %s" % error) from None
+    return pytest
+
+
+def _scalar(value):
+    """A parameter's value as the instance's parameters hold it: a JSON scalar, or its repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def _last_line(text):
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return lines[-1].removeprefix("E").strip() if lines else ""
+
+
+def _reason(report):
+    """Why a test failed or was skipped, one line: the exception and where it was raised."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
+        return "%s (at %s:%d)" % (longrepr[2], longrepr[0], longrepr[1])
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        return "%s (at %s:%d)" % (" ".join(crash.message.split()), crash.path, crash.lineno)
+    return _last_line(report.longreprtext)
+
+
+class _Collector:
+    """A pytest plugin that keeps what a --collect-only session found and what failed."""
+
+    def __init__(self):
+        self.items = []
+        self.errors = []
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.errors.append("%s: %s" % (report.nodeid or "collection", _last_line(report.longreprtext)))
+
+    def pytest_collection_finish(self, session):
+        self.items = list(session.items)
+
+
+def _in_file_name(nodeid):
+    """The part of a node id after its file ("test_f[1-2]", "TestX::test_f"): what the instance's
+    python_function holds and a worker runs as FILE::NAME."""
+    return nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
+
+
+def collect(path, select="", args=()):
+    """The tests of one file: [{"test", "function", "params", "benchmark"}]; BridgeError naming
+    the file when it does not collect (an import error, a syntax error, a bad argument)."""
+    pytest = _pytest()
+    if not os.path.isfile(path):
+        raise BridgeError("%s: no such test file" % path)
+    collector = _Collector()
+    argv = [path, "--collect-only"] + _COMMON_ARGS + (["-k", select] if select else []) + list(args)
+    stdout = sys.stdout
+    sys.stdout = sys.stderr  # pytest's listing is not the collection's answer
+    try:
+        code = pytest.main(argv, plugins=[collector])
+    finally:
+        sys.stdout = stdout
+    if collector.errors:
+        raise BridgeError("%s does not collect: %s" % (path, "; ".join(collector.errors)))
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        raise BridgeError("%s: pytest %s ended with %s" % (path, " ".join(argv[1:]), pytest.ExitCode(code).name))
+    tests = []
+    for item in collector.items:
+        callspec = getattr(item, "callspec", None)
+        params = {name: _scalar(value) for name, value in (callspec.params.items() if callspec else ())}
+        function = getattr(item, "originalname", None) or item.name
+        if item.cls is not None:
+            function = "%s.%s" % (item.cls.__name__, function)
+        tests.append({"test": _in_file_name(item.nodeid), "function": function, "params": params,
+                      "benchmark": FIXTURE in getattr(item, "fixturenames", ())})
+    return tests
+
+
+class _Handed:
+    """The callable a test handed to the fixture, with its arguments: the timed launch."""
+
+    __slots__ = ("target", "args", "kwargs")
+
+    def __init__(self, target, args, kwargs):
+        self.target, self.args, self.kwargs = target, tuple(args), dict(kwargs or {})
+
+    def __call__(self):
+        self.target(*self.args, **self.kwargs)
+
+
+class BenchmarkFixture:
+    """What a test gets as `benchmark` in a worker: pytest-benchmark's call API, not its timer."""
+
+    def __init__(self):
+        self.handed = None
+        self.extra_info = {}
+        self.group = None
+        self.name = None
+
+    def _hand(self, target, args, kwargs):
+        if self.handed is not None:
+            raise BridgeError("the test calls benchmark more than once: isobench times one callable per test")
+        if not callable(target):
+            raise BridgeError("benchmark() was given %s, not a callable" % type(target).__name__)
+        self.handed = _Handed(target, args, kwargs)
+        return target(*self.handed.args, **self.handed.kwargs)
+
+    def __call__(self, function, *args, **kwargs):
+        return self._hand(function, args, kwargs)
+
+    def pedantic(self, target, args=(), kwargs=None, setup=None, rounds=1, warmup_rounds=0, iterations=1):
+        del rounds, warmup_rounds, iterations  # the sweep's samples, warmup and inner decide these
+        if setup is not None:
+            made = setup()
+            if made is not None:
+                args, kwargs = made
+        return self._hand(target, args, kwargs)
+
+
+def _runner_plugin():
+    """A pytest plugin for one test's session in a worker: it gives the test the fixture and keeps
+    the session's reports. pytest finds a plugin's fixtures on its class, so the class is made
+    here, once pytest is imported (this module imports without it)."""
+    pytest = _pytest()
+
+    class Runner:
+        def __init__(self):
+            self.fixture = BenchmarkFixture()
+            self.reports = []
+
+        @pytest.fixture(name=FIXTURE)
+        def benchmark_fixture(self):
+            return self.fixture
+
+        def pytest_runtest_logreport(self, report):
+            self.reports.append(report)
+
+    return Runner()
+
+
+class PytestTest:
+    """One collected test as a set-up function of the python: contract (isobench.benchmark): its
+    call runs the test in a pytest session of its own and returns the callable the test handed
+    to `benchmark`. seed, device and stream are the worker's; the test makes its own inputs."""
+
+    def __init__(self, path, test, args=()):
+        self.path, self.test, self.args = path, test, list(args)
+        self.label = "%s::%s" % (path, test)
+
+    def __call__(self, seed, device, stream, **params):
+        del seed, device, stream, params  # the test's own parametrization made the instance
+        pytest = _pytest()
+        runner = _runner_plugin()
+        pytest.main([self.label] + _COMMON_ARGS + self.args, plugins=[runner])
+        ran = [r for r in runner.reports if r.when == "call"]
+        for report in runner.reports:
+            if report.failed:
+                raise BridgeError("%s failed in its %s: %s" % (self.label, report.when, _reason(report)))
+            if report.skipped:
+                raise BridgeError("%s was skipped: %s" % (self.label, _reason(report)))
+        if not ran:
+            raise BridgeError("%s did not run (pytest found no such test)" % self.label)
+        if runner.fixture.handed is None:
+            raise BridgeError("%s never called benchmark(): there is nothing to time" % self.label)
+        return runner.fixture.handed
+
+
+def _main(argv):
+    if len(argv) < 2 or argv[0] != "collect":
+        sys.stderr.write("usage: python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [-- PYTEST_ARGS...]\n")
+        return 2
+    path, rest = argv[1], argv[2:]
+    extra = rest[rest.index("--") + 1:] if "--" in rest else []
+    rest = rest[:rest.index("--")] if "--" in rest else rest
+    select = rest[rest.index("--select") + 1] if "--select" in rest else ""
+    try:
+        answer = {"tests": collect(os.path.abspath(path), select, extra)}
+    except BridgeError as error:
+        answer = {"error": " ".join(str(error).split())}
+    sys.stdout.write(json.dumps(answer) + "\n")
+    sys.stdout.flush()
+    return 0 if "tests" in answer else 1
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,144 @@
+// The pytest bridge (docs/python.md, "Existing pytest benchmarks") through the real orchestrate,
+// its collector and a zygote: a pytest-benchmark file's tests that take the `benchmark` fixture
+// become instances with their parametrization as parameters, a test without it is named and left
+// out, the test bodies run untimed in forked workers of the zygote that imported the file, and a
+// failing test or a file that does not import is one clear line naming file and test.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness.hpp"
+
+using namespace isobench::testing;
+
+namespace {
+
+// Every import appends "<pid>" to imports.txt, every test body "<pid> <parent pid> <id>" to
+// bodies.txt. work() spins `us` microseconds: what the samples time.
+const char* kTests = R"(import os, time
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "imports.txt"), "a") as f:
+    f.write("%d\n" % os.getpid())
+
+
+def body(name):
+    with open(os.path.join(HERE, "bodies.txt"), "a") as f:
+        f.write("%d %d %s\n" % (os.getpid(), os.getppid(), name))
+
+
+def work(us):
+    end = time.perf_counter() + us * 1e-6
+    while time.perf_counter() < end:
+        pass
+    return us
+
+
+@pytest.mark.parametrize("us", [40, 400])
+def test_spin(benchmark, us):
+    body("spin%d" % us)
+    assert benchmark(work, us) == us
+
+
+def test_no_fixture():
+    pass
+
+
+def test_wrong(benchmark):
+    assert benchmark(work, 1) == 2, "one is not two"
+)";
+
+struct Run {
+  Result result;
+  std::vector<nlohmann::json> samples;
+};
+
+Run run_pytest(const Scratch& s, const std::string& entry, const std::string& args = "") {
+  s.write("test_bench.py", kTests);
+  const auto sweep = s.write("sweep.yaml", "settings: {samples: 4, warmup: 1}\nbenchmarks:\n" + entry);
+  Run r;
+  r.result = run(bin("orchestrate") + " --device cpu --format none " + args + " --out " + s.path("run") + " " + sweep, s);
+  if (std::filesystem::exists(s.path("run/samples.jsonl"))) r.samples = read_jsonl(s.path("run/samples.jsonl"));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the tests that take the benchmark fixture are instances, timed in workers of one zygote") {
+  Scratch s("pytest-bridge");
+  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: not wrong\n    device: cpu\n", "--per sample");
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(r.result.err.find("1 test of " + s.path("test_bench.py") +
+                          " without the benchmark fixture, not measured: test_no_fixture") != std::string::npos);
+  std::map<std::string, std::vector<double>> values;
+  std::set<long long> workers;
+  for (const auto& x : r.samples) {
+    values[x["instance"]].push_back(x["value"].get<double>());
+    workers.insert(x["worker_pid"].get<long long>());
+  }
+  REQUIRE(values.size() == 2);
+  REQUIRE(values["test_spin[us=40]"].size() == 4);
+  REQUIRE(values["test_spin[us=400]"].size() == 4);
+  // What the test handed over is timed, launch by launch: 400 us of spinning, not the body's work.
+  for (double v : values["test_spin[us=400]"]) CHECK(v >= 400e-6);
+  for (double v : values["test_spin[us=40]"]) CHECK(v >= 40e-6);
+  CHECK(workers.size() == 8);  // --per sample: a fresh worker each
+  const auto plan = read_json(s.path("run/plan.json"));
+  bool found = false;
+  for (const auto& p : plan["instances"])
+    if (p["id"] == "test_spin[us=400]") {
+      found = true;
+      CHECK(p["params"] == nlohmann::json{{"us", 400}});
+      CHECK(p["python_function"] == "test_spin[400]");
+    }
+  CHECK(found);
+  // Imported twice: by the collector when the sweep was loaded and by the zygote; every body ran
+  // in a worker forked from the zygote, once per worker (its set-up), never in a sample.
+  const auto imports = lines(s.path("imports.txt"));
+  REQUIRE(imports.size() == 2);
+  const auto bodies = lines(s.path("bodies.txt"));
+  CHECK(bodies.size() >= 8);
+  std::set<long long> body_pids;
+  for (const auto& line : bodies) {
+    std::istringstream fields(line);
+    long long pid = 0, parent = 0;
+    fields >> pid >> parent;
+    CHECK(std::to_string(parent) == imports[1]);
+    body_pids.insert(pid);
+  }
+  for (long long w : workers) CHECK(body_pids.count(w) == 1);
+}
+
+TEST_CASE("a failing test fails its workers with the file, the test and the assertion") {
+  Scratch s("pytest-bridge-fails");
+  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: wrong\n    device: cpu\n", "--retries 0");
+  CHECK(r.result.exit_code == 3);
+  const std::string log = slurp(s.path("run/log.txt"));
+  CHECK(log.find(s.path("test_bench.py") + "::test_wrong failed in its call: AssertionError: one is not two") !=
+        std::string::npos);
+}
+
+TEST_CASE("a pytest file that does not import, or an entry that mixes kinds, is refused before anything runs") {
+  Scratch s("pytest-bridge-bad");
+  s.write("test_broken.py", "import no_such_module_for_isobench\n\ndef test_a(benchmark):\n    benchmark(len, '')\n");
+  auto r = run_pytest(s, "  - pytest: test_broken.py\n    device: cpu\n");
+  CHECK(r.result.exit_code == 2);
+  CHECK(r.result.err.find("benchmarks[0].pytest: " + s.path("test_broken.py") + " does not collect") != std::string::npos);
+  CHECK(r.result.err.find("No module named 'no_such_module_for_isobench'") != std::string::npos);
+  CHECK(!std::filesystem::exists(s.path("run")));
+  r = run_pytest(s, "  - pytest: test_bench.py\n    axes: {us: 3}\n");
+  CHECK(r.result.exit_code == 2);
+  CHECK(r.result.err.find("a pytest benchmark takes its instances from the file's tests") != std::string::npos);
+  r = run_pytest(s, "  - pytest: test_bench.py\n    select: no_such_test\n");
+  CHECK(r.result.exit_code == 2);
+  CHECK(r.result.err.find("no collected test takes the benchmark fixture (0 collected with -k no_such_test)") !=
+        std::string::npos);
+  r = run_pytest(s, "  - pytest: missing.py\n");
+  CHECK(r.result.exit_code == 2);
+  CHECK(r.result.err.find(s.path("missing.py") + ": no such file") != std::string::npos);
+}

@@ -1,0 +1,115 @@
+"""isobench.pytest_bridge without a worker: what the collection finds in a pytest-benchmark file
+(parameters, the tests without the fixture, a file that does not import), and what running one
+test as a set-up function gives (the callable it handed over, not timed; a failing, skipped or
+fixture-shy test as a one-line error naming file and test). The whole path through orchestrate
+and a zygote is tests/integration/test_pytest_bridge.cpp."""
+
+import io
+import json
+import os
+import sys
+import unittest
+from contextlib import redirect_stdout
+
+from isobench import pytest_bridge
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.join(HERE, "data", "pytest_bridge_tests.py")
+BROKEN = os.path.join(HERE, "data", "pytest_bridge_broken.py")
+
+
+def quietly(call, *args, **kwargs):
+    """pytest's own report goes to stdout (the worker's log in a run); keep the test output short."""
+    with redirect_stdout(io.StringIO()):
+        return call(*args, **kwargs)
+
+
+class Collection(unittest.TestCase):
+    def test_parametrized_tests_have_their_parameters_and_the_fixture_is_noted(self):
+        tests = {t["test"]: t for t in quietly(pytest_bridge.collect, TESTS)}
+        self.assertEqual(tests["test_reduce[sum-2000]"],
+                         {"test": "test_reduce[sum-2000]", "function": "test_reduce",
+                          "params": {"kind": "sum", "n": 2000}, "benchmark": True})
+        self.assertEqual(len([t for t in tests if t.startswith("test_reduce[")]), 4)
+        self.assertFalse(tests["test_without_fixture"]["benchmark"])
+        self.assertEqual(tests["TestPedantic::test_sorted"]["function"], "TestPedantic.test_sorted")
+        self.assertEqual(tests["test_work"]["params"], {})
+
+    def test_select_is_pytests_k(self):
+        tests = quietly(pytest_bridge.collect, TESTS, "reduce and max")
+        self.assertEqual(sorted(t["test"] for t in tests), ["test_reduce[max-10]", "test_reduce[max-2000]"])
+
+    def test_a_file_that_does_not_import_names_the_file_and_the_error(self):
+        with self.assertRaises(pytest_bridge.BridgeError) as caught:
+            quietly(pytest_bridge.collect, BROKEN)
+        self.assertIn(BROKEN + " does not collect", str(caught.exception))
+        self.assertIn("No module named 'pytest_bridge_no_such_module'", str(caught.exception))
+
+    def test_the_command_line_answers_in_json(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = pytest_bridge._main(["collect", TESTS, "--select", "work", "--", "-p", "no:warnings"])
+        self.assertEqual(code, 0)
+        self.assertEqual([t["test"] for t in json.loads(out.getvalue())["tests"]], ["test_work"])
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = pytest_bridge._main(["collect", BROKEN])
+        self.assertEqual(code, 1)
+        self.assertIn("does not collect", json.loads(out.getvalue())["error"])
+
+
+class RunningOneTest(unittest.TestCase):
+    def set_up(self, test):
+        return quietly(pytest_bridge.PytestTest(TESTS, test), seed=1, device="cpu", stream=None)
+
+    def module(self):
+        return sys.modules["pytest_bridge_tests"]
+
+    def test_the_body_runs_once_and_hands_over_its_callable_untimed(self):
+        handed = self.set_up("test_work")
+        module = self.module()
+        self.assertEqual(module.SET_UP.count("work"), 1)
+        launches = len(module.LAUNCHES)
+        for _ in range(3):
+            handed()
+        self.assertEqual(module.LAUNCHES[launches:], [5, 5, 5])  # its keyword argument, each launch
+        self.assertEqual(module.SET_UP.count("work"), 1)  # launches do not run the body again
+
+    def test_a_parametrized_test_runs_with_its_own_parameters(self):
+        handed = self.set_up("test_reduce[max-2000]")
+        self.assertIs(handed.target, max)
+        self.assertEqual(len(handed.args[0]), 2000)
+
+    def test_pedantic_calls_setup_once_and_launches_with_what_it_made(self):
+        handed = self.set_up("TestPedantic::test_sorted")
+        self.assertIs(handed.target, sorted)
+        self.assertEqual(handed.args, ([3, 1, 2],))
+
+    def assert_refused(self, test, *pieces):
+        with self.assertRaises(pytest_bridge.BridgeError) as caught:
+            self.set_up(test)
+        message = str(caught.exception)
+        self.assertTrue(message.startswith(TESTS + "::" + test), message)
+        for piece in pieces:
+            self.assertIn(piece, message)
+        self.assertNotIn("\n", message)
+
+    def test_a_failing_test_says_what_failed_and_where(self):
+        self.assert_refused("test_wrong_answer", "failed in its call", "AssertionError: three is not four",
+                            "pytest_bridge_tests.py:")
+
+    def test_a_test_that_calls_the_fixture_twice_is_refused(self):
+        self.assert_refused("test_twice", "calls benchmark more than once")
+
+    def test_a_test_that_never_calls_the_fixture_has_nothing_to_time(self):
+        self.assert_refused("test_never_calls", "never called benchmark()")
+
+    def test_a_skipped_test_says_why(self):
+        self.assert_refused("test_skipped", "was skipped", "not on this machine")
+
+    def test_a_test_the_file_lacks(self):
+        self.assert_refused("test_not_there", "did not run")
+
+
+if __name__ == "__main__":
+    unittest.main()
