@@ -28,6 +28,7 @@ class CallbackBenchmark final : public Benchmark {
     const std::string text = params.dump();
     char error[512] = {};
     void* stream = k_.backend == Backend::cuda ? ctx.cuda_stream : nullptr;
+    if (k_.replay_fn && ctx.replay.is_object()) k_.replay_fn(self_, ctx.replay.dump().c_str());
     const int rc = kernel_.setup(self_, text.c_str(), stream, ctx.seed, error, sizeof error);
     error[sizeof error - 1] = '\0';
     if (rc != 0) throw std::runtime_error(std::string(kernel_.name) + " setup: " + reason(error, rc));
@@ -55,7 +56,24 @@ class CallbackBenchmark final : public Benchmark {
     return rc == 0 ? std::string() : reason(error, rc);
   }
 
-  nlohmann::json describe() const override { return k_.describe; }
+  // The fixed description and what the set-up says it chose; a choice that is not a JSON object
+  // is reported as such rather than pinned.
+  nlohmann::json describe() const override {
+    nlohmann::json out = k_.describe;
+    if (!k_.describe_fn || !set_up_) return out;
+    std::string text(64 * 1024, '\0');
+    if (k_.describe_fn(self_, text.data(), text.size()) != 0) {
+      out["describe_error"] = "the choice does not fit in " + std::to_string(text.size()) + " bytes";
+      return out;
+    }
+    auto chosen = nlohmann::json::parse(text.c_str(), nullptr, false);
+    if (chosen.is_discarded() || !chosen.is_object()) {
+      out["describe_error"] = "the choice is not a JSON object";
+      return out;
+    }
+    out.update(chosen);
+    return out;
+  }
 
  private:
   CallbackKernel k_;

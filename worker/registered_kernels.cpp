@@ -52,7 +52,9 @@ std::unique_ptr<kernels::Benchmark> make_registered_benchmark(const ipc::WorkerI
                                            .backend = instance.backend == "cuda" ? kernels::Backend::cuda
                                                                                  : kernels::Backend::cpu,
                                            .origin = instance.id,
-                                           .launch_error = kernel.launch_error});
+                                           .launch_error = kernel.launch_error,
+                                           .describe_fn = kernel.describe,
+                                           .replay_fn = kernel.replay});
 }
 
 }  // namespace isobench::worker

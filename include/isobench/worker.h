@@ -22,13 +22,21 @@
 extern "C" {
 #endif
 
-#define ISOBENCH_WORKER_API_VERSION 1
+#define ISOBENCH_WORKER_API_VERSION 2
 
 typedef struct isobench_registered_kernel {
   const isobench_kernel* kernel; /* create, setup, launch, teardown, destroy, check: as in plugin.h */
   /* Optional: why the last launch() of `self` failed, one NUL-terminated line into `error` (at
    * most error_len bytes); the worker's failure then carries it. */
   void (*launch_error)(void* self, char* error, size_t error_len);
+  /* Optional: what setup() of `self` chose (a Triton autotune configuration per key), a JSON
+   * object as NUL-terminated text into `out` (at most out_len bytes); returns 0, non-zero when it
+   * does not fit. The run pins the first worker's answer and hands it to every later set-up of
+   * the instance, on both sides of an A/B run, through replay(). */
+  int (*describe)(void* self, char* out, size_t out_len);
+  /* Optional: the pinned choice (a describe() of an earlier worker, JSON text), called before
+   * setup() when the run has one for the instance. */
+  void (*replay)(void* self, const char* choice_json);
 } isobench_registered_kernel;
 
 ISOBENCH_PLUGIN_EXPORT int isobench_worker_api_version(void);

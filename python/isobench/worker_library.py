@@ -17,10 +17,11 @@ import json
 import sys
 import traceback
 
+from . import autotune
 from . import benchmark as contract
 from . import streams
 
-API_VERSION = 1  # ISOBENCH_WORKER_API_VERSION
+API_VERSION = 2  # ISOBENCH_WORKER_API_VERSION
 _BACKEND_CPU = 0
 
 _CREATE = ctypes.CFUNCTYPE(ctypes.c_void_p)
@@ -31,6 +32,8 @@ _RELEASE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _COUNT = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_char_p)
 _CHECK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 _LAUNCH_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+_DESCRIBE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+_REPLAY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 
 class _Kernel(ctypes.Structure):
@@ -46,7 +49,8 @@ class _Kernel(ctypes.Structure):
 class _RegisteredKernel(ctypes.Structure):
     """isobench_registered_kernel (include/isobench/worker.h)."""
 
-    _fields_ = [("kernel", ctypes.POINTER(_Kernel)), ("launch_error", _LAUNCH_ERROR)]
+    _fields_ = [("kernel", ctypes.POINTER(_Kernel)), ("launch_error", _LAUNCH_ERROR), ("describe", _DESCRIBE),
+                ("replay", _REPLAY)]
 
 
 def _write(buffer, size, text):
@@ -87,15 +91,18 @@ class BenchmarkKernel:
         self.timed = {}      # handle -> contract.Timed
         self.launches = {}   # handle -> timed.launch, the hot path
         self.errors = {}     # handle -> why its last launch failed
+        self.pinned = {}     # handle -> the run's pinned choice for it (a describe() of an earlier worker)
+        self.chosen = {}     # handle -> the autotune configurations its set-up used
         self.next_handle = 1
         self._callbacks = (_CREATE(self._create), _SETUP(self._setup), _LAUNCH(self._launch),
                            _RELEASE(self._teardown), _RELEASE(self._destroy), _CHECK(self._check),
-                           _LAUNCH_ERROR(self._launch_error))
-        create, setup, launch, teardown, destroy, check, launch_error = self._callbacks
+                           _LAUNCH_ERROR(self._launch_error), _DESCRIBE(self._describe), _REPLAY(self._replay))
+        create, setup, launch, teardown, destroy, check, launch_error, describe, replay = self._callbacks
         self._name = self.label.encode()
         self._kernel = _Kernel(name=self._name, family=b"python", backend=_BACKEND_CPU, create=create,
                                setup=setup, launch=launch, teardown=teardown, destroy=destroy, check=check)
-        self.registered = _RegisteredKernel(kernel=ctypes.pointer(self._kernel), launch_error=launch_error)
+        self.registered = _RegisteredKernel(kernel=ctypes.pointer(self._kernel), launch_error=launch_error,
+                                            describe=describe, replay=replay)
 
     def _create(self):
         handle = self.next_handle
@@ -108,7 +115,11 @@ class BenchmarkKernel:
             device = "cpu" if stream is None else "cuda:%d" % self.worker.device_index
             if stream is not None:
                 self.worker.current_stream.enter(stream, self.worker.device_index)
-            timed = contract.set_up(self.function, params, seed, device, stream)
+            self.worker.autotune.begin(self.pinned.get(handle))
+            try:
+                timed = contract.set_up(self.function, params, seed, device, stream)
+            finally:
+                self.chosen[handle] = self.worker.autotune.end()
             if stream is not None:
                 self.worker.current_stream.synchronize()  # set-up work done before the first launch
             self.timed[handle] = timed
@@ -144,6 +155,19 @@ class BenchmarkKernel:
         self.timed.pop(handle, None)
         self.launches.pop(handle, None)
         self.errors.pop(handle, None)
+        self.pinned.pop(handle, None)
+        self.chosen.pop(handle, None)
+
+    def _replay(self, handle, choice_json):
+        self.pinned[handle] = json.loads(choice_json.decode())
+
+    def _describe(self, handle, out, out_len):
+        chosen = self.chosen.get(handle)
+        text = json.dumps({autotune.RECORD_KEY: chosen} if chosen else {})
+        if len(text.encode()) >= out_len:
+            return 1
+        _write(out, out_len, text)
+        return 0
 
     def _check(self, handle, error, error_len):
         reason = contract.check_reason(self.timed[handle]) if handle in self.timed else "not set up"
@@ -170,6 +194,7 @@ class WorkerLibrary:
         self.kernels = []
         self.device_index = 0
         self.current_stream = _CurrentStream()
+        self.autotune = autotune.AutotuneLedger()
 
     def register(self, module, function_name, function):
         kernel = BenchmarkKernel(module, function_name, function, self)

@@ -5,11 +5,13 @@ itself is not installed on CI). The calls through libisobench-worker.so itself a
 tests/integration/test_python.cpp's."""
 
 import ctypes
+import json
+import os
 import sys
 import types
 import unittest
 
-from isobench import worker_library
+from isobench import autotune, worker_library
 
 
 class FakeTorch:
@@ -52,6 +54,7 @@ class Worker:
     def __init__(self, device_index=0):
         self.device_index = device_index
         self.current_stream = worker_library._CurrentStream()
+        self.autotune = autotune.AutotuneLedger()
 
 
 def kernel(function, worker=None):
@@ -126,6 +129,47 @@ class Callbacks(unittest.TestCase):
         buffer, address = error_buffer()
         self.assertEqual(k._setup(k._create(), b"{}", None, 1, address, 16), 1)
         self.assertEqual(buffer.value.decode(), "ValueError: xxx")
+
+    def test_describe_says_what_the_set_up_autotuned_and_replay_pins_it(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_triton"))
+        self.addCleanup(sys.path.pop, 0)
+        import triton
+
+        def add(n, BLOCK, num_warps, num_stages, num_ctas):
+            ran.append(BLOCK)
+
+        ran = []
+        module = types.ModuleType("worker_library_test_kernels")
+        add.__module__ = module.__name__
+        module.add = triton.autotune(configs=[triton.Config({"BLOCK": 1}), triton.Config({"BLOCK": 2})], key=["n"])(add)
+        sys.modules[module.__name__] = module
+        self.addCleanup(sys.modules.pop, module.__name__)
+
+        def set_up(seed, device, stream):
+            module.add(5)
+            return lambda: module.add(5)
+
+        k = kernel(set_up)
+        out = ctypes.create_string_buffer(4096)
+        error, address = error_buffer()
+        handle = k._create()
+        self.assertEqual(k._describe(handle, ctypes.addressof(out), 4096), 0)
+        self.assertEqual(out.value, b"{}")  # nothing set up yet
+        self.assertEqual(k._setup(handle, b"{}", None, 1, address, 128), 0, error.value)
+        self.assertEqual(k._describe(handle, ctypes.addressof(out), 4096), 0)
+        described = json.loads(out.value)
+        self.assertEqual(described[autotune.RECORD_KEY][0]["config"]["kwargs"], {"BLOCK": 1})
+        self.assertEqual(k._describe(handle, ctypes.addressof(out), 8), 1)  # does not fit
+        # Another worker (a fresh cache) whose own autotuning would pick BLOCK 2 replays BLOCK 1.
+        module.add.cache = {}
+        k.worker.autotune = autotune.AutotuneLedger()
+        os.environ["FAKE_TRITON_BEST"] = "1"
+        self.addCleanup(os.environ.pop, "FAKE_TRITON_BEST")
+        again = k._create()
+        k._replay(again, json.dumps(described).encode())
+        self.assertEqual(k._setup(again, b"{}", None, 1, address, 128), 0, error.value)
+        self.assertEqual(ran, [1, 1])
+        self.assertEqual(module.add.benchmarked, 2)  # the first worker's autotuning only
 
     def test_check_returns_zero_or_the_reason(self):
         class Obj:

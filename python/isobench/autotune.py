@@ -1,0 +1,132 @@
+"""Triton autotune record and replay (docs/python.md, "Autotuned Triton kernels").
+
+A `@triton.autotune` kernel benchmarks its configurations the first time it sees a key (the
+values of its `key=` arguments and the dtypes of its tensor arguments) and keeps the fastest in
+`Autotuner.cache`. Left alone, every worker of a run, and each side of an A/B run, would choose
+for itself: another configuration is another kernel, measured as a change. So in a worker:
+
+- record: during each instance's set-up (untimed), every autotuner of the imported modules notes
+  the keys it looked up and the configuration it used for each; the instance's describe() holds
+  them, `{"triton_autotune": [{"kernel", "key", "config"}]}`, which the orchestrator pins from
+  the run's first worker (instance_reports.json) and gives to every later worker, on both sides;
+- replay: with a pinned choice, a key the set-up looks up gets the pinned configuration, found
+  among this side's `configs` by its fields, without benchmarking; a configuration this side does
+  not have (another kernel source, other configs) fails the set-up with a message saying so;
+- autotuning never happens in a timed sample: a key first seen after the set-up (in a warm-up or
+  a sample) fails the launch, asking for one launch in the set-up.
+
+Nothing here imports triton: the autotuners are found among the loaded modules' globals, as
+instances of `triton.runtime.autotuner.Autotuner` when that module is loaded.
+"""
+
+import sys
+
+from . import benchmark as contract
+
+RECORD_KEY = "triton_autotune"
+
+
+class AutotuneError(contract.ContractError):
+    """A pinned configuration this side cannot use, or autotuning outside the set-up."""
+
+
+def config_fields(config):
+    """A Config as the JSON it is recorded as: its meta-parameters and launch options."""
+    fields = {"kwargs": dict(getattr(config, "kwargs", {}) or {})}
+    for name in ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override"):
+        if getattr(config, name, None) is not None:
+            fields[name] = getattr(config, name)
+    return fields
+
+
+def _json_key(key):
+    """The autotune key as JSON: its ints, floats, strings and bools, anything else as str()."""
+    return [k if k is None or isinstance(k, (bool, int, float, str)) else str(k) for k in key]
+
+
+def kernel_name(tuner):
+    base = getattr(tuner, "base_fn", None) or getattr(tuner, "fn", None)
+    return "%s.%s" % (getattr(base, "__module__", "?"), getattr(base, "__qualname__", getattr(base, "__name__", "?")))
+
+
+class _RecordingCache(dict):
+    """Autotuner.cache, watched: which keys a set-up used and with what, the pinned choices to
+    hand out, and no autotuning once the set-up is over."""
+
+    def __init__(self, tuner, existing):
+        super().__init__(existing)
+        self.tuner = tuner
+        self.name = kernel_name(tuner)
+        self.used = {}      # repr(key) -> record, for the set-up under way
+        self.pinned = {}    # repr(key) -> recorded config fields
+        self.in_setup = False
+
+    def _note(self, key, config):
+        if self.in_setup:
+            self.used[repr(_json_key(key))] = {"kernel": self.name, "key": _json_key(key),
+                                               "config": config_fields(config)}
+
+    def __contains__(self, key):
+        if dict.__contains__(self, key):
+            self._note(key, dict.__getitem__(self, key))
+            return True
+        wanted = self.pinned.get(repr(_json_key(key)))
+        if wanted is not None:
+            matching = [c for c in self.tuner.configs if config_fields(c) == wanted]
+            if not matching:
+                raise AutotuneError("%s: the pinned autotune configuration %s for key %s is not among this side's "
+                                    "%d configurations" % (self.name, wanted, _json_key(key), len(self.tuner.configs)))
+            dict.__setitem__(self, key, matching[0])
+            self._note(key, matching[0])
+            return True
+        if not self.in_setup:
+            raise AutotuneError("%s autotuned key %s outside the set-up: launch it once in the set-up function, so "
+                                "that the choice is made untimed and pinned for every worker" % (self.name, _json_key(key)))
+        return False
+
+    def __setitem__(self, key, config):
+        dict.__setitem__(self, key, config)
+        self._note(key, config)
+
+
+class AutotuneLedger:
+    """One worker's autotuners: begin() before an instance's set-up, end() after it."""
+
+    def __init__(self):
+        self.caches = None
+
+    def _find(self):
+        module = sys.modules.get("triton.runtime.autotuner")
+        autotuner = getattr(module, "Autotuner", None)
+        self.caches = {}
+        if autotuner is None:
+            return
+        for loaded in list(sys.modules.values()):
+            for value in list(getattr(loaded, "__dict__", {}).values()):
+                if isinstance(value, autotuner) and id(value) not in self.caches:
+                    if not isinstance(value.cache, _RecordingCache):
+                        value.cache = _RecordingCache(value, value.cache)
+                    self.caches[id(value)] = value.cache
+
+    def begin(self, pinned):
+        """Before a set-up: `pinned` is the instance's pinned describe() (or None)."""
+        if self.caches is None:
+            self._find()
+        records = (pinned or {}).get(RECORD_KEY, [])
+        known = {cache.name for cache in self.caches.values()}
+        for record in records:
+            if record.get("kernel") not in known:
+                raise AutotuneError("the pinned autotune choice names %s, and this side's modules have no "
+                                    "@triton.autotune kernel of that name" % record.get("kernel"))
+        for cache in self.caches.values():
+            cache.used = {}
+            cache.pinned = {repr(r["key"]): r["config"] for r in records if r.get("kernel") == cache.name}
+            cache.in_setup = True
+
+    def end(self):
+        """After a set-up: what it used, for describe()."""
+        used = []
+        for cache in (self.caches or {}).values():
+            cache.in_setup = False
+            used.extend(cache.used.values())
+        return sorted(used, key=lambda r: (r["kernel"], repr(r["key"])))
