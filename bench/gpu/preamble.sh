@@ -7,8 +7,8 @@
 # It creates $out, puts the CUDA toolkit's libraries on LD_LIBRARY_PATH, sets `bin` (the device
 # build's bin/, or $ISOBENCH_BIN for another build) and `log` ($out/commands.log, or
 # $out/commands-PART.log when the script was given a part, so parts run into one folder keep
-# their own logs), defines `step` and `gpu_state`, and records the GPU's state before anything
-# runs.
+# their own logs), defines `step`, `bounded` and `gpu_state`, and records the GPU's state before
+# anything runs.
 # shellcheck shell=bash disable=SC2154,SC2034  # $out comes from the sourcing script, $bin is for it
 set -u
 mkdir -p "$out"

@@ -62,6 +62,10 @@ class TritonExamples(unittest.TestCase):
         for rows, hidden, dtype in ((1, 7, "fp32"), (33, 1000, "bf16"), (4, 5000, "fp16")):
             isobench.check(self.module, "triton_layer_norm", device="cuda", rows=rows, hidden=hidden, dtype=dtype)
 
+    def test_matmul(self):
+        for m, n, k, dtype in ((64, 48, 80, "bf16"), (256, 512, 384, "fp16")):
+            isobench.check(self.module, "triton_matmul", device="cuda", m=m, n=n, k=k, dtype=dtype)
+
 
 if __name__ == "__main__":
     unittest.main()

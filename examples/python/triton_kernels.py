@@ -1,6 +1,6 @@
-"""Triton kernels written here, as isobench benchmarks (docs/python.md): a fused softmax and a
-fused layer norm (forward), in the style of the Triton tutorials (02-fused-softmax,
-05-layer-norm). A launch enqueues on torch's current stream, which in an isobench worker is the
+"""Triton kernels written here, as isobench benchmarks (docs/python.md): a fused softmax, a
+fused layer norm (forward) and an autotuned matmul, in the style of the Triton tutorials
+(02-fused-softmax, 05-layer-norm, 03-matrix-multiplication). A launch enqueues on torch's current stream, which in an isobench worker is the
 worker's stream; check() compares with torch on small shapes (test_examples.py).
 
 ISOBENCH_EXAMPLE_SOFTMAX_VARIANT makes a real regression of the softmax, for A/B runs across
@@ -70,6 +70,67 @@ def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, n_
         x = tl.load(x_ptr + cols, mask=mask, other=0.0).to(tl.float32)
         y = (x - mean) * rstd * w + b
         tl.store(y_ptr + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+# A few block shapes for Hopper, from the matmul tutorial's list: which one wins depends on the
+# shape, so the autotuner's pick is what record/replay pins (docs/python.md).
+MATMUL_CONFIGS = [
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 256, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+]
+
+
+@triton.autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    group = GROUP_M * num_pid_n
+    first_m = (pid // group) * GROUP_M
+    group_m = min(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + ((pid % group) % group_m)
+    pid_n = (pid % group) // group_m
+    rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    rk = tl.arange(0, BLOCK_K)
+    a = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        left = K - k * BLOCK_K
+        acc = tl.dot(tl.load(a, mask=rk[None, :] < left, other=0.0), tl.load(b, mask=rk[:, None] < left, other=0.0), acc)
+        a += BLOCK_K * stride_ak
+        b += BLOCK_K * stride_bk
+    cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c = c_ptr + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+class Matmul:
+    def __init__(self, m, n, k, dtype, seed, device):
+        self.dtype = dtype
+        self.a, self.b = random_tensors(seed, device, (m, k), (k, n), dtype=dtype)
+        self.c = torch.empty((m, n), device=device, dtype=self.a.dtype)
+        self.m, self.n, self.k = m, n, k
+        self.launch()  # autotuning happens here, in the untimed set-up, where isobench records it
+
+    def launch(self):
+        grid = lambda meta: (triton.cdiv(self.m, meta["BLOCK_M"]) * triton.cdiv(self.n, meta["BLOCK_N"]),)  # noqa: E731
+        matmul_kernel[grid](self.a, self.b, self.c, self.m, self.n, self.k, self.a.stride(0), self.a.stride(1),
+                            self.b.stride(0), self.b.stride(1), self.c.stride(0), self.c.stride(1))
+
+    def check(self):
+        return agreement(self.c, self.a.float() @ self.b.float(), self.dtype)
+
+
+def triton_matmul(m, n, k, dtype, seed, device, stream):
+    """C = A B with @triton.autotune over four block shapes (keyed on M, N, K)."""
+    return Matmul(m, n, k, dtype, seed, device)
 
 
 class Softmax:
