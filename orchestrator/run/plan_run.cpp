@@ -223,8 +223,9 @@ void check_worker_build(const std::string& path, const std::string& what) {
     throw UsageError(not_a_worker + " (an ELF program for another machine than this orchestrate)");
 }
 
-Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine) {
+Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine, const LikeRun* like) {
   if (!request.worker.empty()) check_worker_build(request.worker, "--worker");
+  if (like) check_like_machine(*like, machine);
   if (sweep.settings.isolation != "process" && sweep.settings.per == "sample")
     throw UsageError(sweep.path + ": isolation " + sweep.settings.isolation +
                      " with per sample: per chooses how many samples a fresh worker takes in isolation process; use "
@@ -245,6 +246,7 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
   check_multi_rank_spread(plan, sweep.path);
   if (request.ab) plan_ab_sides(plan, request, sweep);
   if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.quiet);
+  if (like) take_like_choices(plan, *like, request.overrides, request.quiet);
   if (plan.instances.empty())
     throw UsageError(sweep.path + ": no instance runs on " + kernels::to_string(machine.device) + " (" +
                      std::to_string(plan.skipped.size()) + " need another device)");

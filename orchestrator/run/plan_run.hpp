@@ -2,16 +2,18 @@
 // Planning a new run, and every check of the plan that can fail, before a run directory exists:
 // the plan for the machine (orchestrator/plan.hpp), the A/B sides (two worker builds, or two
 // builds of the sweep's plugin) and their forced parameters, the choices replayed from an earlier
-// run, and the limits (instances, samples, GPUs for multi-rank instances).
+// run or taken from the run it is like, and the limits (instances, samples, GPUs for multi-rank instances).
 
 #include "orchestrator/plan.hpp"
+#include "orchestrator/run/like_run.hpp"
 #include "orchestrator/run/machine.hpp"
 #include "orchestrator/run/run_request.hpp"
 
 namespace isobench::orchestrator {
 
-// Throws UsageError naming the file, option or instance and what is wrong.
-Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine);
+// Throws UsageError naming the file, option or instance and what is wrong. `like`: the earlier run
+// of --like, read before the sweep was loaded (its seed is one of the sweep's overrides).
+Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine, const LikeRun* like);
 
 // Throws UsageError when `path` cannot run as a worker: missing, not an executable file, a plugin
 // library, neither an ELF program of this machine nor a #! script. `what` names the option.

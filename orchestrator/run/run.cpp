@@ -3,11 +3,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "orchestrator/artifacts.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/interrupt.hpp"
+#include "orchestrator/run/like_run.hpp"
 #include "orchestrator/run/machine.hpp"
 #include "orchestrator/run/plan_run.hpp"
 #include "orchestrator/run_directory.hpp"
@@ -70,12 +72,21 @@ SettingsOverrides sequential_overrides(const RunRequest& request) {
 // A new run: everything checked first, then the run directory with its sweep, plan and run.json.
 OpenRun open_new_run(const RunRequest& request) {
   if (request.sweep_path.empty()) throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
-  const Sweep sweep = load_sweep(request.sweep_path, sequential_overrides(request));
+  std::optional<LikeRun> like;
+  if (!request.like.empty()) {
+    // --replay-from takes choices from one run and --like all of them from another: one source.
+    if (!request.replay_from.empty())
+      throw UsageError("--like " + request.like + " and --replay-from " + request.replay_from +
+                       ": --like replays the choices of the run it is like; give one of them");
+    like = read_like_run(request.like);
+  }
+  const SettingsOverrides overrides = sequential_overrides(request);
+  const Sweep sweep = load_sweep(request.sweep_path, like ? like_overrides(*like, overrides) : overrides);
   if (!request.quiet)
     for (const auto& note : sweep.notes) std::cerr << "note: " << note << "\n";
   const Machine machine = resolve_machine(request);
   OpenRun r;
-  r.plan = plan_new_run(request, sweep, machine);
+  r.plan = plan_new_run(request, sweep, machine, like ? &*like : nullptr);
   if (interrupt_requested()) throw Interrupted("interrupted while planning " + sweep.path + "; nothing was measured");
   check_slurm_request(r.plan, request);
   r.memory_budget = machine.memory_budget_bytes;
@@ -112,6 +123,8 @@ OpenRun open_resumed_run(const RunRequest& request) {
     throw UsageError(resume + ": " + ipc::find_setting(name)->flag() + " is not taken: a resumed run measures its own plan");
   if (!request.replay_from.empty())
     throw UsageError(resume + ": --replay-from is not taken: a resumed run measures its own plan");
+  if (!request.like.empty())
+    throw UsageError(resume + ": --like is not taken: a resumed run measures its own plan");
   OpenRun r;
   r.resumed = true;
   try {

@@ -35,9 +35,12 @@ struct RunRequest {
   int retries = 2;
   int prestart = -1;          // workers started ahead of the measuring one; -1: 1 on the GPU, 0 on the CPU
   bool context_gate = true;   // no context created or destroyed beside a measurement
-  // What is measured: overrides of the sweep's settings, and an earlier run's choices to replay.
+  // What is measured: overrides of the sweep's settings, an earlier run's choices to replay
+  // (--replay-from), or an earlier run to measure like (--like: its inner counts, choices, seed and
+  // sample-changing settings; orchestrator/run/like_run.hpp).
   SettingsOverrides overrides;
   std::string replay_from;
+  std::string like;
   // An A/B run: two builds (worker executables, or two builds of the sweep's plugin), each with
   // NAME=VALUE parameters forced on its workers (--baseline-set, --candidate-set), judged by
   // `verdict`.
