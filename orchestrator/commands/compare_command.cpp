@@ -43,6 +43,8 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
       for (const auto& refusal : report.gpu_refusals) err << "compare: " << refusal << "\n";
       return exit_bad_input;
     }
+    // On stderr like the warning, whatever the format (JSON holds it as "caveat" too).
+    if (!report.caveat.empty()) err << "compare: caveat: " << report.caveat << "\n";
     if (!report.unreachable.empty()) err << "compare: warning: " << report.unreachable << "\n";
     make_printer(options.format)->comparison(out, report);
     const int code = report.exit_code();

@@ -1,5 +1,6 @@
 #include "orchestrator/compare/comparison.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -66,18 +67,51 @@ void decide(ComparisonReport& report) {
     report.geometric_mean_ratio = std::exp(log_sum / static_cast<double>(report.compared.size()));
 }
 
-std::string measurement_difference(const json& a, const json& b) {
+std::vector<std::string> measurement_difference(const json& a, const json& b) {
   // A plan written before a setting existed ran with its default, so an absent field is the
   // instance table's own default (ipc::WorkerInstance), and old runs stay comparable with new ones.
   static const json defaults = ipc::to_json(ipc::WorkerInstance{});
-  std::string differing;
+  std::vector<std::string> differing;
   for (const auto& field : measurement_fields()) {
     const json none = defaults.contains(field) ? defaults[field] : json();
     const json& va = a.contains(field) ? a[field] : none;
     const json& vb = b.contains(field) ? b[field] : none;
-    if (va != vb) differing += (differing.empty() ? "" : ", ") + field;
+    if (va != vb) differing.push_back(field);
   }
   return differing;
+}
+
+// Instances measured differently: --like makes a run take the other's inner counts and settings
+// (orchestrator/run/like_run.hpp), but not another kernel or other parameters under the same id.
+Excluded plans_differ(const std::string& id, const std::vector<std::string>& fields, const std::string& dir_a,
+                      const std::string& dir_b) {
+  std::string list;
+  for (const auto& f : fields) list += (list.empty() ? "" : ", ") + f;
+  const bool definition =
+      std::any_of(fields.begin(), fields.end(), [](const auto& f) { return f == "kernel" || f == "params"; });
+  return {id, "plans differ in " + list,
+          definition ? "the two sweeps define it differently: measure both runs with one sweep"
+                     : "measure " + dir_b + " again with --like " + dir_a};
+}
+
+// Too few samples: an imported summary holds one value; a run of ours lost them (failures, an
+// interruption), which --resume measures again.
+Excluded too_few_samples(const std::string& id, const Run& a, const Run& b, std::size_t na, std::size_t nb,
+                         const std::string& dir_a, const std::string& dir_b) {
+  const auto summary_only = [&id](const Run& run) {
+    return run.plan.at(id).value("imported_values", std::string()) == "summary";
+  };
+  std::string remedy;
+  if ((na < 2 && summary_only(a)) || (nb < 2 && summary_only(b)))
+    remedy = "imported as a summary only: import the tool's per-repetition values (docs/history.md)";
+  else if (dir_a == dir_b || (na < 2) != (nb < 2))
+    remedy = "finish it with orchestrate --resume " + (na < 2 ? dir_a : dir_b);
+  else
+    remedy = "finish both with orchestrate --resume";
+  return {id,
+          "fewer than 2 samples (" + std::to_string(na) + " in " + a.dir + ", " + std::to_string(nb) + " in " + b.dir +
+              ")",
+          remedy};
 }
 
 // A run's per-instance data for `id`; empty where it has none.
@@ -184,21 +218,26 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
     std::vector<double> a, b;
     GpuSet gpus_a, gpus_b;
   };
+  // The run directories as a command line names them (an A/B run's two sides share one).
+  const std::string& dir_a = request.runs.front();
+  const std::string& dir_b = request.runs.back();
+  const std::string one_sweep = "measure it in both runs, with one sweep";
+  if (request.runs.size() == 2)
+    report.caveat = "two runs made at different times: the machine's drift between them is not controlled and can "
+                    "read as a change (orchestrate ab measures a change, both sides in one time window)";
   std::vector<Pair> pairs;
   for (const auto& id : a.order) {
     if (!b.plan.count(id)) {
-      report.excluded.push_back({id, "only in " + a.dir});
+      report.excluded.push_back({id, "only in " + a.dir, one_sweep});
       continue;
     }
-    const std::string differing = measurement_difference(a.plan.at(id), b.plan.at(id));
-    if (!differing.empty()) {
-      report.excluded.push_back({id, "plans differ in " + differing});
+    if (const auto differing = measurement_difference(a.plan.at(id), b.plan.at(id)); !differing.empty()) {
+      report.excluded.push_back(plans_differ(id, differing, dir_a, dir_b));
       continue;
     }
     const auto sa = entry(a.samples, id), sb = entry(b.samples, id);
     if (sa.size() < 2 || sb.size() < 2) {
-      report.excluded.push_back({id, "fewer than 2 samples (" + std::to_string(sa.size()) + " in " + a.dir + ", " +
-                                         std::to_string(sb.size()) + " in " + b.dir + ")"});
+      report.excluded.push_back(too_few_samples(id, a, b, sa.size(), sb.size(), dir_a, dir_b));
       continue;
     }
     const GpuSet ga = entry(a.gpus, id), gb = entry(b.gpus, id);
@@ -217,7 +256,7 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
   }
   if (!report.gpu_refusals.empty()) return report;
   for (const auto& id : b.order)
-    if (!a.plan.count(id)) report.excluded.push_back({id, "only in " + b.dir});
+    if (!a.plan.count(id)) report.excluded.push_back({id, "only in " + b.dir, one_sweep});
   std::vector<std::string> shared_ids;
   for (const auto& id : a.order)
     if (b.plan.count(id)) shared_ids.push_back(id);
@@ -243,7 +282,7 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
     for (const auto& e : report.excluded)
       if (e.reason.rfind("plans differ", 0) == 0)
         throw UsageError("nothing to compare: every shared instance was measured differently (" + e.id + ": " +
-                         e.reason + ")");
+                         e.reason + "): " + e.remedy);
   return report;
 }
 
@@ -316,21 +355,23 @@ std::string ComparisonReport::outcome() const {
       }
   }
   if (!excluded.empty()) {
-    // Reasons grouped by their kind ("plans differ in inner", "only in RUN_A"), in first-seen order.
-    std::vector<std::pair<std::string, std::size_t>> kinds;
+    // Reasons grouped by their kind ("plans differ in inner", "only in RUN_A"), in first-seen
+    // order, each with the remedy of its first instance.
+    struct Kind {
+      std::string reason, remedy;
+      std::size_t count = 0;
+    };
+    std::vector<Kind> kinds;
     for (const auto& e : excluded) {
       const std::string kind = e.reason.rfind("fewer than 2 samples", 0) == 0 ? "fewer than 2 samples" : e.reason;
-      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
-      if (it == kinds.end())
-        kinds.emplace_back(kind, 1);
-      else
-        ++it->second;
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) { return k.reason == kind; });
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, e.remedy});
+      ++it->count;
     }
     line += "; " + std::to_string(excluded.size()) + " not compared:";
     for (std::size_t i = 0; i < kinds.size(); ++i)
-      line += (i ? ", " : " ") + std::to_string(kinds[i].second) + " " + kinds[i].first;
-    if (std::any_of(kinds.begin(), kinds.end(), [](const auto& k) { return k.first.rfind("plans differ in inner", 0) == 0; }))
-      line += " (each run calibrated its own inner count: give both runs the same --inner N, or --replay-from)";
+      line += (i ? ", " : " ") + std::to_string(kinds[i].count) + " " + kinds[i].reason +
+              (kinds[i].remedy.empty() ? "" : " (" + kinds[i].remedy + ")");
   }
   return line;
 }

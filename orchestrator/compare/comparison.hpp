@@ -49,9 +49,11 @@ struct Comparison {
   double median_ratio() const { return median_b / median_a; }
 };
 
+// An instance compare leaves out: why, and what would let it be compared.
 struct Excluded {
   std::string id;
-  std::string reason;
+  std::string reason;  // "plans differ in inner", "only in RUN_A", "fewer than 2 samples (...)"
+  std::string remedy;  // "measure RUN_B again with --like RUN_A"
 };
 
 // compare --samples: one comparison with both tests, both distributions and every alternative.
@@ -79,6 +81,9 @@ struct ComparisonReport {
   std::optional<SequentialPlan> sequential;  // an A/B run sampled until a verdict (ab --until-verdict)
   // Fixed-n comparisons whose n cannot reach a verdict at all (unreachable_verdict): the verbs warn.
   std::string unreachable;
+  // Two runs made at different times (not the two sides of one A/B run): one line saying that
+  // the machine's drift between them is not controlled. Empty otherwise.
+  std::string caveat;
 
   bool names_gpus() const { return !gpus_a.empty() || !gpus_b.empty(); }
   std::size_t count(stats::Verdict v) const;
@@ -87,8 +92,9 @@ struct ComparisonReport {
   // 1 when a verdict meets the rule, else 0; 2 when nothing was compared (or a GPU was refused).
   int exit_code() const;
   // What the comparison found, in one line: "12 compared: 2 SLOWER, 1 FASTER, 9 SAME", with how many
-  // instances were not compared and why ("; 3 not compared: 2 plans differ in inner, 1 only in
-  // A"). The verbs end their output with it and the exit code: "... -> exit 1".
+  // instances were not compared, why and the remedy of each kind ("; 3 not compared: 2 plans
+  // differ in inner (measure B again with --like A), 1 only in A (...)"). The verbs end their
+  // output with it and the exit code: "... -> exit 1".
   std::string outcome() const;
 };
 

@@ -104,7 +104,9 @@ class JsonPrinter final : public Printer {
         j["instances"].back()["gpus_b"] = gpus_json(c.gpus_b);
       }
     }
-    for (const auto& e : report.excluded) j["not_compared"].push_back({{"instance", e.id}, {"reason", e.reason}});
+    for (const auto& e : report.excluded)
+      j["not_compared"].push_back({{"instance", e.id}, {"reason", e.reason}, {"remedy", e.remedy}});
+    if (!report.caveat.empty()) j["caveat"] = report.caveat;
     if (report.artifacts.shown()) j["artifacts"] = artifact_changes_json(report.artifacts);
     if (report.kernels.shown()) j["kernels"] = kernel_changes_json(report.kernels);
     j["outcome"] = report.outcome();

@@ -37,7 +37,8 @@ class MarkdownPrinter final : public Printer {
     }
     out << "\n" << mean_ratio_line(report) << "\n";
     if (report.names_gpus()) out << "\n" << gpus_line(report) << "\n";
-    for (const auto& e : report.excluded) out << "\nnot compared: " << e.id << ": " << e.reason;
+    for (const auto& e : report.excluded)
+      out << "\nnot compared: " << e.id << ": " << e.reason << " (" << e.remedy << ")";
     if (!report.excluded.empty()) out << "\n";
     if (report.artifacts.shown()) print_artifact_changes(report.artifacts, /*markdown=*/true, out);
     if (report.kernels.shown()) print_kernel_changes(report.kernels, /*markdown=*/true, out);

@@ -56,6 +56,11 @@ Outcome compare_files(const std::string& a, const std::string& b, Format format 
 }
 
 // One bad-input line on stderr, nothing on stdout, exit code 2.
+// What compare says of every two runs (not the two sides of one A/B run), on a line of its own.
+const std::string kCaveat =
+    "compare: caveat: two runs made at different times: the machine's drift between them is not controlled and can "
+    "read as a change (orchestrate ab measures a change, both sides in one time window)\n";
+
 void check_bad_input(const Outcome& o, const std::string& expected_err) {
   CHECK(o.code == 2);
   CHECK(o.out.empty());
@@ -209,10 +214,19 @@ TEST_SUITE("compare RUN_A RUN_B") {
     options.runs = {dir / "A", dir / "B"};
     const Outcome o = compare(options);
     CHECK(o.code == 1);
-    CHECK(o.err == "compare: warning: " + (dir / "B") + "/samples.jsonl:121: torn last line dropped\n");
-    CHECK(o.out.find("not compared: gone: only in " + (dir / "A")) != std::string::npos);
-    CHECK(o.out.find("not compared: new: only in " + (dir / "B")) != std::string::npos);
-    CHECK(o.out.find("not compared: inner: plans differ in inner") != std::string::npos);
+    // Two runs, made at different times: exactly one caveat line.
+    CHECK(o.err == "compare: warning: " + (dir / "B") + "/samples.jsonl:121: torn last line dropped\n" + kCaveat);
+    // Every refusal names its remedy.
+    CHECK(o.out.find("not compared: gone: only in " + (dir / "A") + " (measure it in both runs, with one sweep)\n") !=
+          std::string::npos);
+    CHECK(o.out.find("not compared: new: only in " + (dir / "B") + " (measure it in both runs, with one sweep)\n") !=
+          std::string::npos);
+    CHECK(o.out.find("not compared: inner: plans differ in inner (measure " + (dir / "B") + " again with --like " +
+                     (dir / "A") + ")\n") != std::string::npos);
+    CHECK(o.out.find("; 3 not compared: 1 only in " + (dir / "A") + " (measure it in both runs, with one sweep), 1 "
+                     "plans differ in inner (measure " + (dir / "B") + " again with --like " + (dir / "A") + "), 1 "
+                     "only in " + (dir / "B") + " (measure it in both runs, with one sweep) -> exit 1\n") !=
+          std::string::npos);
     CHECK(o.out.find("geometric mean of HL ratios B/A over 2 instances") != std::string::npos);
 
     options.format = Format::json;
@@ -228,6 +242,8 @@ TEST_SUITE("compare RUN_A RUN_B") {
     CHECK(parsed["instances"][0]["p_holm"].get<double>() == doctest::Approx(std::min(1.0, 2 * p0)));
     CHECK(parsed["instances"][1]["p_holm"].get<double>() >= p1);
     CHECK(parsed["not_compared"].size() == 3);
+    CHECK(parsed["not_compared"][1]["remedy"] == "measure " + (dir / "B") + " again with --like " + (dir / "A"));
+    CHECK(parsed["caveat"].get<std::string>().starts_with("two runs made at different times"));
     const double geo = parsed["geometric_mean_hl_ratio"];
     const double r0 = parsed["instances"][0]["hl_ratio"], r1 = parsed["instances"][1]["hl_ratio"];
     CHECK(geo == doctest::Approx(std::sqrt(r0 * r1)));
@@ -242,6 +258,46 @@ TEST_SUITE("compare RUN_A RUN_B") {
     CHECK(md.find("SLOWER |") != std::string::npos);
     options.rule.fail_on = FailOn::never;
     CHECK(compare(options).code == 0);
+  }
+
+  TEST_CASE("every refusal names its remedy; one A/B run gets no caveat") {
+    TempDir dir;
+    auto other_kernel = instance("x");
+    other_kernel["kernel"] = "rmsnorm";
+    auto summary = instance("y");
+    summary["imported_values"] = "summary";
+    write_run(dir, "A", {instance("w"), instance("x"), instance("y"), instance("z")},
+              samples_jsonl({{"w", timings(40, 1.0)}, {"x", timings(41, 1.0)}, {"y", {1e-5}}, {"z", timings(42, 1.0)}}));
+    write_run(dir, "B", {instance("w"), other_kernel, summary, instance("z")},
+              samples_jsonl({{"w", timings(39, 1.0)}, {"x", timings(43, 1.0)}, {"y", {1e-5}}, {"z", {1e-5}}}));
+    CompareOptions options;
+    options.runs = {dir / "A", dir / "B"};
+    options.format = Format::json;
+    const Outcome o = compare(options);
+    const auto parsed = nlohmann::json::parse(o.out);
+    REQUIRE(parsed["not_compared"].size() == 3);
+    CHECK(parsed["not_compared"][0]["reason"] == "plans differ in kernel");
+    CHECK(parsed["not_compared"][0]["remedy"] == "the two sweeps define it differently: measure both runs with one sweep");
+    CHECK(parsed["not_compared"][1]["remedy"] ==
+          "imported as a summary only: import the tool's per-repetition values (docs/history.md)");
+    CHECK(parsed["not_compared"][2]["remedy"] == "finish it with orchestrate --resume " + (dir / "B"));
+    CHECK(o.code == 0);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK(o.err.find("compare: caveat: two runs made at different times") == 0);
+
+    // The sides of one A/B run share their time window: no caveat.
+    std::ostringstream samples;
+    for (const auto side : {0, 1})
+      for (const double v : timings(44 + side, 1.0))
+        samples << nlohmann::json{{"instance", "x"}, {"value", v}, {"side", side}}.dump() << "\n";
+    dir.write("ab/plan.json",
+              nlohmann::json{{"schema_version", 1}, {"instances", {instance("x")}}, {"schedule", {{"sides", 2}}}}.dump());
+    dir.write("ab/samples.jsonl", samples.str());
+    options.runs = {dir / "ab"};
+    options.format = Format::table;
+    const Outcome ab = compare(options);
+    CHECK(ab.code == 0);
+    CHECK(ab.err.find("caveat") == std::string::npos);
   }
 
   TEST_CASE("a run planned before idle_gap_ms and realloc existed compares with one at their defaults") {
@@ -262,7 +318,8 @@ TEST_SUITE("compare RUN_A RUN_B") {
     CHECK(parsed["not_compared"].empty());
     options.runs = {dir / "old", dir / "gap"};
     check_bad_input(compare(options), "compare: nothing to compare: every shared instance was measured differently "
-                                      "(x: plans differ in idle_gap_ms)");
+                                      "(x: plans differ in idle_gap_ms): measure " + (dir / "gap") + " again with --like " +
+                                      (dir / "old"));
   }
 
   TEST_CASE("bad run directories") {
@@ -292,7 +349,8 @@ TEST_SUITE("compare RUN_A RUN_B") {
     write_run(dir, "inner40", {instance("x", 40)}, samples_jsonl({{"x", timings(12, 1.0)}}));
     options.runs = {dir / "inner20", dir / "inner40"};
     check_bad_input(compare(options),
-                    "compare: nothing to compare: every shared instance was measured differently (x: plans differ in inner)");
+                    "compare: nothing to compare: every shared instance was measured differently (x: plans differ in "
+                    "inner): measure " + (dir / "inner40") + " again with --like " + (dir / "inner20"));
   }
 }
 
@@ -348,7 +406,7 @@ TEST_SUITE("compare: kernel records") {
 
     const Outcome j = compare(options);
     CHECK(j.code == 1);  // gemm is SLOWER: the exit code is the verdict's, kernels or not
-    CHECK(j.err.empty());
+    CHECK(j.err == kCaveat);
     const auto parsed = nlohmann::json::parse(j.out);
     REQUIRE(parsed["instances"].size() == 2);
     CHECK(parsed["instances"][0]["instance"] == "gemm");
@@ -508,7 +566,7 @@ TEST_SUITE("compare: kernel records") {
     Outcome o = compare(options);
     CHECK(o.code == 0);
     CHECK(o.err == "compare: warning: " + (dir / "A") +
-                       "/kernels.json: not a JSON object with \"instances\"; kernel records ignored\n");
+                       "/kernels.json: not a JSON object with \"instances\"; kernel records ignored\n" + kCaveat);
     CHECK(o.out.find("kernels") == std::string::npos);
     dir.write("A/kernels.json", nlohmann::json{{"schema_version", 2}, {"instances", nlohmann::json::object()}}.dump());
     o = compare(options);
@@ -556,7 +614,7 @@ TEST_SUITE("compare: GPU identity") {
     write_run(dir, "B", {instance("x")}, samples_jsonl({{"x", timings(72, 1.0)}}, on_gpu(3, kUuid0, kH200)));
     const Outcome o = compare_runs({dir / "A", dir / "B"});
     CHECK(o.code == 0);
-    CHECK(o.err.empty());
+    CHECK(o.err == kCaveat);
     CHECK(o.out.find("B: " + (dir / "B") + "\nGPU (A and B): " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
 
     const auto parsed =
@@ -594,7 +652,7 @@ TEST_SUITE("compare: GPU identity") {
     // One model: --gpu-match model compares them; the JSON rows keep each side's GPU.
     const Outcome model = compare_runs({a, b}, GpuMatch::model, Format::json);
     CHECK(model.code == 0);
-    CHECK(model.err.empty());
+    CHECK(model.err == kCaveat);
     const auto parsed = nlohmann::json::parse(model.out);
     REQUIRE(parsed["instances"].size() == 2);
     CHECK(parsed["instances"][0]["gpus_a"][0]["uuid"] == kUuid0);
@@ -620,7 +678,7 @@ TEST_SUITE("compare: GPU identity") {
     CHECK(model.err == refusal("x", "different GPU models", on_a, on_b, kModelHint));
     const Outcome any = compare_runs({a, b}, GpuMatch::any, Format::json);
     CHECK(any.code == 0);
-    CHECK(any.err.empty());
+    CHECK(any.err == kCaveat);
     CHECK(nlohmann::json::parse(any.out)["instances"][0]["gpus_b"][0]["name"] == kH100);
   }
 
@@ -653,7 +711,7 @@ TEST_SUITE("compare: GPU identity") {
     write_run(dir, "ordinal", {instance("x")}, samples_jsonl({{"x", timings(114, 1.0)}}, {{"gpu", 1}}));
     const Outcome plain = compare_runs({dir / "cpu", dir / "old"});
     CHECK(plain.code == 0);
-    CHECK(plain.err.empty());
+    CHECK(plain.err == kCaveat);
     CHECK(plain.out.find("GPU") == std::string::npos);
     const auto parsed = nlohmann::json::parse(compare_runs({dir / "cpu", dir / "ordinal"}, GpuMatch::uuid,
                                                            Format::json).out);
@@ -663,7 +721,7 @@ TEST_SUITE("compare: GPU identity") {
     // One side names its GPU, the other none: nothing to check, and the known side is shown.
     const Outcome half = compare_runs({dir / "cpu", dir / "gpu"});
     CHECK(half.code == 0);
-    CHECK(half.err.empty());
+    CHECK(half.err == kCaveat);
     CHECK(half.out.find("GPU: A none named; B " + kUuid0 + " (NVIDIA H200)\n") != std::string::npos);
     const auto half_json =
         nlohmann::json::parse(compare_runs({dir / "cpu", dir / "gpu"}, GpuMatch::uuid, Format::json).out);
