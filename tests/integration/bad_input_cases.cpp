@@ -25,6 +25,10 @@ const std::string kOk =
 const std::string kSpin = "benchmarks:\n  - kernel: cpu_spin\n";
 const std::string kMatmul = "benchmarks:\n  - kernel: cpu_matmul\n";
 
+// What compare says of two run directories, whatever it prints (the caveat of runs made at
+// different times).
+const std::string kCaveat = "compare: caveat: two runs made at different times";
+
 // A sweep file s.yaml, run on the CPU.
 BatteryCase sweep_in(const std::string& group, const std::string& name, const std::string& text,
                      const std::string& first_line, int exit_code = 2, int stderr_lines = 1) {
@@ -365,6 +369,32 @@ std::vector<BatteryCase> make_cases() {
       {"flags", "replay-from-no-instances", kRun + "--replay-from r s.yaml", 2,
        "orchestrate: --replay-from: r/instance_reports.json: instances: missing or not an object",
        {{"s.yaml", kOk}, {"r/instance_reports.json", "{\"instances\": []}\n"}}},
+      // --like RUN_DIR: an earlier run of orchestrate's, of this device, and no flag against it.
+      with_sweep("flags", "like-missing", kRun + "--like nope s.yaml", "orchestrate: --like nope: not a run directory"),
+      {"flags", "like-not-a-run", kRun + "--like r s.yaml", 2, "orchestrate: --like r: no run.json: not a run directory",
+       {{"s.yaml", kOk}, {"r/notes.txt", "a folder\n"}}},
+      {"flags", "like-no-plan", kRun + "--like r s.yaml", 2, "orchestrate: --like r: no plan.json: not a run directory",
+       {{"s.yaml", kOk}}, "cp -r $FIX/run r && rm r/plan.json"},
+      {"flags", "like-plan-not-json", kRun + "--like r s.yaml", 2, "orchestrate: --like r: r/plan.json: not valid JSON",
+       {{"s.yaml", kOk}}, "cp -r $FIX/run r && echo '{' > r/plan.json"},
+      {"flags", "like-imported", kRun + "--like r s.yaml", 2,
+       "orchestrate: --like r: imported from nvbench, not measured by orchestrate: it has no plan choices to take",
+       {{"s.yaml", kOk},
+        {"r/run.json", "{\"schema_version\": 1}\n"},
+        {"r/plan.json", "{\"schema_version\": 1, \"imported\": {\"tool\": \"nvbench\"}}\n"}}},
+      {"flags", "like-other-device", kRun + "--like r s.yaml", 2,
+       "orchestrate: --like r: it measured on cuda and this run measures on cpu: inner counts chosen on one device do "
+       "not hold on the other (give --device cuda, or --like a run of this device)",
+       {{"s.yaml", kOk}}, "cp -r $FIX/run r && sed -i 's/\"device\": \"cpu\"/\"device\": \"cuda\"/' r/plan.json"},
+      with_sweep("flags", "like-conflicting-seed", kRun + "--like $FIX/run --seed 9 s.yaml",
+                 "orchestrate: --like $FIX/run: --seed 9 conflicts with its seed 1 (the inputs and the schedule); "
+                 "leave --seed out, or drop --like"),
+      with_sweep("flags", "like-conflicting-inner", kRun + "--like $FIX/run --inner 2 s.yaml",
+                 "orchestrate: --like $FIX/run: --inner 2 conflicts with its inner 1 (cpu_spin[microseconds=5]); "
+                 "leave --inner out to measure like it, or drop --like"),
+      with_sweep("flags", "like-and-replay-from", kRun + "--like $FIX/run --replay-from $FIX/run s.yaml",
+                 "orchestrate: --like $FIX/run and --replay-from $FIX/run: --like replays the choices of the run it "
+                 "is like; give one of them"),
       with_sweep("flags", "help", "orchestrate --help", "", 0, 0),
       {"flags", "version", "orchestrate --version", 0, "", {}, "", 0, "--version"},
       // ---- command-line flags: ab ------------------------------------------------------------------
@@ -588,11 +618,12 @@ std::vector<BatteryCase> make_cases() {
               "{\"type\":\"sample\",\"instance\":\"cpu_spin[microseconds=5]\",\"side\":2,\"value\":1e-5}\n",
               "orchestrate compare r $FIX/run", "compare: r/samples.jsonl:1: \"side\" must be 0, got 2"),
       {"run-dir", "compare-journal-torn-tail-is-dropped", "orchestrate compare r $FIX/run", 0,
-       "compare: warning: r/samples.jsonl:", {}, "cp -r $FIX/run r && printf '{\"type\":\"sam' >> r/samples.jsonl"},
+       "compare: warning: r/samples.jsonl:", {}, "cp -r $FIX/run r && printf '{\"type\":\"sam' >> r/samples.jsonl",
+       2},  // and compare's caveat: two runs made at different times
       damaged("run-dir", "compare-artifacts-not-json", "run", "artifacts.json", "{\n", "orchestrate compare r $FIX/run",
               "compare: r/artifacts.json: invalid JSON"),
       damaged("run-dir", "compare-kernels-not-an-object", "run", "kernels.json", "[]\n", "orchestrate compare r $FIX/run",
-              "compare: warning: r/kernels.json: not a JSON object with \"instances\"; kernel records ignored", 0),
+              "compare: warning: r/kernels.json: not a JSON object with \"instances\"; kernel records ignored", 0, 2),
       {"run-dir", "compare-not-a-directory", "orchestrate compare f $FIX/run", 2, "compare: f: not a readable run directory",
        {{"f", "a file\n"}}},
       damaged("run-dir", "history-add-plan-missing", "run", "plan.json", "", "orchestrate history --history h.sqlite add r",
@@ -705,6 +736,8 @@ std::vector<BatteryCase> make_cases() {
       {"resume", "with-replay-from", kRun + "--resume r --replay-from $FIX/run", 2,
        "orchestrate: --resume r: --replay-from is not taken: a resumed run measures its own plan", {},
        "cp -r $FIX/partial r"},
+      {"resume", "with-like", kRun + "--resume r --like $FIX/run", 2,
+       "orchestrate: --resume r: --like is not taken: a resumed run measures its own plan", {}, "cp -r $FIX/partial r"},
       {"resume", "with-a-missing-worker", kRun + "--resume r --worker ./nope", 2,
        "orchestrate: --worker ./nope: not an executable worker build (no such file)", {}, "cp -r $FIX/partial r"},
       {"resume", "ab-verb", ab + "--resume r", 2,
@@ -783,9 +816,9 @@ std::vector<BatteryCase> make_cases() {
       // ---- names that are not UTF-8 ------------------------------------------------------------------------------------
       {"names", "sweep-file", kRun + "s\xFF.yaml", 0, "", {{"s\xFF.yaml", kOk}}, "", 0},
       with_sweep("names", "run-directory", kRun + "--json --out r\xFF s.yaml", "", 0, 0),
-      {"names", "compare-json", "orchestrate compare --json r\xFF $FIX/run", 0, "", {}, "cp -r $FIX/run r\xFF", 0},
-      {"names", "compare-csv", "orchestrate compare --csv r\xFF $FIX/run", 0, "", {}, "cp -r $FIX/run r\xFF", 0},
-      {"names", "compare-markdown", "orchestrate compare --markdown r\xFF $FIX/run", 0, "", {}, "cp -r $FIX/run r\xFF", 0},
+      {"names", "compare-json", "orchestrate compare --json r\xFF $FIX/run", 0, kCaveat, {}, "cp -r $FIX/run r\xFF"},
+      {"names", "compare-csv", "orchestrate compare --csv r\xFF $FIX/run", 0, kCaveat, {}, "cp -r $FIX/run r\xFF"},
+      {"names", "compare-markdown", "orchestrate compare --markdown r\xFF $FIX/run", 0, kCaveat, {}, "cp -r $FIX/run r\xFF"},
       {"names", "compare-samples-json", "orchestrate compare --json --samples a\xFF.txt $FIX/b.txt", 0, "", {},
        "cp $FIX/a.txt a\xFF.txt", 0},
       {"names", "resume", kRun + "--resume r\xFF", 0, "", {}, "cp -r $FIX/partial r\xFF", 0},
