@@ -67,8 +67,10 @@ void register_compare_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Is B slower than A? Brunner-Munzel test, Hodges-Lehmann ratio B/A with its interval, and a verdict "
-      "(SLOWER / FASTER / SAME / UNCERTAIN) per benchmark instance. Exit code 0: no verdict named by --fail-on; 1: "
-      "one is; 2: bad input, or nothing compared.");
+      "(SLOWER / FASTER / SAME / UNCERTAIN) per benchmark instance. Two run directories were made at different "
+      "times: one caveat line says that the machine's drift between them is not controlled (orchestrate ab "
+      "measures a change; orchestrate --like RUN_A makes a run plan as RUN_A did). Every instance left out names "
+      "its remedy. Exit code 0: no verdict named by --fail-on; 1: one is; 2: bad input, or nothing compared.");
   cmd->add_option("runs", request->runs,
                   "two run directories RUN_A RUN_B (plan.json + samples.jsonl), joined by instance id; or one "
                   "A/B run directory (orchestrate ab), baseline against candidate")

@@ -61,7 +61,7 @@ void add_run_options(CLI::App& app, RunCommand& command) {
   app.add_option("--replay-from", o.replay_from,
                  "run directory whose recorded choices (cuBLASLt algorithms, instance_reports.json) this run replays");
   app.add_option("--like", o.like,
-                 "RUN_DIR: measure like that earlier run, so that compare joins every instance: its inner counts, "
+                 "an earlier run to measure like, so that compare joins every instance: its inner counts, "
                  "pinned choices (cuBLASLt algorithms, a Python benchmark's describe()), seed and the settings that "
                  "change what a sample measures; instances it lacks are calibrated afresh, a flag that contradicts "
                  "it is refused. Runs made at different times still carry the machine's drift: ab measures a change "

@@ -4,7 +4,8 @@
 // count, the pinned choice (`replay`: a cuBLASLt algorithm, a Python benchmark's describe()) and
 // every setting that changes what a sample measures (ipc/settings.hpp, changes_sample), and for the
 // run its seed. The sweep's own values give way to the earlier run's; a command-line flag that
-// would measure a shared instance otherwise is refused (docs/comparing.md says why).
+// would measure a shared instance otherwise is refused (docs/measurement.md, "Runs compared across
+// time", says why).
 //
 // What --like does not take: the sample count, isolation, warm-up and the other settings that do
 // not change what a sample is (compare pairs runs that differ in them), and the machine's drift,
