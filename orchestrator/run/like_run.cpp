@@ -92,18 +92,24 @@ SettingsOverrides like_overrides(const LikeRun& like, const SettingsOverrides& g
   return overrides;
 }
 
+std::string like_machine_problem(const LikeRun& like, kernels::Backend device, const std::set<std::string>& models) {
+  const std::string name = kernels::to_string(device);
+  if (like.device != name)
+    return "--like " + like.dir + ": it measured on " + like.device + " and this run measures on " + name +
+           ": inner counts chosen on one device do not hold on the other (give --device " + like.device +
+           ", or --like a run of this device)";
+  if (device != kernels::Backend::cuda || like.gpu_models.empty() || models.empty() || models == like.gpu_models)
+    return {};
+  return "--like " + like.dir + ": it measured on " + models_text(like.gpu_models) + " and this run measures on " +
+         models_text(models) + ": inner counts and algorithms chosen on one GPU model do not hold on another";
+}
+
 void check_like_machine(const LikeRun& like, const Machine& machine) {
-  const std::string device = kernels::to_string(machine.device);
-  if (like.device != device)
-    throw UsageError("--like " + like.dir + ": it measured on " + like.device + " and this run measures on " + device +
-                     ": inner counts chosen on one device do not hold on the other (give --device " + like.device +
-                     ", or --like a run of this device)");
-  if (machine.device != kernels::Backend::cuda || like.gpu_models.empty()) return;
-  const auto here = gpu_models(collect_gpu_environment(), machine.gpus);
-  if (!here.empty() && here != like.gpu_models)
-    throw UsageError("--like " + like.dir + ": it measured on " + models_text(like.gpu_models) +
-                     " and this run measures on " + models_text(here) +
-                     ": inner counts and algorithms chosen on one GPU model do not hold on another");
+  std::set<std::string> models;
+  if (machine.device == kernels::Backend::cuda && !like.gpu_models.empty())
+    models = gpu_models(collect_gpu_environment(), machine.gpus);
+  if (const auto problem = like_machine_problem(like, machine.device, models); !problem.empty())
+    throw UsageError(problem);
 }
 
 void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides& given, bool quiet) {
@@ -154,7 +160,7 @@ void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides&
     std::cerr << " (its " << names << " over the sweep's)";
   }
   if (!afresh.empty())
-    std::cerr << "; " << afresh.size() << " are not in it (or not calibrated there) and are calibrated afresh: "
+    std::cerr << "; " << afresh.size() << " calibrated afresh (not in it, or not calibrated there): "
               << list_text(afresh);
   std::cerr << "\n";
 }

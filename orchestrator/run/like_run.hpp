@@ -43,6 +43,9 @@ SettingsOverrides like_overrides(const LikeRun& like, const SettingsOverrides& g
 // Refuses (UsageError) an earlier run of another device (cpu, cuda) or of another GPU model:
 // inner counts and algorithms chosen on one do not hold on the other.
 void check_like_machine(const LikeRun& like, const Machine& machine);
+// The same as one line, empty when there is no problem; `models`: the names of the GPUs this run
+// measures on (NVML), empty when unknown.
+std::string like_machine_problem(const LikeRun& like, kernels::Backend device, const std::set<std::string>& models);
 
 // Gives every instance of `plan` that the earlier run measured (same id, kernel and parameters) its
 // inner count, pinned choice and sample-changing settings. `given`: the command line's overrides,
