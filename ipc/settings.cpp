@@ -279,6 +279,13 @@ std::vector<std::string> setting_names(std::optional<SettingScope> scope) {
   return names;
 }
 
+std::vector<const SettingSpec*> sample_changing_settings() {
+  std::vector<const SettingSpec*> specs;
+  for (const auto& spec : setting_specs())
+    if (spec.changes_sample && spec.travel == SettingTravel::instance_table) specs.push_back(&spec);
+  return specs;
+}
+
 std::string apply_setting(const SettingSpec& spec, const json& value, RunSettings& run, MeasureSettings& measure) {
   json checked;
   if (auto problem = validate(spec, value, checked); !problem.empty()) return problem;

@@ -95,6 +95,9 @@ struct SettingSpec {
 const std::vector<SettingSpec>& setting_specs();
 const SettingSpec* find_setting(std::string_view name);
 std::vector<std::string> setting_names(std::optional<SettingScope> scope = std::nullopt);
+// The settings that make two instances measure different things, as each instance's entry in
+// plan.json holds them: compare never pairs instances that differ in one, and --like takes them.
+std::vector<const SettingSpec*> sample_changing_settings();
 
 // Checks a value against the setting's rule and stores it; empty when it was valid, else the
 // problem ("must be at most 60000 (one minute), got 70000"). A number written as 1.0 or 1e3 on

@@ -26,8 +26,7 @@ using nlohmann::json;
 const std::vector<std::string>& measurement_fields() {
   static const std::vector<std::string> fields = [] {
     std::vector<std::string> f = {"kernel", "params", "inner"};
-    for (const auto& spec : ipc::setting_specs())
-      if (spec.changes_sample && spec.travel == ipc::SettingTravel::instance_table) f.emplace_back(spec.name);
+    for (const auto* spec : ipc::sample_changing_settings()) f.emplace_back(spec->name);
     return f;
   }();
   return fields;

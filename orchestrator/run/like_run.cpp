@@ -32,15 +32,6 @@ std::set<std::string> gpu_models(const json& environment, const std::vector<int>
   return models;
 }
 
-// The settings whose values make two instances measure different things: those compare checks
-// (orchestrator/compare/comparison.cpp, measurement_fields) beside the pinned inner count.
-std::vector<const ipc::SettingSpec*> sample_changing_settings() {
-  std::vector<const ipc::SettingSpec*> specs;
-  for (const auto& spec : ipc::setting_specs())
-    if (spec.changes_sample && spec.travel == ipc::SettingTravel::instance_table) specs.push_back(&spec);
-  return specs;
-}
-
 std::string list_text(const std::vector<std::string>& ids) {
   std::string text;
   for (std::size_t i = 0; i < ids.size() && i < 5; ++i) text += (i ? ", " : "") + ids[i];
@@ -126,7 +117,7 @@ void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides&
       continue;
     }
     const PlannedInstance& earlier = it->second;
-    for (const auto* spec : sample_changing_settings()) {
+    for (const auto* spec : ipc::sample_changing_settings()) {
       const std::string name(spec->name);
       const json was = spec->get(run_settings, earlier.worker.measure);
       if (spec->get(run_settings, p.worker.measure) == was) continue;
@@ -153,7 +144,8 @@ void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides&
     ++taken;
   }
   if (quiet) return;
-  std::cerr << "note: --like " << like.dir << ": " << taken << " instances take its inner counts and choices";
+  std::cerr << "note: --like " << like.dir << ": seed " << like.seed << "; " << taken
+            << " instances take its inner counts and choices";
   if (!gave_way.empty()) {
     std::string names;
     for (const auto& n : gave_way) names += (names.empty() ? "" : ", ") + n;

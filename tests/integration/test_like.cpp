@@ -63,7 +63,7 @@ TEST_CASE("a run --like an earlier one takes its inner counts, choices, seed and
   const auto b = run(orchestrate("--out " + s.path("B") + " --like " + s.path("A") + " " + later), s);
   REQUIRE_MESSAGE(b.exit_code == 0, b.err);
   CHECK_MESSAGE(b.err.find("note: --like " + s.path("A") +
-                           ": 2 instances take its inner counts and choices (its idle_gap_ms over the sweep's); 1 "
+                           ": seed 1; 2 instances take its inner counts and choices (its idle_gap_ms over the sweep's); 1 "
                            "calibrated afresh (not in it, or not calibrated there): cpu_spin[microseconds=160]\n") !=
                     std::string::npos,
                 b.err);
