@@ -8,26 +8,21 @@
 #include <sstream>
 
 #include "orchestrator/calibration/svg_chart.hpp"
+#include "orchestrator/printers/text.hpp"
 #include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator::calibration {
 
 namespace {
 
-std::string fmt(const char* spec, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, spec, v);
-  return buf;
-}
+std::string percent(double share) { return format(share * 100 < 1 && share > 0 ? "%.2f%%" : "%.1f%%", share * 100); }
 
-std::string percent(double share) { return fmt(share * 100 < 1 && share > 0 ? "%.2f%%" : "%.1f%%", share * 100); }
-
-std::string alpha_text(double alpha) { return fmt("%g", alpha); }
+std::string alpha_text(double alpha) { return format("%g", alpha); }
 
 std::string rate_cell(const RateCell& c, bool with_expected) {
   std::string s = percent(c.interval.estimate) + " [" + percent(c.interval.lower) + ", " +
                   percent(c.interval.upper) + "]";
-  if (with_expected) s += " (" + std::to_string(c.hits) + " vs " + fmt("%.2g", c.expected) + ")";
+  if (with_expected) s += " (" + std::to_string(c.hits) + " vs " + format("%.2g", c.expected) + ")";
   return s;
 }
 
@@ -50,7 +45,7 @@ std::vector<std::pair<double, std::string>> linear_ticks(double max, int count, 
   std::vector<std::pair<double, std::string>> ticks;
   for (int i = 0; i <= count; ++i) {
     const double v = max * i / count;
-    ticks.emplace_back(v, fmt(spec, v));
+    ticks.emplace_back(v, format(spec, v));
   }
   return ticks;
 }
@@ -113,7 +108,7 @@ std::string variants_reading(const CalibrationResult& r) {
     }
     const auto& b = *at_alpha(base->fpr, a0);
     s << ", against the baseline's " << rate_cell(b, false) << " ("
-      << fmt("%.2f ms", base->cost.seconds_per_sample * 1e3) << " per sample):";
+      << format("%.2f ms", base->cost.seconds_per_sample * 1e3) << " per sample):";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const ModeResult* m = rows[i];
       const auto& c = *at_alpha(m->fpr, a0);
@@ -121,7 +116,7 @@ std::string variants_reading(const CalibrationResult& r) {
         << (c.interval.upper < b.interval.lower   ? "lower (the intervals do not overlap: it helps here)"
             : c.interval.lower > b.interval.upper ? "higher (the intervals do not overlap: it hurts here)"
                                                   : "not distinguishable (the intervals overlap)")
-        << ", " << fmt("%.2f ms", m->cost.seconds_per_sample * 1e3) << " per sample";
+        << ", " << format("%.2f ms", m->cost.seconds_per_sample * 1e3) << " per sample";
     }
     s << ".\n";
   }
@@ -134,8 +129,8 @@ std::string verdict_section(const CalibrationResult& r) {
   std::ostringstream s;
   s << "\n## Verdicts as `compare` gives them\n\n"
     << "Each A/A sweep (a pair of runs; one `ab` run) decided as `compare` decides it: Holm over its " << r.instances
-    << " instances, Hodges-Lehmann " << fmt("%g", o.confidence * 100) << "% interval, noise floor "
-    << fmt("%g", o.threshold * 100) << "%, alpha " << alpha_text(a0)
+    << " instances, Hodges-Lehmann " << format("%g", o.confidence * 100) << "% interval, noise floor "
+    << format("%g", o.threshold * 100) << "%, alpha " << alpha_text(a0)
     << ". A false verdict is SLOWER or FASTER on identical code; power counts SLOWER with the whole sweep "
        "slowed by delta. The recommended n is the verdict's (Holm's factor for the smallest p, m = "
     << r.instances << "), beside the raw test's above.";
@@ -145,7 +140,7 @@ std::string verdict_section(const CalibrationResult& r) {
       << least << " per side.";
   }
   s << "\n\n" << row_head(r) << " false verdicts per comparison | sweeps with a false verdict |";
-  for (double d : o.deltas) s << " SLOWER at " << fmt("%g", d * 100) << "% |";
+  for (double d : o.deltas) s << " SLOWER at " << format("%g", d * 100) << "% |";
   s << " recommended n |\n" << row_rule(r) << " --- | --- |";
   for (std::size_t i = 0; i < o.deltas.size(); ++i) s << " --- |";
   s << " --- |\n";
@@ -166,7 +161,7 @@ std::string verdict_section(const CalibrationResult& r) {
     for (const auto& m : r.modes)
       for (const auto& row : m.verdict.real_power)
         if (const auto* c = at_alpha(row.by_alpha, a0))
-          s << " `" << row_label(r, m) << "` " << fmt("%g", row.delta * 100) << "%: " << rate_cell(*c, false) << ";";
+          s << " `" << row_label(r, m) << "` " << format("%g", row.delta * 100) << "%: " << rate_cell(*c, false) << ";";
     s << "\n";
   }
   return s.str();
@@ -182,24 +177,24 @@ std::string realised_section(const CalibrationResult& r) {
   s << "\n### Realised slowdowns per instance\n\nWhat `--slowdown-pct` actually did to each instance: the "
        "median of its slowed samples (pooled over the slowed runs) over the median of its baseline samples (pooled "
        "over the A/A runs), and the Hodges-Lehmann ratio of the same pools with its "
-    << fmt("%g", o.confidence * 100) << "% interval, beside the share detected at alpha " << alpha_text(o.target_alpha)
+    << format("%g", o.confidence * 100) << "% interval, beside the share detected at alpha " << alpha_text(o.target_alpha)
     << " (raw test, and compare's SLOWER verdict). The power of a row is power at its realised slowdown; a row "
        "whose realised change lies more than "
-    << fmt("%g", kRealisedTolerance * 100) << " point from its target says so.\n\n"
+    << format("%g", kRealisedTolerance * 100) << " point from its target says so.\n\n"
     << row_head(r) << " instance | target | realised (medians) | Hodges-Lehmann [interval] | raw test | verdict SLOWER "
                       "| |\n"
     << row_rule(r) << " --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& m : r.modes)
     for (const auto& x : m.realised) {
-      s << row_cells(r, m) << " `" << x.id << "` | " << fmt("%+g%%", x.target * 100) << " | ";
+      s << row_cells(r, m) << " `" << x.id << "` | " << format("%+g%%", x.target * 100) << " | ";
       if (x.median_ratio > 0)
-        s << fmt("%+.1f%%", (x.median_ratio - 1) * 100) << " | " << fmt("%+.1f%%", (x.hl.ratio - 1) * 100) << " ["
-          << fmt("%+.1f", (x.hl.lo - 1) * 100) << ", " << fmt("%+.1f", (x.hl.hi - 1) * 100) << "] | ";
+        s << format("%+.1f%%", (x.median_ratio - 1) * 100) << " | " << format("%+.1f%%", (x.hl.ratio - 1) * 100) << " ["
+          << format("%+.1f", (x.hl.lo - 1) * 100) << ", " << format("%+.1f", (x.hl.hi - 1) * 100) << "] | ";
       else
         s << "- | - | ";
       s << rate_cell(x.detected, false) << " | " << rate_cell(x.verdict_slower, false) << " | "
         << (x.median_ratio == 0 ? "too few samples"
-                                : x.missed ? "missed its target by more than " + fmt("%g", kRealisedTolerance * 100) +
+                                : x.missed ? "missed its target by more than " + format("%g", kRealisedTolerance * 100) +
                                                  " point: power here is not power at the target"
                                            : "on target")
         << " |\n";
@@ -219,14 +214,14 @@ std::string sequential_section(const CalibrationResult& r) {
        "reach. Simulated: drawn from each instance's pooled samples as for the sample-size search ("
     << o.power_repetitions << " per instance), means over instances.\n\n"
     << row_head(r) << " measured A/A false verdicts (looks reached) | simulated A/A false rate | power at "
-    << fmt("%g", o.target_delta * 100) << "% | mean samples per side at " << fmt("%g", o.target_delta * 100)
+    << format("%g", o.target_delta * 100) << "% | mean samples per side at " << format("%g", o.target_delta * 100)
     << "% / A/A |\n"
     << row_rule(r) << " --- | --- | --- | --- |\n";
   for (const auto& m : r.modes) {
     const auto& e = m.sequential;
     s << row_cells(r, m) << " " << rate_cell(e.measured_false, true) << " (" << e.measured_looks << ") | "
-      << percent(e.simulated_false) << " | " << percent(e.power) << " | " << fmt("%.1f", e.mean_samples) << " / "
-      << fmt("%.1f", e.mean_samples_aa) << " |\n";
+      << percent(e.simulated_false) << " | " << percent(e.power) << " | " << format("%.1f", e.mean_samples) << " / "
+      << format("%.1f", e.mean_samples_aa) << " |\n";
   }
   return s.str();
 }
@@ -288,7 +283,7 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
   s << "\n## Power\n\n### Samples scaled by 1+delta (alpha " << alpha_text(o.target_alpha) << ")\n\n"
     << "Each A/A comparison once with either side multiplied by 1+delta; detected = p < alpha and the slowed "
        "side larger. Other alphas are in calibration.json.\n\n" << row_head(r);
-  for (double d : o.deltas) s << " delta " << fmt("%g", d * 100) << "% |";
+  for (double d : o.deltas) s << " delta " << format("%g", d * 100) << "% |";
   s << "\n" << row_rule(r);
   for (std::size_t i = 0; i < o.deltas.size(); ++i) s << " --- |";
   s << "\n";
@@ -318,7 +313,7 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
         continue;
       }
       for (const auto& row : m.real_power) {
-        s << row_cells(r, m) << " " << fmt("%g", row.delta * 100) << "% |";
+        s << row_cells(r, m) << " " << format("%g", row.delta * 100) << "% |";
         for (const auto& c : row.by_alpha) s << " " << rate_cell(c, false) << " |";
         s << "\n";
       }
@@ -326,8 +321,8 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     s << realised_section(r);
   }
 
-  s << "\n## Samples needed\n\nSmallest n per side that detects a " << fmt("%g", o.target_delta * 100)
-    << "% slowdown in " << fmt("%g", o.target_power * 100) << "% of simulated comparisons at alpha "
+  s << "\n## Samples needed\n\nSmallest n per side that detects a " << format("%g", o.target_delta * 100)
+    << "% slowdown in " << format("%g", o.target_power * 100) << "% of simulated comparisons at alpha "
     << alpha_text(o.target_alpha) << " (" << o.power_repetitions
     << " repetitions per n), drawing from each instance's samples pooled over the mode's A/A runs. The "
        "recommended n is the largest over instances.\n\n"
@@ -355,8 +350,8 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     << row_head(r) << " runs | wall time | samples | workers started | time per sample |\n"
     << row_rule(r) << " --- | --- | --- | --- | --- |\n";
   for (const auto& m : r.modes)
-    s << row_cells(r, m) << " " << m.cost.runs << " | " << fmt("%.1f s", m.cost.wall_seconds) << " | "
-      << m.cost.samples << " | " << m.cost.workers << " | " << fmt("%.2f ms", m.cost.seconds_per_sample * 1e3)
+    s << row_cells(r, m) << " " << m.cost.runs << " | " << format("%.1f s", m.cost.wall_seconds) << " | "
+      << m.cost.samples << " | " << m.cost.workers << " | " << format("%.2f ms", m.cost.seconds_per_sample * 1e3)
       << " |\n";
 
   s << "\n## Reading\n\n";
@@ -368,7 +363,7 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
       continue;
     }
     s << "- `" << row_label(r, m) << "`: " << c->hits << " of " << c->trials << " A/A comparisons flagged at alpha "
-      << alpha_text(a0) << " (" << percent(c->interval.estimate) << ", " << fmt("%.2g", c->expected)
+      << alpha_text(a0) << " (" << percent(c->interval.estimate) << ", " << format("%.2g", c->expected)
       << " expected). ";
     if (c->interval.lower > a0)
       s << "Even the low end of its interval is above alpha: this mode calls noise a regression; do not trust "
@@ -385,19 +380,19 @@ std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx
     }
     const double d = smallest_detected_delta(m, a0, o.target_power);
     if (d > 0)
-      s << " Detects a " << fmt("%g", d * 100) << "% slowdown in " << fmt("%g", o.target_power * 100)
+      s << " Detects a " << format("%g", d * 100) << "% slowdown in " << format("%g", o.target_power * 100)
         << "% of scaled comparisons or more.";
     else
-      s << " Detects none of the scaled slowdowns (up to " << fmt("%g", o.deltas.empty() ? 0 : o.deltas.back() * 100)
-        << "%) in " << fmt("%g", o.target_power * 100) << "% of comparisons at this sample count.";
+      s << " Detects none of the scaled slowdowns (up to " << format("%g", o.deltas.empty() ? 0 : o.deltas.back() * 100)
+        << "%) in " << format("%g", o.target_power * 100) << "% of comparisons at this sample count.";
     if (m.recommended_n)
-      s << " Needs n = " << m.recommended_n << " samples per side for " << fmt("%g", o.target_delta * 100)
-        << "% (about " << fmt("%.2g", m.recommended_n * m.cost.seconds_per_sample) << " s per instance and side at "
+      s << " Needs n = " << m.recommended_n << " samples per side for " << format("%g", o.target_delta * 100)
+        << "% (about " << format("%.2g", m.recommended_n * m.cost.seconds_per_sample) << " s per instance and side at "
         << "its measured cost).";
     s << "\n";
     if (m.samples_per_side && smallest_p_value(m.samples_per_side) >= a0)
       s << "  With " << m.samples_per_side << " samples per side even complete separation gives p = "
-        << fmt("%.2g", smallest_p_value(m.samples_per_side)) << ", not below alpha " << alpha_text(a0)
+        << format("%.2g", smallest_p_value(m.samples_per_side)) << ", not below alpha " << alpha_text(a0)
         << ": nothing can be flagged at this alpha, so the false-positive rate and power say nothing. Take more "
            "samples (--samples).\n";
   }
@@ -454,7 +449,7 @@ std::string fpr_chart_svg(const CalibrationResult& r) {
     }
     panel.y_max = nice_ceiling(top);
     panel.y_ticks = linear_ticks(panel.y_max, 5, panel.y_max < 1 ? "%.2f" : panel.y_max < 10 ? "%.1f" : "%.0f");
-    panel.reference = {alpha * 100, "alpha " + fmt("%g", alpha * 100) + "%"};
+    panel.reference = {alpha * 100, "alpha " + format("%g", alpha * 100) + "%"};
     chart.panels.push_back(panel);
   }
   return render_svg(chart);
@@ -476,7 +471,7 @@ std::string power_delta_chart_svg(const CalibrationResult& r) {
     }
   if (hi <= lo) hi = lo * 2;
   chart.x = {"slowdown delta (%, log scale)", lo / 1.25, hi * 1.25, true, {}};
-  for (double d : o.deltas) chart.x.ticks.emplace_back(d * 100, fmt("%g", d * 100));
+  for (double d : o.deltas) chart.x.ticks.emplace_back(d * 100, format("%g", d * 100));
   chart.y = {"slowdowns detected (% of comparisons)", 0, 100, false, percent_ticks_0_100()};
   for (const auto& m : r.modes) {
     LineSeries series{row_label(r, m) + " (scaled)", {}, false};
@@ -493,25 +488,25 @@ std::string power_delta_chart_svg(const CalibrationResult& r) {
       if (const auto* c = at_alpha(row.by_alpha, o.target_alpha)) series.points.emplace_back(row.delta * 100, c->interval.estimate * 100);
     chart.series.push_back(series);
   }
-  chart.references.push_back({o.target_power * 100, "target power " + fmt("%g", o.target_power * 100) + "%"});
+  chart.references.push_back({o.target_power * 100, "target power " + format("%g", o.target_power * 100) + "%"});
   return render_svg(chart);
 }
 
 std::string power_n_chart_svg(const CalibrationResult& r) {
   const auto& o = r.options;
   LineChart chart;
-  chart.title = "Power vs samples per side (" + fmt("%g", o.target_delta * 100) + "% slowdown, alpha " +
+  chart.title = "Power vs samples per side (" + format("%g", o.target_delta * 100) + "% slowdown, alpha " +
                 alpha_text(o.target_alpha) + ")";
   const double max_n = static_cast<double>(std::max<std::size_t>(o.max_n, 4));
   chart.x = {"samples per side n (log scale)", 2, max_n, true, {}};
-  for (double n = 2; n <= max_n; n *= 2) chart.x.ticks.emplace_back(n, fmt("%g", n));
+  for (double n = 2; n <= max_n; n *= 2) chart.x.ticks.emplace_back(n, format("%g", n));
   chart.y = {"slowdowns detected (% of simulated comparisons)", 0, 100, false, percent_ticks_0_100()};
   for (const auto& m : r.modes) {
     LineSeries series{row_label(r, m), {}, false};
     for (const auto& p : m.power_curve) series.points.emplace_back(static_cast<double>(p.n), p.power * 100);
     chart.series.push_back(series);
   }
-  chart.references.push_back({o.target_power * 100, "target power " + fmt("%g", o.target_power * 100) + "%"});
+  chart.references.push_back({o.target_power * 100, "target power " + format("%g", o.target_power * 100) + "%"});
   return render_svg(chart);
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ipc/instance_table.hpp"
+#include "orchestrator/printers/text.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/verdict_feasibility.hpp"
@@ -385,9 +386,7 @@ std::string unreachable_verdict(std::size_t n_a, std::size_t n_b, std::size_t in
                 f.smallest_adjusted_p, instances);
   std::string sides = n_a == n_b ? std::to_string(n_a) + " samples per side"
                                  : std::to_string(n_a) + " and " + std::to_string(n_b) + " samples";
-  char alpha[32];
-  std::snprintf(alpha, sizeof alpha, "%g", rule.alpha);
-  return "with " + sides + " no instance can be SLOWER or FASTER at alpha " + alpha + " whatever it measures (" +
+  return "with " + sides + " no instance can be SLOWER or FASTER at alpha " + format("%g", rule.alpha) + " whatever it measures (" +
          (f.interval_bounded ? std::string(p) : "the Hodges-Lehmann interval cannot be bounded") + "); " +
          (smallest ? std::to_string(smallest) + " samples per side can" : std::string("no sample count can"));
 }

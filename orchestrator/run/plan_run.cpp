@@ -13,6 +13,7 @@
 #include "kernels/plugin_loader.hpp"
 #include "orchestrator/gpu_environment.hpp"
 #include "orchestrator/json_errors.hpp"
+#include "orchestrator/printers/text.hpp"
 #include "orchestrator/run/run.hpp"
 #include "stats/verdict_feasibility.hpp"
 
@@ -183,10 +184,8 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
     }
     if (std::none_of(design.looks.begin(), design.looks.end(), [](const auto& l) { return l.alpha > 0; })) {
       const std::size_t least = stats::smallest_feasible_n(rule.alpha, m, rule.confidence);
-      char alpha[32];
-      std::snprintf(alpha, sizeof alpha, "%g", rule.alpha);
       throw UsageError("ab --until-verdict: up to " + std::to_string(n) + " samples per side no look can reach SLOWER or " +
-                       "FASTER over " + std::to_string(m) + " instances at alpha " + alpha +
+                       "FASTER over " + std::to_string(m) + " instances at alpha " + format("%g", rule.alpha) +
                        (least ? "; give --max-samples of at least " + std::to_string(least) : std::string()));
     }
     plan.sequential = std::move(seq);
