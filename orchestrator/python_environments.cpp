@@ -120,6 +120,24 @@ std::string beside_worker(const std::string& worker, const std::string& relative
   return (fs::path(worker).parent_path().parent_path() / relative).lexically_normal().string();
 }
 
+// Each side compiles its Triton kernels into its own cache folder in the run directory, so that
+// two compilers never share a compiled kernel. A TRITON_CACHE_DIR the user gave (the side's
+// options, or the orchestrator's environment) is kept. Returns the side's folder.
+std::string default_triton_cache(PythonEnvironment& env, const std::string& run_dir, std::size_t side) {
+  const std::string prefix = std::string(kTritonCacheVariable) + "=";
+  std::string given;
+  for (const auto& v : env.variables)
+    if (v.rfind(prefix, 0) == 0) given = v.substr(prefix.size());
+  if (given.empty()) {
+    const char* inherited = std::getenv(kTritonCacheVariable);
+    if (inherited && *inherited) given = inherited;
+  }
+  if (!given.empty()) return fs::absolute(given).lexically_normal().string();
+  const std::string folder = (fs::path(run_dir) / kTritonCacheFolder / ("side-" + std::to_string(side))).string();
+  env.variables.push_back(prefix + folder);
+  return folder;
+}
+
 }  // namespace
 
 bool PythonOptions::any_side_given() const {
@@ -154,7 +172,7 @@ void add_python_side_options(CLI::App& app, PythonOptions& o) {
 }
 
 PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>& workers, const PythonOptions& options,
-                               const RunDirectory* resumed, const std::string& sweep_path) {
+                               const RunDirectory* resumed, const std::string& sweep_path, const std::string& run_dir) {
   PythonSides out;
   if (!has_python(plan)) {
     if (options.any_given())
@@ -176,8 +194,11 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
     }
   } else {
     const bool ab = plan.schedule.sides == 2;
+    std::vector<std::string> caches;
     for (std::size_t side = 0; side < plan.schedule.sides; ++side) {
-      nlohmann::json s = to_json(side_environment(options, side, ab));
+      PythonEnvironment env = side_environment(options, side, ab);
+      if (!run_dir.empty()) caches.push_back(default_triton_cache(env, run_dir, side));
+      nlohmann::json s = to_json(env);
       const std::string& worker = workers.at(side);
       s["library"] = beside_worker(worker, "lib/libisobench-worker.so");
       s["package"] = beside_worker(worker, "python");
@@ -187,6 +208,10 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
                                ", and there is no " + s["library"].get<std::string>());
       sides.push_back(std::move(s));
     }
+    if (caches.size() == 2 && caches[0] == caches[1])
+      std::cerr << "warning: both sides compile Triton kernels into " << caches[0] << " (TRITON_CACHE_DIR): a compiler "
+                << "switch that is not part of Triton's cache key would reach both; leave TRITON_CACHE_DIR unset, "
+                << "and each side gets its own folder in the run directory\n";
   }
   const auto benchmarks = benchmarks_of(plan);
   for (std::size_t side = 0; side < sides.size(); ++side) {

@@ -53,8 +53,16 @@ struct PythonSides {
   std::vector<std::shared_ptr<Zygote>> zygotes;  // by side
   nlohmann::json record;                        // python.json
 };
+//
+// Triton's compiled kernels: each side of a new run gets TRITON_CACHE_DIR=<run_dir>/triton-cache/
+// side-<s> (recorded in python.json with the side's other variables, so a resumed run keeps it),
+// unless the side's options or the orchestrator's environment give one (kept; an A/B run whose
+// two sides would share one folder is warned).
+inline constexpr const char* kTritonCacheVariable = "TRITON_CACHE_DIR";
+inline constexpr const char* kTritonCacheFolder = "triton-cache";
 PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>& workers, const PythonOptions& options,
-                               const RunDirectory* resumed, const std::string& sweep_path);
+                               const RunDirectory* resumed, const std::string& sweep_path,
+                               const std::string& run_dir = "");
 
 // Hands each side's zygote to the runner, points its output at the run's workers.log, and writes
 // python.json (with what each zygote said about itself).

@@ -92,7 +92,10 @@ for p in $parts; do
       # Exit code 1 is the verdict SLOWER this step is after.
       bounded slowdown 60 "$bin/orchestrate" ab --quiet --format json --candidate-env ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=extra_pass \
         --out "$out/slowdown-run" bench/gpu/python_slowdown.yaml
-      bounded calibrate 300 env PYTHONPATH="$PWD/examples/python" "$bin/orchestrate" calibrate --quiet --runs 6 \
+      # One Triton cache for every A/A run (one compiler): each run would otherwise compile its
+      # kernels afresh into its own run directory (docs/python.md, "Two compilers in one A/B").
+      bounded calibrate 300 env PYTHONPATH="$PWD/examples/python" TRITON_CACHE_DIR="$out/calibrate-triton-cache" \
+        "$bin/orchestrate" calibrate --quiet --runs 6 \
         --modes process,ab --out "$out/calibrate" bench/gpu/python_validity.yaml
       ;;
   esac

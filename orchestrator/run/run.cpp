@@ -93,9 +93,9 @@ OpenRun open_new_run(const RunRequest& request) {
   // Python benchmarks: each side's zygote imports them now, so that a module that does not import
   // is bad input, found before the run directory exists.
   const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
-  r.python = start_python_sides(r.plan, r.plan.workers.empty() ? std::vector<std::string>{worker} : r.plan.workers,
-                                request.python, nullptr, sweep.path);
   const std::string dir = request.out_dir.empty() ? default_out_dir(sweep.name) : request.out_dir;
+  r.python = start_python_sides(r.plan, r.plan.workers.empty() ? std::vector<std::string>{worker} : r.plan.workers,
+                                request.python, nullptr, sweep.path, fs::absolute(dir).lexically_normal().string());
   r.dir = std::make_unique<RunDirectory>(RunDirectory::create(dir));
   r.dir->write_text("sweep.yaml", sweep.source_text);
   r.dir->write_json("plan.json", r.plan.to_json());

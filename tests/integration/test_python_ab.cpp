@@ -84,8 +84,28 @@ TEST_CASE("ab: one module, the candidate's environment sets it slower: SLOWER") 
   const auto r = run_ab(s, "--python-path a --candidate-env SPIN_FACTOR=1.5");
   REQUIRE_MESSAGE(r.result.exit_code == 1, r.result.err);
   CHECK(slower(r.result.out) == 2);
-  CHECK(r.python["sides"][0]["variables"].empty());
-  CHECK(r.python["sides"][1]["variables"][0] == "SPIN_FACTOR=1.5");
+  // Each side's own Triton cache folder in the run directory (docs/python.md, "Two compilers in
+  // one A/B"), recorded beside the side's own variables.
+  CHECK(r.python["sides"][0]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + s.path("run/triton-cache/side-0")}));
+  CHECK(r.python["sides"][1]["variables"] ==
+        nlohmann::json::array({"SPIN_FACTOR=1.5", "TRITON_CACHE_DIR=" + s.path("run/triton-cache/side-1")}));
+  CHECK(r.result.err.find("TRITON_CACHE_DIR") == std::string::npos);
+}
+
+TEST_CASE("ab: a Triton cache folder the user gives is kept, and two sides sharing one are warned") {
+  Scratch s("python-ab-cache");
+  const auto r = run_ab(s, "--python-path a --python-env TRITON_CACHE_DIR=" + s.path("tc"));
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  for (int side = 0; side < 2; ++side)
+    CHECK(r.python["sides"][side]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + s.path("tc")}));
+  CHECK(r.result.err.find("warning: both sides compile Triton kernels into " + s.path("tc") + " (TRITON_CACHE_DIR)") !=
+        std::string::npos);
+  Scratch t("python-ab-cache-one");
+  const auto own = run_ab(t, "--python-path a --candidate-env TRITON_CACHE_DIR=" + t.path("tc"));
+  REQUIRE_MESSAGE(own.result.exit_code == 0, own.result.err);
+  CHECK(own.python["sides"][0]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + t.path("run/triton-cache/side-0")}));
+  CHECK(own.python["sides"][1]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + t.path("tc")}));
+  CHECK(own.result.err.find("warning: both sides") == std::string::npos);
 }
 
 TEST_CASE("ab: the same environment on both sides is not SLOWER") {
