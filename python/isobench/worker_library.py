@@ -20,6 +20,7 @@ import traceback
 from . import autotune
 from . import benchmark as contract
 from . import streams
+from . import triton_ir
 
 API_VERSION = 2  # ISOBENCH_WORKER_API_VERSION
 _BACKEND_CPU = 0
@@ -121,6 +122,9 @@ class BenchmarkKernel:
             finally:
                 self.chosen[handle] = self.worker.autotune.end()
             if stream is not None:
+                folder = triton_ir.artifact_folder()
+                if triton_ir.wanted(folder):  # the IR of what it launches: one more launch, untimed
+                    triton_ir.record(timed.launch, folder, self.worker.current_stream.synchronize)
                 self.worker.current_stream.synchronize()  # set-up work done before the first launch
             self.timed[handle] = timed
             self.launches[handle] = timed.launch

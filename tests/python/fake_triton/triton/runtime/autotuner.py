@@ -2,6 +2,8 @@
 
 import os
 
+from .jit import KernelInterface
+
 
 class Config:
     def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None, ir_override=None):
@@ -15,7 +17,7 @@ class Config:
         return {**self.kwargs, **{k: v for k, v in extra.items() if v is not None}}
 
 
-class Autotuner:
+class Autotuner(KernelInterface):
     def __init__(self, fn, configs, key):
         self.fn = self.base_fn = fn
         self.configs, self.keys = configs, key

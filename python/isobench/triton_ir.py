@@ -1,0 +1,274 @@
+"""The IR of the Triton kernels an instance launched (docs/python.md, "The IR of what ran").
+
+When an instance's set-up is over, the worker launches it once more, untimed, with a Triton
+launch hook installed: every Triton kernel that one launch of the instance runs is noted, in
+launch order, by name and by its CUDA function handle. The compiled kernel behind each handle is
+found among the JIT functions of the loaded modules (their compiled-kernel caches), and its IR
+stages are written to the instance's artifact folder (ISOBENCH_ARTIFACT_DIR):
+
+    triton/kernels.json                 the launches: order, name, hash, launch options, files
+    triton/<order>-<name>/<name>.ttir   .ttgir, .llir, .ptx, and .sass where cuobjdump runs
+
+so that the orchestrator archives them with their SHA-256 and `orchestrate compare` names the
+instances whose TTGIR differs between the sides of an A/B; `orchestrate ir-diff` prints the
+difference. Paths carry the launch order and the kernel's name, not its hash: a compiler change
+changes the hash, and the two sides' files must meet under one path to be compared.
+
+Only the first worker of a side writes them (the folder is the side's, for every worker of the
+run): a later worker finds kernels.json there and leaves it. Nothing here runs in a timed sample.
+Nothing imports triton: the hooks and the JIT functions are reached through `sys.modules`.
+"""
+
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+FOLDER = "triton"
+INDEX = "kernels.json"
+STAGES = ("ttir", "ttgir", "llir", "ptx")
+SCHEMA_VERSION = 1
+
+
+def artifact_folder():
+    """This instance's artifact folder: ISOBENCH_ARTIFACT_DIR as the worker set it, with
+    setenv(), just before this set-up (os.environ is the interpreter's copy from its start and
+    does not see it)."""
+    libc = ctypes.CDLL(None)
+    libc.getenv.restype = ctypes.c_char_p
+    libc.getenv.argtypes = [ctypes.c_char_p]
+    value = libc.getenv(b"ISOBENCH_ARTIFACT_DIR")
+    return value.decode() if value else None
+
+
+def wanted(folder):
+    """Whether this worker should record the IR into `folder`: Triton is loaded, the worker
+    gave a folder, and no earlier worker of the side recorded it there."""
+    return ("triton" in sys.modules and folder is not None
+            and not os.path.exists(os.path.join(folder, FOLDER, INDEX)))
+
+
+class _Hooks:
+    """Where this Triton keeps its launch-enter hook: triton.knobs.runtime (3.4 on) or the
+    CompiledKernel class (before)."""
+
+    def __init__(self):
+        knobs = getattr(sys.modules.get("triton"), "knobs", None)
+        runtime = getattr(knobs, "runtime", None)
+        if runtime is not None and hasattr(runtime, "launch_enter_hook"):
+            self.owner = runtime
+        else:
+            compiler = sys.modules.get("triton.compiler.compiler") or sys.modules.get("triton.compiler")
+            self.owner = getattr(compiler, "CompiledKernel", None)
+        if self.owner is None or not hasattr(self.owner, "launch_enter_hook"):
+            raise RuntimeError("this Triton has no launch_enter_hook (knobs.runtime or CompiledKernel)")
+
+    def get(self):
+        return getattr(self.owner, "launch_enter_hook")
+
+    def set(self, hook):
+        setattr(self.owner, "launch_enter_hook", hook)
+
+
+class LaunchCapture:
+    """`with LaunchCapture() as c: launch()`: c.launches is [(name, function handle)] of the
+    Triton kernels launched inside, in order. A hook installed before is called too, and put
+    back after."""
+
+    def __init__(self):
+        self.launches = []
+        self.hooks = _Hooks()
+        self.previous = None
+
+    def _enter(self, metadata):
+        data = getattr(metadata, "data", None)
+        if not isinstance(data, dict):
+            data = metadata.get() if hasattr(metadata, "get") else {}
+        function = data.get("function")
+        self.launches.append((str(data.get("name", "?")), int(function) if function is not None else None))
+        if self.previous is not None:
+            self.previous(metadata)
+
+    def __enter__(self):
+        self.previous = self.hooks.get()
+        self.hooks.set(self._enter)
+        return self
+
+    def __exit__(self, *exc):
+        self.hooks.set(self.previous)
+        return False
+
+
+def _jit_functions():
+    """The JIT functions reachable from the loaded modules' globals: @triton.jit functions, and
+    those under @triton.autotune and @triton.heuristics (their .fn)."""
+    runtime = sys.modules.get("triton.runtime.jit")
+    jit = getattr(runtime, "JITFunction", None)
+    wrapper = getattr(runtime, "KernelInterface", None) or jit  # Autotuner, Heuristics: a kernel in .fn
+    if jit is None:
+        return []
+    found = {}
+    for module in list(sys.modules.values()):
+        for value in list(getattr(module, "__dict__", {}).values()):
+            depth = 0
+            # Only Triton's own wrappers are unwrapped: getattr on any global may run code
+            # (ctypes.cdll.fn would load a library called "fn").
+            while isinstance(value, wrapper) and not isinstance(value, jit) and depth < 8:
+                value = getattr(value, "fn", None)
+                depth += 1
+            if isinstance(value, jit):
+                found[id(value)] = value
+    return list(found.values())
+
+
+def _compiled_kernels(function):
+    """The compiled kernels of one JIT function, from its per-device caches (Triton 3.x:
+    device_caches[device] = (kernel cache, ...); earlier: cache[device])."""
+    caches = getattr(function, "device_caches", None)
+    if caches is None:
+        caches = getattr(function, "cache", {})
+    for entry in list(dict(caches).values()):
+        table = entry[0] if isinstance(entry, tuple) else entry
+        if isinstance(table, dict):
+            yield from list(table.values())
+
+
+def _handle(kernel):
+    function = getattr(kernel, "function", None)
+    try:
+        return int(function) if function is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _metadata(kernel):
+    metadata = getattr(kernel, "metadata", None)
+    if hasattr(metadata, "_asdict"):
+        metadata = metadata._asdict()
+    fields = {}
+    for name in ("num_warps", "num_stages", "num_ctas", "shared", "maxnreg", "enable_fp_fusion", "arch", "target"):
+        value = metadata.get(name) if isinstance(metadata, dict) else getattr(metadata, name, None)
+        if value is not None:
+            fields[name] = value if isinstance(value, (bool, int, float, str)) else str(value)
+    constants = getattr(getattr(kernel, "src", None), "constants", None)
+    if isinstance(constants, dict):
+        fields["constants"] = {str(k): (v if isinstance(v, (bool, int, float, str)) or v is None else str(v))
+                               for k, v in sorted(constants.items(), key=lambda kv: str(kv[0]))}
+    return fields
+
+
+def cuobjdump():
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", "cuobjdump"), os.X_OK):
+            return os.path.join(root, "bin", "cuobjdump")
+    return None
+
+
+def _sass(cubin, tool):
+    """The SASS of a cubin by `cuobjdump -sass`, or (None, why not)."""
+    if tool is None:
+        return None, "no cuobjdump on PATH or under CUDA_HOME"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        try:
+            done = subprocess.run([tool, "-sass", f.name], capture_output=True, timeout=60, check=False)
+        except (OSError, subprocess.TimeoutExpired) as failure:
+            return None, "cuobjdump: %s" % failure
+    if done.returncode != 0:
+        return None, "cuobjdump exited %d: %s" % (done.returncode, done.stderr.decode(errors="replace").strip()[:200])
+    # cuobjdump names the temporary file in its header: drop that line, so that two sides'
+    # SASS differ only where their code does.
+    lines = [line for line in done.stdout.decode(errors="replace").splitlines() if f.name not in line]
+    return "\n".join(lines) + "\n", None
+
+
+def _safe(name):
+    return "".join(c if c.isalnum() or c in "_-." else "_" for c in name)[:100] or "kernel"
+
+
+def write(launches, folder, tool=None, find_tool=True):
+    """The IR of `launches` (LaunchCapture.launches) into folder/triton/: returns the index.
+    `tool`: the cuobjdump to run (found on PATH or under CUDA_HOME when `find_tool`)."""
+    by_handle = {}
+    for function in _jit_functions():
+        for kernel in _compiled_kernels(function):
+            handle = _handle(kernel)
+            if handle is not None:
+                by_handle.setdefault(handle, kernel)
+    if tool is None and find_tool:
+        tool = cuobjdump()
+    root = os.path.join(folder, FOLDER)
+    entries = []
+    for order, (name, handle) in enumerate(launches):
+        kernel = by_handle.get(handle)
+        entry = {"order": order, "name": name}
+        if kernel is None:
+            entry["missing"] = ("its compiled kernel is not among the JIT functions of the loaded modules "
+                                "(a kernel built outside a module's globals)")
+            entries.append(entry)
+            continue
+        entry["hash"] = getattr(kernel, "hash", None)
+        entry.update(_metadata(kernel))
+        sub = "%d-%s" % (order, _safe(name))
+        os.makedirs(os.path.join(root, sub), exist_ok=True)
+        files = []
+        asm = getattr(kernel, "asm", {}) or {}
+        for stage in STAGES:
+            text = asm.get(stage)
+            if text is None:
+                continue
+            path = os.path.join(sub, "%s.%s" % (_safe(name), stage))
+            mode, data = ("wb", text) if isinstance(text, bytes) else ("w", str(text))
+            with open(os.path.join(root, path), mode) as f:
+                f.write(data)
+            files.append(path)
+        if isinstance(asm.get("cubin"), bytes):
+            sass, why = _sass(asm["cubin"], tool)
+            if sass is not None:
+                path = os.path.join(sub, "%s.sass" % _safe(name))
+                with open(os.path.join(root, path), "w") as f:
+                    f.write(sass)
+                files.append(path)
+            else:
+                entry["sass"] = why
+        entry["files"] = files
+        entries.append(entry)
+    index = {"schema_version": SCHEMA_VERSION, "launches": entries}
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, INDEX), "w") as f:
+        json.dump(index, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return index
+
+
+def record(launch, folder, synchronize):
+    """One untimed launch of the instance under the capture, synchronised, and its IR written.
+    A Triton without the hook writes an index that says so, and the instance goes on."""
+    try:
+        capture = LaunchCapture()
+    except RuntimeError as why:
+        os.makedirs(os.path.join(folder, FOLDER), exist_ok=True)
+        with open(os.path.join(folder, FOLDER, INDEX), "w") as f:
+            json.dump({"schema_version": SCHEMA_VERSION, "launches": [], "unavailable": str(why)}, f, indent=1)
+            f.write("\n")
+        return None
+    with capture:
+        launch()
+    synchronize()
+    try:
+        return write(capture.launches, folder)
+    except Exception as failure:  # noqa: BLE001 - the IR explains a result; it never fails the instance
+        traceback.print_exc()
+        os.makedirs(os.path.join(folder, FOLDER), exist_ok=True)
+        with open(os.path.join(folder, FOLDER, INDEX), "w") as f:
+            json.dump({"schema_version": SCHEMA_VERSION, "launches": [], "error": repr(failure)}, f, indent=1)
+            f.write("\n")
+        return None
