@@ -8,6 +8,7 @@
 #include "commands/compare_command.hpp"
 #include "commands/history_command.hpp"
 #include "commands/import_command.hpp"
+#include "commands/ir_diff_command.hpp"
 #include "commands/kernels_command.hpp"
 #include "commands/report_command.hpp"
 #include "commands/run_command.hpp"
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
                "  orchestrate --resume RUN_DIR          finish an interrupted run\n"
                "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
                "  orchestrate compare A B               compare two runs or sample files\n"
+               "  orchestrate ir-diff RUN INSTANCE      the Triton IR an instance launched, baseline against candidate\n"
                "  orchestrate calibrate SWEEP.yaml      false-positive rate and power on this machine\n"
                "  orchestrate history add|list|show|regressions   runs across time, change points\n"
                "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run\n"
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   add_run_options(app, run);
   int exit_code = 0;
   register_compare_command(app, exit_code);
+  register_ir_diff_command(app, exit_code);
   register_calibrate_command(app, exit_code);
   register_history_command(app, exit_code);
   register_import_command(app, exit_code);

@@ -4,8 +4,10 @@
 # (examples/python/triton_kernels.py) over the shapes of bench/gpu/triton_compiler_ab.yaml.
 #
 #   compiler-ab  orchestrate ab, the candidate with TRITON_DEFAULT_FP_FUSION=0 (no mul+add -> fma
-#                contraction), each side with its own Triton cache folder: verdict per shape;
-#                autotune choices pinned from the baseline's first worker for both sides  ~70 s
+#                contraction), each side with its own Triton cache folder (the run directory's
+#                triton-cache/side-<s>): verdict per shape; autotune choices pinned from the
+#                baseline's first worker for both sides; each instance's IR as artifacts, and
+#                compare's list of the instances whose TTGIR differs                      ~70 s
 #   aa           the same with the same compiler on both sides (own cache folders)        ~60 s
 #   python-run   the operator set as python: entries, one side                             ~35 s
 #   pytest-run   the same set as pytest-benchmark tests (bench/gpu/test_triton_ops.py)
@@ -18,7 +20,7 @@
 # python3 on PATH with torch, triton and pytest (the zygotes and the pytest collector run it).
 # Stops within ISOBENCH_DEADLINE_S seconds (default 230): each step under `timeout` with what is
 # left. Every command's output is in OUT_DIR/<step>.out and .err, its exit code and duration in
-# OUT_DIR/commands.log, the run directories and both sides' Triton caches are kept, and
+# OUT_DIR/commands.log, the run directories (with both sides' Triton caches) are kept, and
 # triton_compiler_summary.py writes OUT_DIR/summary.out (Markdown) and summary.json.
 out=${1:?usage: triton_compiler_ab.sh OUT_DIR}
 source "$(dirname "$0")/preamble.sh"
@@ -30,20 +32,17 @@ if ! python3 -c "import torch, triton, pytest" 2>"$out/python-check.err"; then
 fi
 python3 -c "import torch, triton, pytest; print('torch', torch.__version__, 'triton', triton.__version__, 'pytest', pytest.__version__)" \
   >"$out/versions.txt" 2>&1
-sides() {  # the two sides' Triton cache folders for run NAME
-  echo --baseline-env "TRITON_CACHE_DIR=$out/$1-cache-baseline" --candidate-env "TRITON_CACHE_DIR=$out/$1-cache-candidate"
-}
+# Each side compiles into its own Triton cache in the run directory (triton-cache/side-<s>, the
+# default) and keeps the IR of what each instance launched among its artifacts.
 # Exit code 1 is a verdict (SLOWER), not a failure of the step.
-# shellcheck disable=SC2046
-bounded compiler-ab 100 "$bin/orchestrate" ab --quiet --format json $(sides compiler-ab) \
+bounded compiler-ab 100 "$bin/orchestrate" ab --quiet --format json \
   --candidate-env TRITON_DEFAULT_FP_FUSION=0 --out "$out/compiler-ab" bench/gpu/triton_compiler_ab.yaml
-# shellcheck disable=SC2046
-bounded aa 80 "$bin/orchestrate" ab --quiet --format json $(sides aa) \
+bounded aa 80 "$bin/orchestrate" ab --quiet --format json \
   --baseline "$bin/isobench-worker" --candidate "$bin/isobench-worker" --out "$out/aa" bench/gpu/triton_compiler_ab.yaml
-bounded python-run 50 env TRITON_CACHE_DIR="$out/python-run-cache" "$bin/orchestrate" --quiet --format json \
-  --out "$out/python-run" bench/gpu/triton_compiler_ab.yaml
-bounded pytest-run 50 env TRITON_CACHE_DIR="$out/pytest-run-cache" "$bin/orchestrate" --quiet --format json \
-  --out "$out/pytest-run" bench/gpu/triton_compiler_ab_pytest.yaml
+step compiler-ab-compare "$bin/orchestrate" compare "$out/compiler-ab"
+step aa-compare "$bin/orchestrate" compare "$out/aa"
+bounded python-run 50 "$bin/orchestrate" --quiet --format json --out "$out/python-run" bench/gpu/triton_compiler_ab.yaml
+bounded pytest-run 50 "$bin/orchestrate" --quiet --format json --out "$out/pytest-run" bench/gpu/triton_compiler_ab_pytest.yaml
 gpu_state after
 python3 "$(dirname "$0")/triton_compiler_summary.py" "$out" >"$out/summary.out" 2>"$out/summary.err"
 cat "$out/summary.out"

@@ -2,8 +2,9 @@
 """What bench/gpu/triton_compiler_ab.sh measured, against issue 19's "how we know it works":
 
 - the compiler A/B (TRITON_DEFAULT_FP_FUSION=0 on the candidate): verdict per shape, the
-  autotune choices the run pinned for both sides, and which kernels' TTGIR and PTX differ
-  between the two sides' Triton cache folders;
+  autotune choices the run pinned for both sides, which kernels' IR differs between the two
+  sides' Triton cache folders (the run directory's triton-cache/side-0 and side-1), and which
+  instances' IR artifacts (triton/ in each instance's folder, artifacts.json) differ;
 - the A/A of the same compiler: no SLOWER or FASTER, no IR difference;
 - the pytest bridge against the python: entries: median of each shape both ways.
 
@@ -74,6 +75,31 @@ def ir_differences(base_cache, cand_cache):
     return out
 
 
+def ir_by_instance(run_dir):
+    """stage -> the instances with that stage among their archived artifacts (artifacts.json,
+    written by python/isobench/triton_ir.py) and those whose files of it differ between sides."""
+    doc = load_json(os.path.join(run_dir, "artifacts.json")) or {}
+    sides = {}
+    for side in doc.get("sides", []):
+        files = {}
+        for instance, entry in (side.get("instances") or {}).items():
+            for f in entry.get("files", []):
+                files.setdefault(instance, {})[f["path"]] = f.get("sha256")
+        sides[side.get("side")] = files
+    out = {}
+    for suffix in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        instances, differ = set(), set()
+        for instance in set(sides.get(0, {})) | set(sides.get(1, {})):
+            a = {p: h for p, h in sides.get(0, {}).get(instance, {}).items() if p.endswith("." + suffix)}
+            b = {p: h for p, h in sides.get(1, {}).get(instance, {}).items() if p.endswith("." + suffix)}
+            if a or b:
+                instances.add(instance)
+                if a != b:
+                    differ.add(instance)
+        out[suffix] = {"instances": sorted(instances), "differ": sorted(differ)}
+    return out
+
+
 def ab_part(out, name, title):
     run_dir = os.path.join(out, name)
     print("## %s\n" % title)
@@ -92,13 +118,18 @@ def ab_part(out, name, title):
     for instance, records in choices.items():
         for r in records:
             print("  - %s: %s key %s -> %s" % (instance, r["kernel"], r["key"], r["config"]))
-    ir = ir_differences(os.path.join(out, name + "-cache-baseline"), os.path.join(out, name + "-cache-candidate"))
+    caches = [os.path.join(run_dir, "triton-cache", "side-%d" % s) for s in (0, 1)]
+    ir = ir_differences(*caches)
     for suffix, d in ir.items():
         print("- %s differs between the sides' Triton caches for %d of %d kernels%s" %
               (suffix.upper(), len(d["differ"]), len(d["kernels"]), (": " + ", ".join(d["differ"])) if d["differ"] else ""))
+    by_instance = ir_by_instance(run_dir)
+    for suffix, d in by_instance.items():
+        print("- %s differs between the sides' instance artifacts (triton_ir) for %d of %d instances%s" %
+              (suffix.upper(), len(d["differ"]), len(d["instances"]), (": " + ", ".join(d["differ"])) if d["differ"] else ""))
     changed = sorted(i for i, x in v.items() if x in ("SLOWER", "FASTER"))
     print("- SLOWER or FASTER: %d of %d instances%s\n" % (len(changed), len(v), (": " + ", ".join(changed)) if changed else ""))
-    return {"verdicts": v, "medians": m, "autotune": choices, "ir": ir}
+    return {"verdicts": v, "medians": m, "autotune": choices, "ir": ir, "ir_by_instance": by_instance}
 
 
 # The pytest tests' ids against the python: entries' (bench/gpu/test_triton_ops.py).

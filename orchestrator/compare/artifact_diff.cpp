@@ -66,7 +66,28 @@ json entry_json(const ArtifactFile& f) {
   return j;
 }
 
+// The one line naming the instances whose Triton TTGIR differs (python/isobench/triton_ir.py's
+// triton/<order>-<name>/<name>.ttgir), with the command that shows the difference.
+void print_ttgir_line(const ArtifactComparison& comparison, std::ostream& out) {
+  const auto ids = ttgir_differences(comparison);
+  if (ids.empty()) return;
+  out << "TTGIR differs for " << ids.size() << (ids.size() == 1 ? " instance: " : " instances: ");
+  for (std::size_t i = 0; i < ids.size(); ++i) out << (i ? ", " : "") << ids[i];
+  out << " (orchestrate ir-diff RUN INSTANCE prints the difference)\n";
+}
+
 }  // namespace
+
+std::vector<std::string> ttgir_differences(const ArtifactComparison& comparison) {
+  std::vector<std::string> ids;
+  const std::string suffix = ".ttgir";
+  for (const auto& c : comparison.changes) {
+    const bool ttgir = c.path.rfind("triton/", 0) == 0 && c.path.size() > suffix.size() &&
+                       c.path.compare(c.path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    if (ttgir && (ids.empty() || ids.back() != c.instance)) ids.push_back(c.instance);
+  }
+  return ids;
+}
 
 ArtifactComparison compare_artifacts(const ArtifactSide& a, const ArtifactSide& b, const std::vector<std::string>& ids) {
   ArtifactComparison result;
@@ -116,7 +137,8 @@ json artifact_changes_json(const ArtifactComparison& comparison) {
     j["b"] = c.kind == ArtifactChange::Kind::only_a ? json(nullptr) : entry_json(c.b);
     differ.push_back(std::move(j));
   }
-  return {{"files_a", comparison.files_a}, {"files_b", comparison.files_b}, {"differ", differ}};
+  return {{"files_a", comparison.files_a}, {"files_b", comparison.files_b}, {"differ", differ},
+          {"ttgir_differ", ttgir_differences(comparison)}};
 }
 
 void print_artifact_changes(const ArtifactComparison& comparison, bool markdown, std::ostream& out) {
@@ -130,10 +152,13 @@ void print_artifact_changes(const ArtifactComparison& comparison, bool markdown,
     out << "\nartifacts that differ (" << counts << "):\n\n| instance | artifact | difference |\n| --- | --- | --- |\n";
     for (const auto& c : comparison.changes)
       out << "| " << markdown_cell(c.instance) << " | " << markdown_cell(c.path) << " | " << kind_text(c.kind) << " |\n";
+    if (!ttgir_differences(comparison).empty()) out << "\n";
+    print_ttgir_line(comparison, out);
     return;
   }
   out << "artifacts that differ (" << counts << "):\n";
   for (const auto& c : comparison.changes) out << "  " << c.instance << ": " << c.path << " " << kind_text(c.kind) << "\n";
+  print_ttgir_line(comparison, out);
 }
 
 std::string artifact_changes_cell(const ArtifactComparison& comparison, const std::string& instance) {

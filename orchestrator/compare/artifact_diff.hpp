@@ -38,6 +38,10 @@ ArtifactComparison compare_artifacts(const ArtifactSide& a, const ArtifactSide& 
 // artifacts existed); a malformed one is a UsageError naming the file.
 ArtifactComparison compare_run_artifacts(const std::vector<std::string>& runs, const std::vector<std::string>& ids);
 
+// The instances whose Triton TTGIR (triton/.../*.ttgir, python/isobench/triton_ir.py) differs
+// between the sides, in the comparison's order: the line compare prints and "ttgir_differ" in JSON.
+std::vector<std::string> ttgir_differences(const ArtifactComparison& comparison);
+
 // The printers' pieces: the JSON value of "artifacts", the text section of the terminal and
 // markdown outputs, and the CSV cell of one instance (its changed paths, "; "-separated).
 nlohmann::json artifact_changes_json(const ArtifactComparison& comparison);

@@ -1,0 +1,13 @@
+#pragma once
+// `orchestrate ir-diff RUN [RUN_B] INSTANCE [--stage S]`: compare/ir_diff.hpp.
+
+namespace CLI {
+class App;
+}
+
+namespace isobench::orchestrator {
+
+// Adds the `ir-diff` subcommand; its callback stores run_ir_diff's result in exit_code.
+void register_ir_diff_command(CLI::App& app, int& exit_code);
+
+}  // namespace isobench::orchestrator
