@@ -133,6 +133,17 @@ class Session {
     }
   }
 
+#ifdef ISOBENCH_BUILD_SLOWDOWN_PCT
+  static bool slowed_kernel([[maybe_unused]] const std::string& kernel) {
+#ifdef ISOBENCH_BUILD_SLOWDOWN_KERNELS
+    const std::string list = "," ISOBENCH_BUILD_SLOWDOWN_KERNELS ",";
+    return list.find("," + kernel + ",") != std::string::npos;
+#else
+    return true;
+#endif
+  }
+#endif
+
   TimerOptions timer_options(const ipc::WorkerInstance& in, std::uint32_t inner) const {
     TimerOptions o;
     o.inner = static_cast<int>(inner);
@@ -142,8 +153,9 @@ class Session {
     o.blocking_kernel = in.measure.blocking_kernel;
     o.slowdown_pct = in.measure.slowdown_pct;
 #ifdef ISOBENCH_BUILD_SLOWDOWN_PCT
-    // A build with a regression compiled in: the candidate of the A/B tests, slower for real.
-    o.slowdown_pct += ISOBENCH_BUILD_SLOWDOWN_PCT;
+    // A build with a regression compiled in: the candidate of the A/B tests, slower for real;
+    // with ISOBENCH_BUILD_SLOWDOWN_KERNELS ("cast,rmsnorm"), only those kernels are.
+    if (slowed_kernel(in.kernel)) o.slowdown_pct += ISOBENCH_BUILD_SLOWDOWN_PCT;
 #endif
     return o;
   }
