@@ -294,6 +294,11 @@ std::optional<RunResult> resume_if_sharded(const RunRequest& request) {
     throw UsageError("--resume: --shards is not taken: the run's shards were dealt when it was submitted");
   if (!request.gpus.empty() || request.gpu)
     throw UsageError("--resume: every task measures on the GPU Slurm gives it; --gpu and --gpus are not taken");
+  // As open_resumed_run: the run's choices were made when it was planned.
+  if (!request.replay_from.empty())
+    throw UsageError("--resume " + request.resume_dir + ": --replay-from is not taken: a resumed run measures its own plan");
+  if (!request.like.empty())
+    throw UsageError("--resume " + request.resume_dir + ": --like is not taken: a resumed run measures its own plan");
   check_sbatch_options(s.sbatch_options);
   Plan plan;
   SlurmRun slurm;

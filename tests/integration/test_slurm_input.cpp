@@ -73,3 +73,18 @@ TEST_CASE("--help lists the Slurm options") {
   for (const char* opt : {"--executor", "--shards", "--max-running", "--sbatch-option", "--no-wait", "slurm"})
     CHECK_MESSAGE(r.out.find(opt) != std::string::npos, opt);
 }
+
+TEST_CASE("--resume of a Slurm run takes neither --like nor --replay-from") {
+  // A run directory that says it is a Slurm run (slurm.json): the refusal comes before its
+  // shards are read, so no cluster is needed.
+  Scratch s("slurm-resume-like");
+  const auto sweep = s.write("sweep.yaml", kSweep);
+  REQUIRE(run(bin("orchestrate") + " --device cpu --quiet --samples 2 --out " + s.path("r") + " " + sweep, s).exit_code == 0);
+  s.write("r/slurm.json", "{}");
+  for (const std::string flag : {"--like", "--replay-from"}) {
+    const auto r = run(bin("orchestrate") + " --quiet --resume " + s.path("r") + " " + flag + " " + s.path("r"), s);
+    CAPTURE(flag);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "orchestrate: --resume " + s.path("r") + ": " + flag + " is not taken: a resumed run measures its own plan\n");
+  }
+}
