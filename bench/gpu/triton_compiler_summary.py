@@ -165,6 +165,7 @@ def main():
     out = sys.argv[1]
     summary = {"compiler_ab": ab_part(out, "compiler-ab", "Compiler A/B: TRITON_DEFAULT_FP_FUSION=0 on the candidate"),
                "aa": ab_part(out, "aa", "A/A: the same compiler on both sides"),
+               "f32_ab": ab_part(out, "f32-ab", "Compiler A/B: TRITON_F32_DEFAULT=ieee on the candidate (fp32 matmul)"),
                "pytest_bridge": pytest_part(out)}
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
