@@ -8,9 +8,12 @@
 #
 #   modes    bench/gpu/model_step.yaml: eager and graph at 8x128 and 8x512, one worker
 #            (sequential), --record-kernels                                               ~40 s
-#   ab       bench/gpu/model_step_ab.yaml: eager 8x128, fused AdamW against foreach AdamW
+#   ab       bench/gpu/model_step_ab.yaml: graph 8x128, fused AdamW against foreach AdamW
 #            (--candidate-set adamw=foreach), a fresh worker per round, --record-kernels:
 #            about 7.5 s a worker on 2026-12-01 (16 of them and one describe)           ~130 s
+#   aa       (not in the default) bench/gpu/model_step_aa.yaml: calibrate --modes ab of the graph
+#            step against itself, ISOBENCH_AA_RUNS runs (default 4: 4 A/A comparisons), about
+#            6 s a worker                                                                 ~300 s
 #   compile  bench/gpu/model_step_compile.yaml: compile at 8x128 (a cold inductor compile of
 #            BERT-large, about a minute), then model_step_summary.py's table of every run  ~90 s
 #   checks   models/test_bert_training.py on the tiny configuration: the modes train alike, an
@@ -28,13 +31,13 @@
 # accounting, artifacts/side-*/*/isobench-iteration-trace.json); summary.out and summary.json
 # (the table, the traces checked); ab-compare.out (the A/B's verdict with its kernels per
 # iteration); checks.out.
-out=${1:?usage: model_step.sh OUT_DIR [modes|ab|compile|checks]...}
+out=${1:?usage: model_step.sh OUT_DIR [modes|ab|aa|compile|checks]...}
 shift
 parts=${*:-modes ab compile checks}
 for p in $parts; do
   case "$p" in
-    modes|ab|compile|checks) ;;
-    *) echo "model_step.sh: unknown part '$p' (modes, ab, compile, checks)" >&2; exit 2 ;;
+    modes|ab|aa|compile|checks) ;;
+    *) echo "model_step.sh: unknown part '$p' (modes, ab, aa, compile, checks)" >&2; exit 2 ;;
   esac
 done
 source "$(dirname "$0")/preamble.sh"
@@ -61,6 +64,10 @@ for p in $parts; do
         --candidate "$bin/isobench-worker" --candidate-set adamw=foreach --fail-on never \
         --out "$out/model-step-ab" bench/gpu/model_step_ab.yaml
       step ab-compare "$bin/orchestrate" compare "$out/model-step-ab"
+      ;;
+    aa)
+      bounded model-step-aa 330 "$bin/orchestrate" calibrate --quiet --runs "${ISOBENCH_AA_RUNS:-4}" --modes ab \
+        --out "$out/model-step-aa" bench/gpu/model_step_aa.yaml
       ;;
     compile)
       bounded model-step-compile 110 $run --out "$out/model-step-compile" bench/gpu/model_step_compile.yaml
