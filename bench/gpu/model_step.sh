@@ -12,7 +12,7 @@
 #            (--candidate-set adamw=foreach), a fresh worker per round, --record-kernels:
 #            about 7.5 s a worker on 2026-12-01 (16 of them and one describe)           ~130 s
 #   aa       (not in the default) bench/gpu/model_step_aa.yaml: calibrate --modes ab of the graph
-#            step against itself, ISOBENCH_AA_RUNS runs (default 4: 4 A/A comparisons), about
+#            step against itself, ISOBENCH_AA_RUNS runs (default 3: 3 A/A comparisons), about
 #            6 s a worker                                                                 ~300 s
 #   compile  bench/gpu/model_step_compile.yaml: compile at 8x128 (a cold inductor compile of
 #            BERT-large, about a minute), then model_step_summary.py's table of every run  ~90 s
@@ -66,7 +66,7 @@ for p in $parts; do
       step ab-compare "$bin/orchestrate" compare "$out/model-step-ab"
       ;;
     aa)
-      bounded model-step-aa 330 "$bin/orchestrate" calibrate --quiet --runs "${ISOBENCH_AA_RUNS:-4}" --modes ab \
+      bounded model-step-aa 330 "$bin/orchestrate" calibrate --quiet --runs "${ISOBENCH_AA_RUNS:-3}" --modes ab \
         --out "$out/model-step-aa" bench/gpu/model_step_aa.yaml
       ;;
     compile)
