@@ -66,7 +66,7 @@ for p in $parts; do
       step ab-compare "$bin/orchestrate" compare "$out/model-step-ab"
       ;;
     aa)
-      bounded model-step-aa 330 "$bin/orchestrate" calibrate --quiet --runs "${ISOBENCH_AA_RUNS:-3}" --modes ab \
+      bounded model-step-aa 330 env PYTHONPATH="$PWD/models" "$bin/orchestrate" calibrate --quiet --runs "${ISOBENCH_AA_RUNS:-3}" --modes ab \
         --out "$out/model-step-aa" bench/gpu/model_step_aa.yaml
       ;;
     compile)
