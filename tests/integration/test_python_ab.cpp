@@ -94,7 +94,7 @@ TEST_CASE("ab: one module, the candidate's environment sets it slower: SLOWER") 
 
 TEST_CASE("ab: a Triton cache folder the user gives is kept, and two sides sharing one are warned") {
   Scratch s("python-ab-cache");
-  const auto r = run_ab(s, "--python-path a --python-env TRITON_CACHE_DIR=" + s.path("tc"));
+  const auto r = run_ab(s, "--python-path a --baseline-env TRITON_CACHE_DIR=" + s.path("tc") + " --candidate-env TRITON_CACHE_DIR=" + s.path("tc"));
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   for (int side = 0; side < 2; ++side)
     CHECK(r.python["sides"][side]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + s.path("tc")}));

@@ -106,7 +106,9 @@ TEST_CASE("ir-diff prints each launch's changed options and a unified diff of it
   CHECK(text.find("+++ candidate/0-softmax_kernel/softmax_kernel.ttgir") != std::string::npos);
   CHECK(text.find("\n-  %0 = math.fma %a, %b, %c\n") != std::string::npos);
   CHECK(text.find("\n+  %0 = arith.mulf %a, %b\n") != std::string::npos);
-  CHECK(text.find("== launch 1: norm_kernel\n  TTGIR: identical\n") != std::string::npos);
+  const auto second = text.find("== launch 1: norm_kernel\n");
+  REQUIRE(second != std::string::npos);
+  CHECK(text.find("  enable_fp_fusion: true -> false\n  hash: aa1 -> bb1\n  TTGIR: identical\n", second) == second + 25);
   CHECK(text.find("TTGIR: 1 of 2 launches differ\n") != std::string::npos);
 
   std::ostringstream all;
