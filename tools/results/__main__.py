@@ -7,7 +7,7 @@
                                              measured number is typed outside markers, every cited
                                              path resolves (in place or inside an archive), none
                                              leads out of the repository, and every results folder
-                                             with an archive tracks nothing else but Markdown/SVG
+                                             with an archive tracks nothing else but Markdown/SVG/PNG
   python3 tools/results pack FOLDER...       archive each folder's raw files into FOLDER/raw.tar.xz
                                              (the files stay; delete them with git rm once verified)
   python3 tools/results verify REV FOLDER... list each folder's files at git revision REV against

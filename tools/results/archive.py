@@ -1,7 +1,7 @@
 """Packing a results folder's raw data into its archive, and proving nothing was lost.
 
-What stays in place is what a reader opens on the web: the README and every report (*.md) and
-chart (*.svg). Everything else (run directories, journals, logs, command output) goes into
+What stays in place is what a reader opens on the web: the README and every report (*.md), chart
+(*.svg) and screenshot (*.png, a report page as a browser showed it). Everything else (run directories, journals, logs, command output) goes into
 raw.tar.xz beside them, with member names relative to the folder, so `tar -xJf raw.tar.xz` in the
 folder restores the tree exactly as it was.
 
@@ -24,7 +24,7 @@ from .folder import ARCHIVE
 
 
 def stays_in_place(rel):
-    return os.path.basename(rel) == ARCHIVE or rel.endswith(".md") or rel.endswith(".svg")
+    return os.path.basename(rel) == ARCHIVE or rel.endswith((".md", ".svg", ".png"))
 
 
 def pack(folder_path, files):

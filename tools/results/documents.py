@@ -5,7 +5,7 @@
 - docs/*.md (the guides): the repository paths they cite must resolve.
 - docs/results/*.md and every Markdown file inside a results folder: their markers must hold what
   the data gives; each folder's README.md also gets the hand-typed-number and citation checks.
-- Every results folder with a raw.tar.xz tracks nothing else but its Markdown and SVG files (an
+- Every results folder with a raw.tar.xz tracks nothing else but its Markdown, SVG and PNG files (an
   archive beside loose copies of its members would be two records of one run).
 """
 import glob

@@ -47,7 +47,8 @@ def _check_against_printed(ctx, path, comparison):
     for line in folder.text(out).splitlines():
         words = [w for w in line.split() if w != "|"]  # the plain table or its Markdown form
         found = [w for w in words[1:] if w in VERDICTS]
-        if len(words) > 3 and found:
+        # A row names an instance; a summary line ("outcome: 1 compared: 1 SLOWER") is not one.
+        if len(words) > 3 and found and not words[0].endswith(":"):
             printed[words[0]] = found[-1]
     for i, v in printed.items():
         if comparison.verdicts.get(i) != v:
