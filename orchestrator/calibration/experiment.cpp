@@ -8,6 +8,8 @@
 #include <iterator>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "orchestrator/json_errors.hpp"
@@ -40,9 +42,25 @@ std::string run_status(const std::string& dir) {
   }
 }
 
+// The sweep a run reads: the file the user gave while it still holds the text the calibration
+// copied, so that paths relative to its folder (plugins, Python files, commands) resolve as in a
+// plain run of it; else the copy DIR/sweep.yaml (the calibration measures the sweep it started with).
+std::string measured_sweep_path(const ExperimentSpec& spec) {
+  const std::string copy = (fs::path(spec.dir) / "sweep.yaml").string();
+  auto slurp = [](const std::string& path) -> std::optional<std::string> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const auto given = slurp(spec.sweep_path);
+  return given && given == slurp(copy) ? spec.sweep_path : copy;
+}
+
 RunRequest run_request(const ExperimentSpec& spec, const PlannedRun& run) {
   RunRequest o;
-  o.sweep_path = (fs::path(spec.dir) / "sweep.yaml").string();
+  o.sweep_path = measured_sweep_path(spec);
   o.device = spec.device;
   o.gpu = spec.gpu;
   o.worker = spec.worker;

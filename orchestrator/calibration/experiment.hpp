@@ -23,7 +23,7 @@ inline constexpr int kExperimentSchemaVersion = 1;
 const std::vector<std::string>& known_modes();
 
 struct ExperimentSpec {
-  std::string sweep_path;  // as given; runs read the copy DIR/sweep.yaml
+  std::string sweep_path;  // absolute; runs read it while it matches the copy DIR/sweep.yaml, else the copy
   std::string sweep_name;
   std::string dir;
   std::vector<std::string> modes;

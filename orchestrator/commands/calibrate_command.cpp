@@ -73,7 +73,7 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   if (a.power_repetitions == 0) throw UsageError("calibrate: --power-repetitions must be at least 1");
   if (!a.worker.empty()) check_worker_build(a.worker, "calibrate: --worker");  // before a directory exists
   ExperimentSpec s;
-  s.sweep_path = a.sweep;
+  s.sweep_path = a.sweep.empty() ? a.sweep : fs::absolute(a.sweep).lexically_normal().string();
   s.modes = split_modes(a.modes);
   try {
     s.variants = parse_variants(a.variants);

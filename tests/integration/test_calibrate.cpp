@@ -340,3 +340,18 @@ TEST_CASE("calibrate --variants: a row per mode and variant, run directories per
     CHECK(!fs::exists(s.path("bad")));
   }
 }
+
+TEST_CASE("calibrate: paths in the sweep are relative to its folder, as in a plain run") {
+  // A command benchmark whose program is named relative to the sweep's folder: the runs read the
+  // sweep the user gave (its text unchanged), not the copy in the calibration directory.
+  Scratch s("calibrate-relative");
+  std::filesystem::create_directories(s.path("suite"));
+  s.write("suite/spin.sh", "#!/bin/sh\necho \"{\\\"isobench\\\": 1, \\\"value\\\": 0.00$$}\"\n");  // a value per process
+  std::filesystem::permissions(s.path("suite/spin.sh"), std::filesystem::perms::owner_all);
+  s.write("suite/sweep.yaml", "name: relative\nsettings: {samples: 8, warmup: 1}\n"
+                              "benchmarks:\n  - command: [./spin.sh]\n    name: spin_sh\n");
+  const auto r = run(bin("orchestrate") + " calibrate --device cpu --quiet --runs 2 --modes process --power-repetitions 20 "
+                     "--max-n 16 --out " + s.path("cal") + " " + s.path("suite/sweep.yaml"), s);
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(std::filesystem::exists(s.path("cal/calibration.json")));
+}
