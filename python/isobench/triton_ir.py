@@ -6,13 +6,15 @@ launch order, by name and by its CUDA function handle. The compiled kernel behin
 found among the JIT functions of the loaded modules (their compiled-kernel caches), and its IR
 stages are written to the instance's artifact folder (ISOBENCH_ARTIFACT_DIR):
 
-    triton/kernels.json                 the launches: order, name, hash, launch options, files
-    triton/<order>-<name>/<name>.ttir   .ttgir, .llir, .ptx, and .sass where cuobjdump runs
+    triton/kernels.json        the launches: order, name, hash, launch options, constants, files
+    triton/<order>-<name>-w<warps>-s<stages>-<constexpr><value>.../<name>.ttir
+                               .ttgir, .llir, .ptx, and .sass where cuobjdump runs
 
 so that the orchestrator archives them with their SHA-256 and `orchestrate compare` names the
 instances whose TTGIR differs between the sides of an A/B; `orchestrate ir-diff` prints the
-difference. Paths carry the launch order and the kernel's name, not its hash: a compiler change
-changes the hash, and the two sides' files must meet under one path to be compared.
+difference. Paths carry the launch order, the kernel's name and its configuration (warps, stages,
+constexpr arguments: what the autotune record pins on both sides), not its hash: a compiler
+change changes the hash, and the two sides' files must meet under one path to be compared.
 
 Only the first worker of a side writes them (the folder is the side's, for every worker of the
 run): a later worker finds kernels.json there and leaves it. Nothing here runs in a timed sample.
@@ -154,11 +156,42 @@ def _metadata(kernel):
         value = metadata.get(name) if isinstance(metadata, dict) else getattr(metadata, name, None)
         if value is not None:
             fields[name] = value if isinstance(value, (bool, int, float, str)) else str(value)
-    constants = getattr(getattr(kernel, "src", None), "constants", None)
-    if isinstance(constants, dict):
-        fields["constants"] = {str(k): (v if isinstance(v, (bool, int, float, str)) or v is None else str(v))
-                               for k, v in sorted(constants.items(), key=lambda kv: str(kv[0]))}
+    named = _constants(kernel)
+    if named:
+        fields["constants"] = {k: v for k, v, _ in named}
     return fields
+
+
+def _constants(kernel):
+    """The compiled kernel's specialised arguments as [(name, value, declared constexpr)]: Triton
+    3.x keys them by argument path ((12,)), named here from the JIT function's arg_names."""
+    src = getattr(kernel, "src", None)
+    constants = getattr(src, "constants", None)
+    if not isinstance(constants, dict):
+        return []
+    fn = getattr(src, "fn", None)
+    arg_names = list(getattr(fn, "arg_names", None) or [])
+    declared = set(getattr(fn, "constexprs", None) or [])
+    out = []
+    for key, value in constants.items():
+        index = key[0] if isinstance(key, tuple) and len(key) == 1 and isinstance(key[0], int) else None
+        name = arg_names[index] if index is not None and index < len(arg_names) else str(key)
+        value = value if isinstance(value, (bool, int, float, str)) or value is None else str(value)
+        out.append((index if index is not None else 1 << 30, name, value, index in declared if declared else True))
+    return [(name, value, constexpr) for _, name, value, constexpr in sorted(out, key=lambda item: item[:2])]
+
+
+def _folder(order, name, kernel):
+    """<order>-<name>-w<warps>-s<stages>-<constexpr><value>...: the launch by kernel and
+    configuration. The compiler's hash stays out, so that two compilers' files meet."""
+    metadata = _metadata(kernel)
+    parts = ["%d-%s" % (order, name)]
+    for key, tag in (("num_warps", "w"), ("num_stages", "s")):
+        if key in metadata:
+            parts.append("%s%s" % (tag, metadata[key]))
+    parts += ["%s%s" % (k, v) for k, v, declared in _constants(kernel)
+              if declared and isinstance(v, (bool, int)) and not k.startswith("(")]
+    return _safe("-".join(parts))
 
 
 def cuobjdump():
@@ -191,7 +224,7 @@ def _sass(cubin, tool):
 
 
 def _safe(name):
-    return "".join(c if c.isalnum() or c in "_-." else "_" for c in name)[:100] or "kernel"
+    return "".join(c if c.isalnum() or c in "_-." else "_" for c in name)[:120] or "kernel"
 
 
 def write(launches, folder, tool=None, find_tool=True):
@@ -217,7 +250,7 @@ def write(launches, folder, tool=None, find_tool=True):
             continue
         entry["hash"] = getattr(kernel, "hash", None)
         entry.update(_metadata(kernel))
-        sub = "%d-%s" % (order, _safe(name))
+        sub = _folder(order, name, kernel)
         os.makedirs(os.path.join(root, sub), exist_ok=True)
         files = []
         asm = getattr(kernel, "asm", {}) or {}

@@ -58,10 +58,10 @@ class TritonIr(unittest.TestCase):
         self.assertEqual(names, [(0, "softmax_kernel"), (1, "norm_kernel"), (2, "norm_kernel")])
         second = index["launches"][1]
         self.assertEqual(second["num_warps"], 8)
-        self.assertEqual(second["constants"], {"BLOCK": 256})
-        self.assertIn("1-norm_kernel/norm_kernel.ttgir", second["files"])
-        self.assertEqual(read(self.folder, "1-norm_kernel/norm_kernel.ttgir"), "// ttgir norm_kernel BLOCK=256 contract\n")
-        self.assertEqual(read(self.folder, "2-norm_kernel/norm_kernel.ttir"), "// ttir norm_kernel BLOCK=512\n")
+        self.assertEqual(second["constants"], {"BLOCK": 256})  # named from arg_names, not Triton's (0,)
+        self.assertIn("1-norm_kernel-w8-s3-BLOCK256/norm_kernel.ttgir", second["files"])
+        self.assertEqual(read(self.folder, "1-norm_kernel-w8-s3-BLOCK256/norm_kernel.ttgir"), "// ttgir norm_kernel BLOCK=256 contract\n")
+        self.assertEqual(read(self.folder, "2-norm_kernel-w4-s3-BLOCK512/norm_kernel.ttir"), "// ttir norm_kernel BLOCK=512\n")
         on_disk = json.loads(read(self.folder, triton_ir.INDEX))
         self.assertEqual(on_disk, json.loads(json.dumps(index)))
         self.assertEqual(module.softmax.launched, 1)  # one launch, not one per stage or lookup
@@ -72,8 +72,8 @@ class TritonIr(unittest.TestCase):
         ib = triton_ir.record(make_module(fp_fusion=False).launch, b, lambda: None)
         self.assertEqual([e["files"] for e in ia["launches"]], [e["files"] for e in ib["launches"]])
         self.assertNotEqual(ia["launches"][0]["hash"], ib["launches"][0]["hash"])
-        self.assertNotEqual(read(a, "0-softmax_kernel/softmax_kernel.ttgir"), read(b, "0-softmax_kernel/softmax_kernel.ttgir"))
-        self.assertEqual(read(a, "0-softmax_kernel/softmax_kernel.ptx"), read(b, "0-softmax_kernel/softmax_kernel.ptx"))
+        self.assertNotEqual(read(a, "0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.ttgir"), read(b, "0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.ttgir"))
+        self.assertEqual(read(a, "0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.ptx"), read(b, "0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.ptx"))
 
     def test_a_users_hook_is_called_and_put_back(self):
         seen = []
@@ -103,7 +103,7 @@ class TritonIr(unittest.TestCase):
         index = triton_ir.record(launch, self.folder, lambda: None)
         self.assertIn("not among the JIT functions", index["launches"][0]["missing"])
         self.assertNotIn("files", index["launches"][0])
-        self.assertEqual(index["launches"][1]["files"][0], "1-softmax_kernel/softmax_kernel.ttir")
+        self.assertEqual(index["launches"][1]["files"][0], "1-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.ttir")
 
     def test_sass_by_cuobjdump_or_the_reason_why_not(self):
         module = make_module()
@@ -117,7 +117,7 @@ class TritonIr(unittest.TestCase):
         os.chmod(tool, os.stat(tool).st_mode | stat.S_IEXEC)
         index = triton_ir.write(launches, self.folder, tool=tool)
         self.assertNotIn("sass", index["launches"][0])
-        self.assertEqual(read(self.folder, "0-softmax_kernel/softmax_kernel.sass"), "        /*0000*/  MOV R1, c[0x0][0x28] ;\n")
+        self.assertEqual(read(self.folder, "0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.sass"), "        /*0000*/  MOV R1, c[0x0][0x28] ;\n")
         failing = os.path.join(self.folder, "false-cuobjdump")
         with open(failing, "w") as f:
             f.write("#!/bin/sh\necho 'not a cubin' >&2\nexit 1\n")

@@ -16,17 +16,21 @@ class _Metadata(dict):
 
 
 class _Source:
-    def __init__(self, constants):
-        self.constants = constants
+    """ASTSource: constants keyed by argument path, as Triton 3.x keys them ((0,) -> 1024)."""
+
+    def __init__(self, fn, constants):
+        self.fn = fn
+        self.constants = {(fn.arg_names.index(k),): v for k, v in constants.items()}
 
 
 class CompiledKernel:
-    def __init__(self, name, constants, num_warps, fp_fusion):
+    def __init__(self, fn, constants, num_warps, fp_fusion):
+        name = fn.fn.__name__
         self.name = name
         self.function = next(_handles)
         self.hash = "%016x" % (hash((name, tuple(sorted(constants.items())), num_warps, fp_fusion)) & (2 ** 64 - 1))
         self.metadata = _Metadata(num_warps=num_warps, num_stages=3, num_ctas=1, shared=0, enable_fp_fusion=fp_fusion)
-        self.src = _Source(dict(constants))
+        self.src = _Source(fn, constants)
         contract = "contract" if fp_fusion else "nocontract"
         body = "%s %s" % (name, " ".join("%s=%s" % kv for kv in sorted(constants.items())))
         self.asm = {"ttir": "// ttir %s\n" % body, "ttgir": "// ttgir %s %s\n" % (body, contract),
@@ -50,6 +54,8 @@ class JITFunction(KernelInterface):
     def __init__(self, fn):
         self.fn = fn
         self.__name__ = fn.__name__
+        self.arg_names = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+        self.constexprs = list(range(len(self.arg_names)))  # every argument of the stand-in's kernels is one
         self.device_caches = {0: ({}, None, None)}
         self.launched = 0
 
@@ -57,7 +63,7 @@ class JITFunction(KernelInterface):
         cache = self.device_caches[0][0]
         key = (tuple(sorted(constants.items())), num_warps, fp_fusion)
         if key not in cache:
-            cache[key] = CompiledKernel(self.fn.__name__, constants, num_warps, fp_fusion)
+            cache[key] = CompiledKernel(self, constants, num_warps, fp_fusion)
         kernel = cache[key]
         if knobs.runtime.launch_enter_hook is not None:
             knobs.runtime.launch_enter_hook(LazyDict({"name": kernel.name, "function": kernel.function, "stream": 0}))
