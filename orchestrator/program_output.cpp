@@ -28,6 +28,10 @@ std::string slurp(std::FILE* f) {
 // `program` as the shell would find it on PATH (Boost 1.81's find_executable does not compile
 // with BOOST_PROCESS_USE_STD_FS); empty when it is not there.
 std::string find_on_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) {  // a path, as the shell takes it
+    std::error_code ec;
+    return std::filesystem::is_regular_file(program, ec) && ::access(program.c_str(), X_OK) == 0 ? program : "";
+  }
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "/usr/bin:/bin";
   for (std::size_t begin = 0; begin <= dirs.size();) {
@@ -50,7 +54,9 @@ std::string first_line(const std::string& text) {
 
 ProgramOutput run_program(const std::string& program, const std::vector<std::string>& args, const std::string& hint) {
   const auto exe = find_on_path(program);
-  if (exe.empty()) throw std::runtime_error(program + ": not found on PATH" + (hint.empty() ? "" : " (" + hint + ")"));
+  if (exe.empty())
+    throw std::runtime_error(program + (program.find('/') != std::string::npos ? ": not found, or not executable" : ": not found on PATH") +
+                             (hint.empty() ? "" : " (" + hint + ")"));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), std::fclose), err(std::tmpfile(), std::fclose);
   if (!out || !err) throw std::runtime_error(program + ": no temporary file for its output");
   boost::asio::io_context ctx;

@@ -13,10 +13,11 @@ struct ProgramOutput {
   std::string out, err;
 };
 
-// Runs `program` (looked up in PATH as the shell would) with `args` to its end, its stdout and
-// stderr caught in unnamed temporary files (a pipe would need reading while it runs; squeue's
-// answer for a large array exceeds a pipe's buffer). Throws std::runtime_error naming the program
-// when it is not on PATH or cannot start; `hint` follows "not found on PATH" in that message.
+// Runs `program` (looked up in PATH as the shell would; a name with a '/' is a path) with `args`
+// to its end, its stdout and stderr caught in unnamed temporary files (a pipe would need reading
+// while it runs; squeue's answer for a large array exceeds a pipe's buffer). Throws
+// std::runtime_error naming the program when it is not found (on PATH, or at its path) or cannot
+// start; `hint` follows "not found" in that message.
 ProgramOutput run_program(const std::string& program, const std::vector<std::string>& args,
                           const std::string& hint = "");
 

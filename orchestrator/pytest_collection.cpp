@@ -29,7 +29,8 @@ std::string own_python_package() {
 }
 
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
-                                                const std::vector<std::string>& args) {
+                                                const std::vector<std::string>& args, const std::string& python) {
+  const std::string interpreter = python.empty() ? "python3" : python;
   // The package goes first on sys.path from the command line rather than through PYTHONPATH, so
   // the collector sees the environment a zygote started without Python options would see.
   const std::string program =
@@ -41,14 +42,14 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
   argv.insert(argv.end(), args.begin(), args.end());
   ProgramOutput collected;
   try {
-    collected = run_program("python3", argv, "the pytest collector runs python3 from PATH");
+    collected = run_program(interpreter, argv, "the pytest collector runs the baseline's --python, python3 by default");
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(file + ": cannot collect its tests: " + e.what());
   }
   auto answer = nlohmann::json::parse(last_line(collected.out), nullptr, false);
   if (answer.is_discarded() || !answer.is_object()) {
     const std::string why = last_line(collected.err);
-    throw std::runtime_error(file + ": the pytest collector (python3) ended with exit code " +
+    throw std::runtime_error(file + ": the pytest collector (" + interpreter + ") ended with exit code " +
                              std::to_string(collected.exit_code) + (why.empty() ? "" : ": " + why));
   }
   if (answer.contains("error")) throw std::runtime_error(answer["error"].get<std::string>());

@@ -1,8 +1,9 @@
 #pragma once
 // The `pytest:` benchmark kind (docs/python.md, "Existing pytest benchmarks"): the tests of a
 // pytest file that take pytest-benchmark's `benchmark` fixture, found when the sweep is loaded by
-// collecting the file with pytest (python/isobench/pytest_bridge.py, `collect`), in `python3`
-// from PATH with the isobench package of this build first on its path. Each such test is then a
+// collecting the file with pytest (python/isobench/pytest_bridge.py, `collect`), in the run's
+// baseline interpreter (--python, --baseline-python; python3 from PATH by default) with the
+// isobench package of this build first on its path. Each such test is then a
 // Python benchmark (python_module: the file, python_function: the test's name in it), set up by
 // the zygote's bridge; each side's zygote collects the file again and refuses a test it lacks.
 
@@ -21,10 +22,12 @@ struct CollectedTest {
 };
 
 // The tests of `file` (absolute) that pytest collects with `-k select` (when not empty) and
-// `args`. Throws std::runtime_error with one line naming the file when it does not collect (an
-// import error, a syntax error, pytest missing) or the collector cannot run.
+// `args`, in `python` (a path, or a name looked up in PATH; empty: python3). Throws
+// std::runtime_error with one line naming the file when it does not collect (an import error, a
+// syntax error, pytest missing) or the collector cannot run.
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
-                                                const std::vector<std::string>& args);
+                                                const std::vector<std::string>& args,
+                                                const std::string& python = "");
 
 // <build>/python: the isobench package of the build whose bin/ holds this executable.
 std::string own_python_package();

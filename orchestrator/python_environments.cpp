@@ -140,6 +140,10 @@ std::string default_triton_cache(PythonEnvironment& env, const std::string& run_
 
 }  // namespace
 
+std::string pytest_collector_python(const PythonOptions& options) {
+  return options.sides[0].interpreter.empty() ? options.all.interpreter : options.sides[0].interpreter;
+}
+
 bool PythonOptions::any_side_given() const {
   for (const auto& s : sides)
     if (!s.interpreter.empty() || !s.variables.empty() || !s.pythonpath.empty()) return true;

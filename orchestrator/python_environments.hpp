@@ -38,6 +38,10 @@ struct PythonOptions {
   bool any_given() const;
 };
 
+// The interpreter that collects a sweep's `pytest:` files when it is loaded: the baseline's
+// (--baseline-python, else --python); empty when neither is given (python3 from PATH).
+std::string pytest_collector_python(const PythonOptions& options);
+
 // --python, --python-env, --python-path: every side's (every verb that runs sweeps).
 void add_python_options(CLI::App& app, PythonOptions& options);
 // orchestrate ab: --baseline-python, --candidate-python, --baseline-env, --candidate-env,

@@ -65,10 +65,10 @@ std::string format_bytes(std::uint64_t bytes) {
 
 Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
                   const SettingsOverrides& overrides,
-                  const std::vector<kernels::KernelSpec>& catalog) {
+                  const std::vector<kernels::KernelSpec>& catalog, const SweepLoadOptions& options) {
   Sweep sweep;
   try {
-    sweep = sweep_detail::SweepParser(path_for_messages, overrides, catalog).parse(text);
+    sweep = sweep_detail::SweepParser(path_for_messages, overrides, catalog, options).parse(text);
   } catch (const nlohmann::json::exception& e) {
     // Text yaml-cpp let through that a JSON value cannot hold; the check above should catch it.
     throw SweepError(path_for_messages + ": " + json_error_text(e));
@@ -79,11 +79,11 @@ Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
 }
 
 Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
-                  const SettingsOverrides& overrides) {
-  return parse_sweep(text, path_for_messages, overrides, kernels::builtin_catalog());
+                  const SettingsOverrides& overrides, const SweepLoadOptions& options) {
+  return parse_sweep(text, path_for_messages, overrides, kernels::builtin_catalog(), options);
 }
 
-Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides) {
+Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides, const SweepLoadOptions& options) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw SweepError(path + ": a directory, not a sweep file");
   std::ifstream in(path, std::ios::binary);
@@ -97,7 +97,7 @@ Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw SweepError(path + ": cannot read the sweep file");
-  return parse_sweep(text.str(), path, overrides);
+  return parse_sweep(text.str(), path, overrides, options);
 }
 
 std::string check_memory(const Sweep& sweep, std::uint64_t budget_bytes, kernels::Backend backend) {

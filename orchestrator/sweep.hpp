@@ -122,18 +122,26 @@ class SettingsOverrides {
 inline constexpr std::size_t kMaxSweepInstances = 100'000;
 inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;
 
+// What a sweep's loading needs beyond the file: the interpreter that collects its `pytest:`
+// files (the run's baseline side's, so that a venv's pytest is the one that collects; empty:
+// python3 from PATH).
+struct SweepLoadOptions {
+  std::string pytest_python;
+};
+
 // Reads and validates a sweep file against the built-in catalog. Throws SweepError (and
 // Interrupted when Ctrl-C arrives while a large sweep is expanded).
-Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides = {});
+Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides = {},
+                 const SweepLoadOptions& options = {});
 
 // The same from text; `path_for_messages` names the file in errors and gives the default name.
 Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
-                  const SettingsOverrides& overrides = {});
+                  const SettingsOverrides& overrides = {}, const SweepLoadOptions& options = {});
 
 // The same against a given catalog (the built-in kernels plus plugins, or a test's own).
 Sweep parse_sweep(const std::string& text, const std::string& path_for_messages,
                   const SettingsOverrides& overrides,
-                  const std::vector<kernels::KernelSpec>& catalog);
+                  const std::vector<kernels::KernelSpec>& catalog, const SweepLoadOptions& options = {});
 
 // Empty when every instance of `backend` fits in `budget_bytes`; else one line naming the
 // largest instance that does not, and how many others do not either.

@@ -81,7 +81,8 @@ OpenRun open_new_run(const RunRequest& request) {
     like = read_like_run(request.like);
   }
   const SettingsOverrides overrides = sequential_overrides(request);
-  const Sweep sweep = load_sweep(request.sweep_path, like ? like_overrides(*like, overrides) : overrides);
+  const Sweep sweep = load_sweep(request.sweep_path, like ? like_overrides(*like, overrides) : overrides,
+                                 {pytest_collector_python(request.python)});
   if (!request.quiet)
     for (const auto& note : sweep.notes) std::cerr << "note: " << note << "\n";
   const Machine machine = resolve_machine(request);

@@ -298,7 +298,7 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
                                  std::vector<Instance>& instances) {
   std::vector<CollectedTest> tests;
   try {
-    tests = collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args);
+    tests = collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args, options_.pytest_python);
   } catch (const std::runtime_error& e) {
     fail(entry.pytest->Mark(), entry.path + ".pytest", e.what());
   }

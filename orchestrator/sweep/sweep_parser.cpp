@@ -13,8 +13,8 @@
 namespace isobench::orchestrator::sweep_detail {
 
 SweepParser::SweepParser(std::string file, const SettingsOverrides& overrides,
-            const std::vector<kernels::KernelSpec>& catalog)
-    : file_(std::move(file)), catalog_(catalog) {
+            const std::vector<kernels::KernelSpec>& catalog, const SweepLoadOptions& options)
+    : file_(std::move(file)), catalog_(catalog), options_(options) {
   // In the table's order, so that of several bad options the first documented is reported.
   for (const auto& spec : ipc::setting_specs())
     if (overrides.has(std::string(spec.name)))

@@ -38,7 +38,8 @@ json axis_value(const kernels::AxisSpec& axis, const YAML::Node& node);
 
 class SweepParser {
  public:
-  SweepParser(std::string file, const SettingsOverrides& overrides, const std::vector<kernels::KernelSpec>& catalog);
+  SweepParser(std::string file, const SettingsOverrides& overrides, const std::vector<kernels::KernelSpec>& catalog,
+              const SweepLoadOptions& options = {});
   Sweep parse(const std::string& text);
 
  private:
@@ -131,6 +132,7 @@ class SweepParser {
   std::string file_;
   std::vector<std::pair<const ipc::SettingSpec*, json>> overrides_;  // checked once, in parse()
   const std::vector<kernels::KernelSpec>& catalog_;
+  SweepLoadOptions options_;
   std::unordered_map<std::string, const kernels::KernelSpec*> kernels_by_name_;
   std::unordered_map<std::string, std::size_t> first_producer_;  // instance id -> benchmark
   MeasureSettings file_measure_;

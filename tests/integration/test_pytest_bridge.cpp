@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -141,4 +142,21 @@ TEST_CASE("a pytest file that does not import, or an entry that mixes kinds, is 
   r = run_pytest(s, "  - pytest: missing.py\n");
   CHECK(r.result.exit_code == 2);
   CHECK(r.result.err.find(s.path("missing.py") + ": no such file") != std::string::npos);
+}
+
+TEST_CASE("the tests are collected by the run's --python, not by python3 from PATH") {
+  // A wrapper interpreter that notes each start and hands over to python3: the collector and the
+  // zygote both start it.
+  Scratch s("pytest-bridge-python");
+  s.write("mypython", "#!/bin/sh\necho \"$@\" | cut -c1-40 >> \"$(dirname \"$0\")/started.txt\"\nexec python3 \"$@\"\n");
+  std::filesystem::permissions(s.path("mypython"), std::filesystem::perms::owner_all);
+  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: spin\n    device: cpu\n", "--python " + s.path("mypython"));
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  const auto started = lines(s.path("started.txt"));
+  CHECK(started.size() == 2);  // the collector, then the zygote
+  CHECK(std::count_if(started.begin(), started.end(), [](const std::string& l) { return l.rfind("-c ", 0) == 0; }) == 1);
+  // An interpreter that is not there: the collector says so, before anything runs.
+  const auto missing = run_pytest(s, "  - pytest: test_bench.py\n    device: cpu\n", "--python " + s.path("nopython"));
+  CHECK(missing.result.exit_code == 2);
+  CHECK(missing.result.err.find(s.path("nopython") + ": not found, or not executable") != std::string::npos);
 }
