@@ -181,10 +181,10 @@ def _constants(kernel):
     return [(name, value, constexpr) for _, name, value, constexpr in sorted(out, key=lambda item: item[:2])]
 
 
-def _folder(order, name, kernel):
+def _folder(order, name, kernel, metadata):
     """<order>-<name>-w<warps>-s<stages>-<constexpr><value>...: the launch by kernel and
-    configuration. The compiler's hash stays out, so that two compilers' files meet."""
-    metadata = _metadata(kernel)
+    configuration (`metadata`: its _metadata()). The compiler's hash stays out, so that two
+    compilers' files meet."""
     parts = ["%d-%s" % (order, name)]
     for key, tag in (("num_warps", "w"), ("num_stages", "s")):
         if key in metadata:
@@ -249,8 +249,9 @@ def write(launches, folder, tool=None, find_tool=True):
             entries.append(entry)
             continue
         entry["hash"] = getattr(kernel, "hash", None)
-        entry.update(_metadata(kernel))
-        sub = _folder(order, name, kernel)
+        metadata = _metadata(kernel)
+        entry.update(metadata)
+        sub = _folder(order, name, kernel, metadata)
         os.makedirs(os.path.join(root, sub), exist_ok=True)
         files = []
         asm = getattr(kernel, "asm", {}) or {}
