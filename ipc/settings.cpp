@@ -150,6 +150,10 @@ std::vector<SettingSpec> make_specs() {
                          {"events", "graph"}));
   specs.push_back(measure_setting<&M::cold_cache>("cold_cache", T::boolean, V::instance_table, true,
                                                   "flush L2 before each sample (forces inner 1)"));
+  specs.push_back(measure_setting<&M::cold_launches>(
+      "cold_launches", T::boolean, V::instance_table, true,
+      "flush L2 before every launch and time each launch between its own events (triton.testing.do_bench's "
+      "way); the sample is their mean (min with statistic min); inner as set, auto included"));
   specs.push_back(bounded(measure_setting<&M::rotate_buffers>("rotate_buffers", T::integer, V::instance_table, true,
                                                               "copies of every input, cycled through"),
                           1, INT_MAX));
@@ -331,7 +335,8 @@ std::string setting_text(const json& value) {
 }
 
 void finalize(MeasureSettings& measure) {
-  if (measure.cold_cache) measure.inner = 1;  // each sample is one launch after a flush
+  // each sample is one launch after a flush; cold_launches flushes before every launch instead
+  if (measure.cold_cache && !measure.cold_launches) measure.inner = 1;
 }
 
 json instance_table_json(const MeasureSettings& measure) {

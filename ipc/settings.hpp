@@ -21,11 +21,12 @@ namespace isobench::ipc {
 // How one instance is measured: what the worker's timer needs.
 struct MeasureSettings {
   int warmup = 3;
-  std::optional<int> inner;           // nullopt: calibrated ("auto"); cold_cache forces 1
+  std::optional<int> inner;           // nullopt: calibrated ("auto"); cold_cache forces 1 (not with cold_launches)
   double min_sample_time_s = 0.010;   // the sample length "auto" calibrates towards
   std::string statistic = "mean";     // mean | min
   std::string timer = "graph";        // graph | events: docs/measurement.md says why graph
   bool cold_cache = false;
+  bool cold_launches = false;  // an L2 flush before every launch, each launch timed alone
   int rotate_buffers = 1;
   bool blocking_kernel = false;
   double slowdown_pct = 0;

@@ -52,7 +52,9 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
     p.worker.pytest = in.pytest;
     p.family = in.family;
     p.warmup = static_cast<std::uint32_t>(in.measure.warmup);
-    if (in.measure.cold_cache || is_command)  // a command is one fresh invocation per sample
+    // A command is one fresh invocation per sample; cold_cache one launch after a flush (unless
+    // cold_launches flushes before every launch).
+    if ((in.measure.cold_cache && !in.measure.cold_launches) || is_command)
       p.fixed_inner = 1;
     else if (in.measure.inner)
       p.fixed_inner = static_cast<std::uint32_t>(*in.measure.inner);

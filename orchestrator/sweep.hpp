@@ -14,7 +14,8 @@
 //     per: batch                # sample | batch (used by isolation: process)
 //     seed: 1                   # integer >= 0
 //     timer: events             # events | graph (CUDA)
-//     cold_cache: false         # true forces inner = 1
+//     cold_cache: false         # true forces inner = 1 (not with cold_launches)
+//     cold_launches: false      # an L2 flush before every launch, each timed alone
 //     rotate_buffers: 1         # >= 1 copies of every input
 //     blocking_kernel: false
 //     slowdown_pct: 0           # >= 0, a real extra cost per launch (power experiments)

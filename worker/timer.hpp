@@ -19,6 +19,7 @@ struct TimerOptions {
   SampleStatistic statistic = SampleStatistic::mean;
   std::string timer = "events";         // "events" or "graph" (CUDA); CPU ignores it
   bool cold_cache = false;              // flush L2 before each sample (CUDA)
+  bool cold_launches = false;           // flush L2 before every launch, each timed alone (CUDA)
   bool blocking_kernel = false;         // hold the stream until all launches are queued (CUDA)
   double slowdown_pct = 0;              // extra cost added per launch, for power experiments
 };

@@ -150,6 +150,7 @@ class Session {
     o.statistic = in.measure.statistic == "min" ? SampleStatistic::min : SampleStatistic::mean;
     o.timer = in.measure.timer;
     o.cold_cache = in.measure.cold_cache;
+    o.cold_launches = in.measure.cold_launches;
     o.blocking_kernel = in.measure.blocking_kernel;
     o.slowdown_pct = in.measure.slowdown_pct;
 #ifdef ISOBENCH_BUILD_SLOWDOWN_PCT

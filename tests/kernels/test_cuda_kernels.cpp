@@ -180,6 +180,15 @@ TEST_CASE("every timer mode gives finite positive times") {
   o.cold_cache = true;
   modes.push_back({"cold", o});
   o = base;
+  o.cold_launches = true;
+  modes.push_back({"cold launches", o});
+  o.statistic = SampleStatistic::min;
+  modes.push_back({"cold launch min", o});
+  o.timer = "graph";
+  modes.push_back({"cold graph min", o});
+  o.statistic = SampleStatistic::mean;
+  modes.push_back({"cold graph", o});
+  o = base;
   o.blocking_kernel = true;
   modes.push_back({"blocking", o});
   o.timer = "graph";
@@ -202,6 +211,35 @@ TEST_CASE("every timer mode gives finite positive times") {
       CHECK((m.sample.flags & isobench::ipc::flag_graph_fallback) == 0);
       CHECK((m.sample.flags & isobench::ipc::flag_blocking_timeout) == 0);
     }
+  }
+}
+
+TEST_CASE("cold_launches: every launch after its own flush, timed alone, reads from DRAM") {
+  // 4M floats cast to bf16, one copy of the buffers: 24 MB, which the H200's 50 MB L2 holds
+  // between warm launches.
+  auto inst = make("cast", {{"n", 4 << 20}}, 1);
+  for (const char* timer : {"events", "graph"}) {
+    TimerOptions warm;
+    warm.inner = 20;
+    warm.timer = timer;
+    auto cold = warm;
+    cold.cold_launches = true;
+    auto alone = warm;  // one launch after one flush, the stream held until it is queued
+    alone.inner = 1;
+    alone.cold_cache = true;
+    alone.blocking_kernel = true;
+    const double warm_s = median_seconds(*inst.bench, warm, 9);
+    const double cold_s = median_seconds(*inst.bench, cold, 9);
+    const double alone_s = median_seconds(*inst.bench, alone, 9);
+    std::printf("cold launches (%s): warm %.3f us, cold launches %.3f us, one cold launch %.3f us\n", timer,
+                warm_s * 1e6, cold_s * 1e6, alone_s * 1e6);
+    INFO(timer);
+    // A cold launch is a cold launch whether it is alone in its sample or one of 20.
+    CHECK(cold_s > 0.7 * alone_s);
+    CHECK(cold_s < 1.5 * alone_s);
+    // Warm launches in a graph run back to back from the L2; events between cold ones do not
+    // make them faster than that.
+    if (std::string(timer) == "graph") CHECK(cold_s > warm_s);
   }
 }
 

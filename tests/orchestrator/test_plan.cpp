@@ -69,6 +69,26 @@ TEST_CASE("plan.json written before idle_gap_ms and realloc existed reads with t
   }
 }
 
+TEST_CASE("cold_cache pins one launch per sample; cold_launches, a flush before every launch, does not") {
+  const Plan plan = plan_of(R"(
+benchmarks:
+  - kernel: cpu_copy
+    settings: {cold_cache: true}
+  - kernel: cpu_spin
+    settings: {cold_cache: true, cold_launches: true}
+  - kernel: cpu_reduce
+    settings: {cold_launches: true, inner: 9}
+)");
+  REQUIRE(plan.instances.size() == 3);
+  CHECK(plan.instances[0].fixed_inner == 1u);
+  CHECK_FALSE(plan.instances[1].fixed_inner.has_value());  // auto: calibrated
+  CHECK(plan.instances[1].worker.measure.cold_launches);
+  CHECK(plan.instances[2].fixed_inner == 9u);
+  const Plan read = Plan::from_json(json::parse(plan.to_json().dump()));
+  CHECK(read.instances[1].worker.measure.cold_launches);
+  CHECK_FALSE(read.instances[0].worker.measure.cold_launches);
+}
+
 TEST_CASE("plan.json: a damaged instance is refused, naming it and the problem") {
   json j = plan_of(kSweep).to_json();
   j["instances"][1]["idle_gap_ms"] = -1;

@@ -132,6 +132,7 @@ TEST_CASE("defaults fill missing axes and settings") {
                                     {"statistic", "mean"},
                                     {"timer", "graph"},
                                     {"cold_cache", false},
+                                    {"cold_launches", false},
                                     {"rotate_buffers", 1},
                                     {"blocking_kernel", false},
                                     {"slowdown_pct", 0.0},
@@ -246,6 +247,8 @@ benchmarks:
   - kernel: cpu_spin
   - kernel: cpu_reduce
     settings: {cold_cache: true, inner: 100}
+  - kernel: cpu_matmul
+    settings: {cold_cache: true, cold_launches: true, inner: 100}
 )";
   const Sweep sweep = parse(text);
   CHECK(sweep.name == "mine");
@@ -271,6 +274,8 @@ benchmarks:
   CHECK(sweep.instances[0].device_bytes == 4 * 2 * 4096);  // spec bytes x rotated copies
   CHECK(sweep.instances[1].measure.to_json() == run.to_json());
   CHECK(sweep.instances[2].measure.inner == 1);  // cold_cache forces one launch per sample
+  CHECK(sweep.instances[3].measure.inner == 100);  // not with a flush before every launch
+  CHECK(sweep.instances[3].measure.cold_launches);
 
   SettingsOverrides cli;
   cli.set("samples", 4);
@@ -292,6 +297,7 @@ benchmarks:
   CHECK(overridden.instances[0].measure.inner == 7);
   CHECK(overridden.instances[0].measure.slowdown_pct == 0);  // benchmark value kept
   CHECK(overridden.instances[2].measure.inner == 1);         // cold_cache still wins
+  CHECK(overridden.instances[3].measure.inner == 7);
 
   SettingsOverrides automatic;
   automatic.set_text("inner", "auto");

@@ -14,6 +14,11 @@
 //                 events and says so in setup_note() and in every Measurement.
 // cold_cache:     one cudaMemsetAsync over a buffer of twice the L2 size, allocated once
 //                 (allocating it per sample cost nvbench up to a second per sample, #100).
+// cold_launches:  that flush before every launch instead, each launch between its own pair of
+//                 events, inner times: [flush] start launch stop [flush] start launch stop ...
+//                 (in a graph the memsets and events are nodes of it). The sample is the mean
+//                 of those launch times (the shortest, statistic min): triton.testing.do_bench's
+//                 way, with inner (auto: min_sample_time) setting how long the card runs so.
 // blocking_kernel: a one-thread kernel spins on a host-mapped flag while the host queues the
 //                 sample, so the launches run back to back instead of at the host's launch rate;
 //                 it gives up after kBlockingTimeoutNs (flag "blocking_timeout") so a full launch
@@ -141,8 +146,11 @@ class CudaTimer final : public Timer {
         stream_(static_cast<cudaStream_t>(device.stream())),
         clock_(device.sm_clock()) {
     if (options_.inner < 1) throw std::runtime_error("timer: inner must be at least 1");
-    events_ = std::vector<Event>(options_.statistic == SampleStatistic::min ? options_.inner + 1 : 2);
-    if (options_.cold_cache) flush_ = kernels::cuda::DeviceBuffer(2 * std::max<std::size_t>(device.l2_bytes(), 1 << 20));
+    events_ = std::vector<Event>(options_.cold_launches                         ? 2 * options_.inner
+                                 : options_.statistic == SampleStatistic::min ? options_.inner + 1
+                                                                              : 2);
+    if (options_.cold_cache || options_.cold_launches)
+      flush_ = kernels::cuda::DeviceBuffer(2 * std::max<std::size_t>(device.l2_bytes(), 1 << 20));
     if (options_.blocking_kernel) flags_ = std::make_unique<MappedFlags>();
 
     bench_.launch();  // warm-up: module loading and first-touch costs stay out of samples
@@ -199,8 +207,7 @@ class CudaTimer final : public Timer {
   // One sample: everything between the NVML readings.
   TimedSample time_sample() {
     TimedSample sample;
-    if (options_.cold_cache)
-      ISOBENCH_CUDA_CHECK(cudaMemsetAsync(flush_.get(), int(++samples_ & 0xff), flush_.bytes(), stream_));
+    if (options_.cold_cache && !options_.cold_launches) flush_l2();
     if (flags_) {
       flags_->host()[0] = 0;
       flags_->host()[1] = 0;
@@ -210,10 +217,11 @@ class CudaTimer final : public Timer {
     // Host time queueing the sample's launches and events (steady clock; nothing on the GPU).
     const auto enqueue_begin = std::chrono::steady_clock::now();
     if (graph_.get()) {
-      ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.front().get(), stream_));
+      // With cold_launches the graph records every event itself; for min it records
+      // events_[1..inner]; for mean events_.back() is the stop.
+      if (!options_.cold_launches) ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.front().get(), stream_));
       ISOBENCH_CUDA_CHECK(cudaGraphLaunch(graph_.get(), stream_));
-      // For min the graph itself records events_[1..inner]; for mean events_.back() is the stop.
-      if (options_.statistic == SampleStatistic::mean)
+      if (options_.statistic == SampleStatistic::mean && !options_.cold_launches)
         ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.back().get(), stream_));
     } else {
       enqueue_launches(false);
@@ -223,7 +231,16 @@ class CudaTimer final : public Timer {
     ISOBENCH_CUDA_CHECK(cudaEventSynchronize(events_.back().get()));
     sample.blocking_timed_out = flags_ && flags_->host()[1] != 0;
 
-    if (options_.statistic == SampleStatistic::mean) {
+    if (options_.cold_launches) {
+      double total = 0;
+      double shortest = seconds_between(events_[0], events_[1]);
+      for (int i = 0; i < options_.inner; ++i) {
+        const double t = seconds_between(events_[2 * i], events_[2 * i + 1]);
+        total += t;
+        shortest = std::min(shortest, t);
+      }
+      sample.seconds_per_launch = options_.statistic == SampleStatistic::mean ? total / options_.inner : shortest;
+    } else if (options_.statistic == SampleStatistic::mean) {
       sample.seconds_per_launch = seconds_between(events_.front(), events_.back()) / options_.inner;
     } else {
       double shortest = seconds_between(events_[0], events_[1]);
@@ -242,6 +259,12 @@ class CudaTimer final : public Timer {
     return values[values.size() / 2];
   }
 
+  // Writes the flush buffer (a new byte value each time outside a graph), evicting whatever the
+  // L2 held.
+  void flush_l2() {
+    ISOBENCH_CUDA_CHECK(cudaMemsetAsync(flush_.get(), int(++flushes_ & 0xff), flush_.bytes(), stream_));
+  }
+
   void launch_once() {
     bench_.launch();
     if (slowdown_ == Slowdown::per_launch) {
@@ -250,9 +273,14 @@ class CudaTimer final : public Timer {
     }
   }
 
+  void spin_per_sample() {
+    spin_ns_kernel<<<1, 1, 0, stream_>>>(static_cast<unsigned long long>(slowdown_amount_));
+    ISOBENCH_CUDA_CHECK(cudaGetLastError());
+  }
+
   // Queues the inner launches with their events. In a graph capture the events become event
-  // record nodes (cudaEventRecordExternal) only where they sit between launches (min); the
-  // outer pair is recorded around the graph launch.
+  // record nodes (cudaEventRecordExternal) only where they sit between launches (min, and every
+  // pair of cold_launches); the outer pair is recorded around the graph launch.
   void enqueue_launches(bool capturing) {
     const bool per_launch = options_.statistic == SampleStatistic::min;
     auto record = [&](const Event& e) {
@@ -261,15 +289,23 @@ class CudaTimer final : public Timer {
       else
         ISOBENCH_CUDA_CHECK(cudaEventRecord(e.get(), stream_));
     };
+    if (options_.cold_launches) {
+      // The per-sample spin goes inside the last launch's pair, so that the mean carries it.
+      for (int i = 0; i < options_.inner; ++i) {
+        flush_l2();
+        record(events_[2 * i]);
+        launch_once();
+        if (slowdown_ == Slowdown::per_sample && i + 1 == options_.inner) spin_per_sample();
+        record(events_[2 * i + 1]);
+      }
+      return;
+    }
     if (!capturing) record(events_.front());
     for (int i = 0; i < options_.inner; ++i) {
       launch_once();
       if (per_launch) record(events_[i + 1]);
     }
-    if (slowdown_ == Slowdown::per_sample) {
-      spin_ns_kernel<<<1, 1, 0, stream_>>>(static_cast<unsigned long long>(slowdown_amount_));
-      ISOBENCH_CUDA_CHECK(cudaGetLastError());
-    }
+    if (slowdown_ == Slowdown::per_sample) spin_per_sample();
     if (!capturing && !per_launch) record(events_.back());
   }
 
@@ -389,7 +425,7 @@ class CudaTimer final : public Timer {
   GraphExec graph_;
   Slowdown slowdown_ = Slowdown::none;
   long long slowdown_amount_ = 0;  // SM cycles per launch, or nanoseconds per sample
-  std::uint64_t samples_ = 0;
+  std::uint64_t flushes_ = 0;
   std::string fallback_reason_;
   std::string setup_note_;
 };
