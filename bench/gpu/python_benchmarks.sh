@@ -6,15 +6,19 @@
 #
 #   checks    the examples' outputs against references on small shapes (pytest,
 #             examples/python/test_examples.py)                                          ~20 s
-#   cost      torch's bf16 4096^3 matmul per sample (12 forked workers), three torch ops per
+#   cost      torch's bf16 4096^3 matmul per sample and per batch (12 forked workers each: the
+#             sweep is that one instance, so a batch is one sample of it), three torch ops per
 #             batch (8), the C++ worker on the built-in gemm of that shape per sample (12), one
 #             worker at a time (--prestart 0), and 3 fresh interpreters that import torch and run
-#             the matmul                                                                 ~50 s
-#   fidelity  a Triton softmax and torch's matmul: isobench --timer events --cold-cache true against
-#             triton.testing.do_bench, --timer graph against do_bench_cudagraph (10 samples);
-#             the same with the blocking kernel (cold) and 200 ms samples (graph), the readings
-#             of 2026-12-01's gaps (fidelity-variants.json); and the probes: the worker's stream
-#             is torch's, a syncing launch falls back                                   ~80 s
+#             the matmul                                                                 ~60 s
+#   fidelity  a Triton softmax and torch's matmul (10 samples each), against triton.testing called
+#             5 times: on the defaults (--timer events --cold-cache true against do_bench,
+#             --timer graph against do_bench_cudagraph; fidelity.json), and on triton.testing's
+#             own method and duty cycle (--cold-launches true --min-sample-time-ms 100 against
+#             do_bench's flush before every launch for 100 ms; --timer graph
+#             --min-sample-time-ms 200 against do_bench_cudagraph's 10 replays of 20 ms;
+#             fidelity-matched.json); and the probes: the worker's stream is torch's, a syncing
+#             launch falls back                                                          ~90 s
 #   validity  orchestrate calibrate --runs 6 --modes process,ab on 10 instances (210 A/A
 #             comparisons), and one ab run whose candidate adds an elementwise pass   ~150 s
 #
@@ -64,6 +68,8 @@ for p in $parts; do
       # with no wait for a permit behind the measuring one.
       bounded python-matmul-sample 60 $run --prestart 0 --per sample --out "$out/python-matmul-sample" \
         bench/gpu/python_matmul.yaml
+      bounded python-matmul-batch 60 $run --prestart 0 --per batch --out "$out/python-matmul-batch" \
+        bench/gpu/python_matmul.yaml
       bounded python-ops-batch 60 $run --prestart 0 --per batch --out "$out/python-ops-batch" bench/gpu/python_torch_ops.yaml
       bounded cpp-gemm-sample 40 $run --prestart 0 --per sample --out "$out/cpp-gemm-sample" bench/gpu/cpp_gemm.yaml
       bounded fresh-interpreter 45 python3 bench/gpu/python_fresh_interpreter.py --runs 3 --out "$out/fresh-interpreter.json"
@@ -73,19 +79,17 @@ for p in $parts; do
       bounded fidelity-graph 60 $run --timer graph --out "$out/fidelity-graph" bench/gpu/python_fidelity.yaml
       bounded fidelity 60 env PYTHONPATH="$package" python3 bench/gpu/python_do_bench.py \
         --cold-run "$out/fidelity-cold" --graph-run "$out/fidelity-graph" --out "$out/fidelity.json"
-      # The two gaps of 2026-12-01 (docs/python.md, "Fidelity"), each against one reading:
-      # cold: the flush memset (2x L2) may end before a Python launch reaches the stream, so the
-      #   start event would time the host's launch too; do_bench's 256 MB zeroing covers it longer.
-      #   The blocking kernel holds the stream until the launch is queued.
-      # graph matmul: do_bench_cudagraph replays for about 200 ms at a stretch (the card at its
-      #   power limit), isobench's samples are 10 ms apart by worker; 200 ms samples match that.
-      bounded fidelity-cold-blocking 60 $run --timer events --cold-cache true --blocking-kernel true \
-        --out "$out/fidelity-cold-blocking" bench/gpu/python_fidelity.yaml
+      # triton.testing's method and duty cycle (docs/python.md, "Fidelity"): do_bench flushes
+      # before every launch and times each alone, back to back for 100 ms; do_bench_cudagraph
+      # replays about 200 ms at a stretch (the card at its power limit), where isobench's
+      # default samples are 10 ms, one single cold launch for --cold-cache.
+      bounded fidelity-cold-launches 60 $run --timer events --cold-launches true --min-sample-time-ms 100 \
+        --out "$out/fidelity-cold-launches" bench/gpu/python_fidelity.yaml
       bounded fidelity-graph-long 60 $run --timer graph --min-sample-time-ms 200 \
         --out "$out/fidelity-graph-long" bench/gpu/python_fidelity.yaml
-      bounded fidelity-variants 60 env PYTHONPATH="$package" python3 bench/gpu/python_do_bench.py \
-        --cold-run "$out/fidelity-cold-blocking" --graph-run "$out/fidelity-graph-long" \
-        --out "$out/fidelity-variants.json"
+      bounded fidelity-matched 60 env PYTHONPATH="$package" python3 bench/gpu/python_do_bench.py \
+        --cold-run "$out/fidelity-cold-launches" --graph-run "$out/fidelity-graph-long" \
+        --out "$out/fidelity-matched.json"
       bounded python-probes 40 $run --retries 0 --out "$out/python-probes" bench/gpu/python_probes.yaml
       ;;
     validity)

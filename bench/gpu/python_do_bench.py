@@ -4,15 +4,19 @@ part fidelity). Every Python instance of the isobench run with --cold-cache true
 here exactly as its workers set it up (its module, function, parameters and input seed from the
 run's plan.json, through isobench's own contract code), and timed by
 
-  do_bench            median of single launches, 256 MB zeroed before each one (cold L2): against
-                      the isobench run with --cold-cache true (inner 1 after an L2 flush)
-  do_bench_cudagraph  median, the launches replayed from a CUDA graph (L2 warm): against the
-                      isobench run with --timer graph
+  do_bench            median of single launches, 256 MB zeroed before each one (cold L2), for
+                      100 ms: against the isobench run with --cold-cache true (inner 1 after an
+                      L2 flush) or --cold-launches true (a flush before every launch)
+  do_bench_cudagraph  median, the launches replayed from a CUDA graph (L2 warm; 10 replays of
+                      about 20 ms): against the isobench run with --timer graph
+
+Each is called --repeats times (alternating, default 5): the row gives the median of those calls
+and their spread (largest / smallest - 1), since one call of do_bench is itself a sample.
 
 The benchmarks launch on torch's current stream, which both tools set (do_bench_cudagraph
 captures on a side stream of its own). Prints a Markdown table; writes the rows to --out.
 
-    PYTHONPATH=BIN/../python python_do_bench.py --cold-run RUN_C --graph-run RUN_G --out fidelity.json
+    PYTHONPATH=BIN/../python python_do_bench.py --cold-run RUN_C --graph-run RUN_G --out fidelity.json [--repeats 5]
 """
 
 import argparse
@@ -47,6 +51,7 @@ def main():
     ap.add_argument("--cold-run", required=True)
     ap.add_argument("--graph-run", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
     plan = json.load(open("%s/plan.json" % a.cold_run))
     cold, cold_n = medians(a.cold_run)
@@ -62,8 +67,17 @@ def main():
         timed.launch()
         torch.cuda.synchronize()
         iid = instance["id"]
-        row = {"instance": iid, "do_bench_ms": median_ms(triton.testing.do_bench, timed.launch),
-               "do_bench_cudagraph_ms": median_ms(triton.testing.do_bench_cudagraph, timed.launch),
+        calls = {"do_bench": [], "do_bench_cudagraph": []}
+        for _ in range(a.repeats):
+            calls["do_bench"].append(median_ms(triton.testing.do_bench, timed.launch))
+            calls["do_bench_cudagraph"].append(median_ms(triton.testing.do_bench_cudagraph, timed.launch))
+        row = {"instance": iid, "do_bench_ms": statistics.median(calls["do_bench"]),
+               "do_bench_cudagraph_ms": statistics.median(calls["do_bench_cudagraph"]),
+               "do_bench_calls_ms": calls["do_bench"], "do_bench_cudagraph_calls_ms": calls["do_bench_cudagraph"],
+               "do_bench_spread_pct": (max(calls["do_bench"]) / min(calls["do_bench"]) - 1) * 100,
+               "do_bench_cudagraph_spread_pct":
+                   (max(calls["do_bench_cudagraph"]) / min(calls["do_bench_cudagraph"]) - 1) * 100,
+               "cold_run": a.cold_run, "graph_run": a.graph_run,
                "isobench_cold_ms": cold.get(iid, float("nan")) * 1e3,
                "isobench_graph_ms": graph.get(iid, float("nan")) * 1e3,
                "samples_cold": cold_n.get(iid, 0), "samples_graph": graph_n.get(iid, 0)}
@@ -76,12 +90,18 @@ def main():
         torch.cuda.synchronize()
     json.dump({"torch": torch.__version__, "triton": triton.__version__, "device": torch.cuda.get_device_name(),
                "rows": rows}, open(a.out, "w"), indent=1)
-    print("| instance | isobench cold | do_bench | diff | isobench graph | do_bench_cudagraph | diff |")
+    print_table(rows)
+
+
+def print_table(rows):
+    """The Markdown table of fidelity rows."""
+    print("| instance | isobench cold | do_bench (spread) | diff | isobench graph | do_bench_cudagraph (spread) | diff |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        print("| %s | %.2f us | %.2f us | %+.2f%% | %.2f us | %.2f us | %+.2f%% |" % (
-            r["instance"], r["isobench_cold_ms"] * 1e3, r["do_bench_ms"] * 1e3, r["cold_vs_do_bench_pct"],
-            r["isobench_graph_ms"] * 1e3, r["do_bench_cudagraph_ms"] * 1e3, r["graph_vs_cudagraph_pct"]))
+        print("| %s | %.2f us | %.2f us (%.1f%%) | %+.2f%% | %.2f us | %.2f us (%.1f%%) | %+.2f%% |" % (
+            r["instance"], r["isobench_cold_ms"] * 1e3, r["do_bench_ms"] * 1e3, r.get("do_bench_spread_pct", 0),
+            r["cold_vs_do_bench_pct"], r["isobench_graph_ms"] * 1e3, r["do_bench_cudagraph_ms"] * 1e3,
+            r.get("do_bench_cudagraph_spread_pct", 0), r["graph_vs_cudagraph_pct"]))
 
 
 if __name__ == "__main__":
