@@ -19,16 +19,18 @@
 #             --min-sample-time-ms 200 against do_bench_cudagraph's 10 replays of 20 ms;
 #             fidelity-matched.json); and the probes: the worker's stream is torch's, a syncing
 #             launch falls back                                                          ~90 s
+#   slowdown  one ab run whose candidate adds an elementwise pass                     ~40 s
 #   validity  orchestrate calibrate --runs 6 --modes process,ab on 10 instances (210 A/A
-#             comparisons), and one ab run whose candidate adds an elementwise pass   ~150 s
+#             comparisons; about 6 x 20 s process and 6 x 40 s ab runs)                ~400 s
 #
-#   bench/gpu/python_benchmarks.sh OUT_DIR [PART...]      (default: every part, about 5 min)
+#   bench/gpu/python_benchmarks.sh OUT_DIR [PART...]      (default: every part, about 10 min)
 #
 # The whole script stops within ISOBENCH_DEADLINE_S seconds (default 345, under the 6 minutes one
 # device call is given): each step runs under `timeout` with what is left of that (at most its
 # own cap), a step with less than 10 s left is skipped and logged as such, and the summary says
 # which figures are missing. The calibration comes last because it is the longest: when it is
-# cut short, run `python_benchmarks.sh OUT2 validity` on its own.
+# cut short, run `python_benchmarks.sh OUT2 validity` on its own (ISOBENCH_DEADLINE_S=560), or
+# finish it with `orchestrate calibrate --resume OUT/calibrate`.
 # Runs from the repository root with the binaries of scripts/build.sh device: preamble.sh's
 # $bin is build-device/bin, or $ISOBENCH_BIN for a staged copy. What it needs of the build, laid
 # out as in build-device/ (the orchestrator finds the worker library and the package beside the
@@ -38,13 +40,13 @@
 # OUT_DIR/<step>.out and .err, its exit code and duration in OUT_DIR/commands.log; the run
 # directories are kept; python_summary.py prints the figures against the issue's targets
 # (OUT_DIR/summary.out, summary.json).
-out=${1:?usage: python_benchmarks.sh OUT_DIR [checks|cost|fidelity|validity]...}
+out=${1:?usage: python_benchmarks.sh OUT_DIR [checks|cost|fidelity|slowdown|validity]...}
 shift
-parts=${*:-checks cost fidelity validity}
+parts=${*:-checks cost fidelity slowdown validity}
 for p in $parts; do
   case "$p" in
-    checks|cost|fidelity|validity) ;;
-    *) echo "python_benchmarks.sh: unknown part '$p' (checks, cost, fidelity, validity)" >&2; exit 2 ;;
+    checks|cost|fidelity|slowdown|validity) ;;
+    *) echo "python_benchmarks.sh: unknown part '$p' (checks, cost, fidelity, slowdown, validity)" >&2; exit 2 ;;
   esac
 done
 source "$(dirname "$0")/preamble.sh"
@@ -92,13 +94,15 @@ for p in $parts; do
         --out "$out/fidelity-matched.json"
       bounded python-probes 40 $run --retries 0 --out "$out/python-probes" bench/gpu/python_probes.yaml
       ;;
-    validity)
+    slowdown)
       # Exit code 1 is the verdict SLOWER this step is after.
       bounded slowdown 60 "$bin/orchestrate" ab --quiet --format json --candidate-env ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=extra_pass \
         --out "$out/slowdown-run" bench/gpu/python_slowdown.yaml
+      ;;
+    validity)
       # One Triton cache for every A/A run (one compiler): each run would otherwise compile its
       # kernels afresh into its own run directory (docs/python.md, "Two compilers in one A/B").
-      bounded calibrate 300 env PYTHONPATH="$PWD/examples/python" TRITON_CACHE_DIR="$out/calibrate-triton-cache" \
+      bounded calibrate 540 env PYTHONPATH="$PWD/examples/python" TRITON_CACHE_DIR="$out/calibrate-triton-cache" \
         "$bin/orchestrate" calibrate --quiet --runs 6 \
         --modes process,ab --out "$out/calibrate" bench/gpu/python_validity.yaml
       ;;
