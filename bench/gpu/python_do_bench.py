@@ -11,7 +11,11 @@ run's plan.json, through isobench's own contract code), and timed by
                       about 20 ms): against the isobench run with --timer graph
 
 Each is called --repeats times (alternating, default 5): the row gives the median of those calls
-and their spread (largest / smallest - 1), since one call of do_bench is itself a sample.
+and their spread (largest / smallest - 1), since one call of do_bench is itself a sample. Before
+each call the card rests --rest-s seconds (default 1; synchronised, nothing queued), as it rests
+between isobench's samples while the next worker starts: on 2026-12-01-h200-d, called back to
+back, do_bench's matmul went from 186.6 us (first call) to 195-200 us (the card at its power limit
+after the calls before), which is the card's state and not the method.
 
 The benchmarks launch on torch's current stream, which both tools set (do_bench_cudagraph
 captures on a side stream of its own). Prints a Markdown table; writes the rows to --out.
@@ -22,6 +26,7 @@ captures on a side stream of its own). Prints a Markdown table; writes the rows 
 import argparse
 import json
 import statistics
+import time
 
 import torch
 import triton
@@ -52,6 +57,7 @@ def main():
     ap.add_argument("--graph-run", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--rest-s", type=float, default=1.0)
     a = ap.parse_args()
     plan = json.load(open("%s/plan.json" % a.cold_run))
     cold, cold_n = medians(a.cold_run)
@@ -69,15 +75,18 @@ def main():
         iid = instance["id"]
         calls = {"do_bench": [], "do_bench_cudagraph": []}
         for _ in range(a.repeats):
-            calls["do_bench"].append(median_ms(triton.testing.do_bench, timed.launch))
-            calls["do_bench_cudagraph"].append(median_ms(triton.testing.do_bench_cudagraph, timed.launch))
+            for name, bench in (("do_bench", triton.testing.do_bench),
+                                ("do_bench_cudagraph", triton.testing.do_bench_cudagraph)):
+                torch.cuda.synchronize()
+                time.sleep(a.rest_s)
+                calls[name].append(median_ms(bench, timed.launch))
         row = {"instance": iid, "do_bench_ms": statistics.median(calls["do_bench"]),
                "do_bench_cudagraph_ms": statistics.median(calls["do_bench_cudagraph"]),
                "do_bench_calls_ms": calls["do_bench"], "do_bench_cudagraph_calls_ms": calls["do_bench_cudagraph"],
                "do_bench_spread_pct": (max(calls["do_bench"]) / min(calls["do_bench"]) - 1) * 100,
                "do_bench_cudagraph_spread_pct":
                    (max(calls["do_bench_cudagraph"]) / min(calls["do_bench_cudagraph"]) - 1) * 100,
-               "cold_run": a.cold_run, "graph_run": a.graph_run,
+               "cold_run": a.cold_run, "graph_run": a.graph_run, "rest_s": a.rest_s,
                "isobench_cold_ms": cold.get(iid, float("nan")) * 1e3,
                "isobench_graph_ms": graph.get(iid, float("nan")) * 1e3,
                "samples_cold": cold_n.get(iid, 0), "samples_graph": graph_n.get(iid, 0)}

