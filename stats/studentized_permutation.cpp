@@ -169,11 +169,14 @@ struct TableKey {
   }
 };
 
-template <class Value>
+std::size_t table_bytes(const std::vector<double>& t) { return t.size() * sizeof(double); }
+std::size_t table_bytes(const detail::DrawnTable& t) { return t.bytes(); }
+
+template <class Table>
 class TableCache {
  public:
   template <class Build>
-  std::shared_ptr<const std::vector<Value>> get(const TableKey& key, Build&& build) {
+  std::shared_ptr<const Table> get(const TableKey& key, Build&& build) {
     {
       std::lock_guard lock(mutex_);
       for (auto it = entries_.begin(); it != entries_.end(); ++it)
@@ -182,12 +185,12 @@ class TableCache {
           return it->second;
         }
     }
-    auto table = std::make_shared<const std::vector<Value>>(build());
+    auto table = std::make_shared<const Table>(build());
     std::lock_guard lock(mutex_);
     entries_.emplace_front(key, table);
     std::size_t bytes = 0;
     for (auto it = entries_.begin(); it != entries_.end();) {
-      bytes += it->second->size() * sizeof(Value);
+      bytes += table_bytes(*it->second);
       if (bytes > kBudgetBytes && it != entries_.begin())
         it = entries_.erase(it);
       else
@@ -199,22 +202,22 @@ class TableCache {
  private:
   static constexpr std::size_t kBudgetBytes = 64u << 20;
   std::mutex mutex_;
-  std::list<std::pair<TableKey, std::shared_ptr<const std::vector<Value>>>> entries_;
+  std::list<std::pair<TableKey, std::shared_ptr<const Table>>> entries_;
 };
 
 // Exact tables hold every labelling's statistic (ties between them matter); Monte Carlo tables
-// hold draws, kept as float: 4 million of them in 16 MB, and a relative 1e-7 is far below what
-// separates the statistics that decide a p-value.
-TableCache<double>& exact_tables() {
-  static TableCache<double> cache;
+// hold draws, kept as float (a relative 1e-7 is far below what separates the statistics that
+// decide a p-value), with their block summaries: 4 million draws in 16.2 MB.
+TableCache<std::vector<double>>& exact_tables() {
+  static TableCache<std::vector<double>> cache;
   return cache;
 }
-TableCache<float>& drawn_tables() {
-  static TableCache<float> cache;
+TableCache<detail::DrawnTable>& drawn_tables() {
+  static TableCache<detail::DrawnTable> cache;
   return cache;
 }
 
-constexpr std::size_t kStopAfterExtreme = 100;
+using detail::kStopAfterExtreme;
 
 std::size_t draws_for(double resolution) {
   if (!(resolution > 0)) return 4'000'000;
@@ -244,6 +247,55 @@ PermutationPValue sequential_monte_carlo(const Extremeness& extreme, std::size_t
 }
 
 }  // namespace
+
+namespace detail {
+
+DrawnTable::DrawnTable(std::vector<float> draws) : draws_(std::move(draws)) {
+  has_nan_ = std::any_of(draws_.begin(), draws_.end(), [](float v) { return std::isnan(v); });
+  for (std::size_t begin = 0; begin < draws_.size(); begin += kBlock) {
+    const auto first = draws_.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto last = draws_.begin() + static_cast<std::ptrdiff_t>(std::min(begin + kBlock, draws_.size()));
+    const auto [low, high] = std::minmax_element(first, last);
+    blocks_.push_back({*low, *high, std::max(std::abs(*low), std::abs(*high))});
+  }
+}
+
+std::size_t DrawnTable::bytes() const { return draws_.size() * sizeof(float) + blocks_.size() * sizeof(Block); }
+
+SequentialCount DrawnTable::walk(float statistic, Alternative alternative) const {
+  const Extremeness extreme(statistic, alternative);
+  SequentialCount c;
+  while (c.made < draws_.size() && c.hits < kStopAfterExtreme)
+    if (extreme(static_cast<double>(draws_[c.made++]))) ++c.hits;
+  return c;
+}
+
+SequentialCount DrawnTable::count(float statistic, Alternative alternative) const {
+  if (has_nan_) return walk(statistic, alternative);
+  const Extremeness extreme(statistic, alternative);
+  // The draw of a block that counts first, if any of them does.
+  const auto may_count = [&](const Block& b) {
+    switch (alternative) {
+      case Alternative::less: return extreme(b.highest);
+      case Alternative::greater: return extreme(b.lowest);
+      case Alternative::two_sided: return extreme(b.largest_magnitude);
+    }
+    return true;
+  };
+  SequentialCount c;
+  for (std::size_t k = 0; k < blocks_.size() && c.hits < kStopAfterExtreme; ++k) {
+    const std::size_t end = std::min((k + 1) * kBlock, draws_.size());
+    if (!may_count(blocks_[k])) {
+      c.made = end;
+      continue;
+    }
+    while (c.made < end && c.hits < kStopAfterExtreme)
+      if (extreme(static_cast<double>(draws_[c.made++]))) ++c.hits;
+  }
+  return c;
+}
+
+}  // namespace detail
 
 PlacementSums placement_sums(const TiedLabelling& l) {
   PlacementSums sums;
@@ -290,13 +342,16 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
       LabellingDraws source(observed, options.seed);
       std::vector<float> t(draws);
       for (float& s : t) s = static_cast<float>(source.next());
-      return t;
+      return detail::DrawnTable(std::move(t));
     });
     // Compared as stored: the observed statistic rounded to float like the draws, so a draw
     // equal to it counts.
-    const Extremeness rounded(static_cast<float>(statistic), alternative);
-    std::size_t b = 0;
-    return sequential_monte_carlo(rounded, draws, [&] { return static_cast<double>((*table)[b++]); });
+    const detail::SequentialCount c = table->count(static_cast<float>(statistic), alternative);
+    PermutationPValue r;
+    r.method = PermutationMethod::monte_carlo;
+    r.p_value = p_upper_bound(c.hits, c.made);
+    r.labellings = static_cast<double>(c.made);
+    return r;
   }
   LabellingDraws source(observed, options.seed);
   return sequential_monte_carlo(extreme, draws, [&] { return source.next(); });

@@ -77,4 +77,41 @@ inline constexpr double kMonteCarloRisk = 1e-3;
 PermutationPValue studentized_permutation_p(const TiedLabelling& observed, double statistic,
                                             Alternative alternative, const PermutationOptions& options = {});
 
+namespace detail {
+
+// Besag and Clifford's sequential stop over a table of drawn statistics, in draw order: the
+// draws are taken one by one until kStopAfterExtreme of them are at least as extreme as the
+// statistic (hits), or the table ends; made is how many were taken.
+inline constexpr std::size_t kStopAfterExtreme = 100;
+struct SequentialCount {
+  std::size_t hits = 0, made = 0;
+  bool operator==(const SequentialCount&) const = default;
+};
+
+// A table of drawn statistics with the lowest, highest and largest-magnitude draw of every block
+// of kBlock draws, so that a sequential count skips the blocks in which no draw can count
+// instead of walking through up to 4 million draws one by one (that walk was 85% of a
+// calibration's analysis: 5.8 minutes for 12 runs of 10 instances, 2026-12-01-h200-d). Whether
+// a draw counts is monotone in its value (less, greater) or magnitude (two-sided), so a block
+// whose extreme draw does not count has none that does: `count` gives exactly `walk`'s result.
+class DrawnTable {
+ public:
+  static constexpr std::size_t kBlock = 256;
+  explicit DrawnTable(std::vector<float> draws);
+  SequentialCount count(float statistic, Alternative alternative) const;
+  SequentialCount walk(float statistic, Alternative alternative) const;  // the definition, draw by draw
+  std::size_t bytes() const;
+  std::size_t size() const { return draws_.size(); }
+
+ private:
+  struct Block {
+    float lowest, highest, largest_magnitude;
+  };
+  std::vector<float> draws_;
+  std::vector<Block> blocks_;
+  bool has_nan_ = false;  // then count() walks
+};
+
+}  // namespace detail
+
 }  // namespace isobench::stats

@@ -1,0 +1,84 @@
+// The indexed sequential count of drawn permutation statistics (detail::DrawnTable::count) is
+// the draw-by-draw walk's result exactly: for every alternative, at statistics that equal drawn
+// values, fall between them or beyond them, with ties, infinities and zeros among the draws, in
+// each of its regimes (fewer extreme draws than the stop, which it takes all of; the stop deep in
+// the table, where it skips blocks; the stop early).
+#include "stats/studentized_permutation.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace isobench::stats;
+using isobench::stats::detail::DrawnTable;
+using isobench::stats::detail::kStopAfterExtreme;
+using isobench::stats::detail::SequentialCount;
+
+namespace {
+
+std::vector<float> drawn(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  std::vector<float> t(n);
+  for (auto& v : t) v = static_cast<float>(normal(engine));
+  // Ties, zeros and the infinities of separated labellings, spread through the draw order.
+  for (std::size_t i = 0; i < n; i += 97) t[i] = t[(i * 7919) % n];
+  for (std::size_t i = 13; i < n; i += 1009) t[i] = 0.0f;
+  for (std::size_t i = 501; i < n; i += 20011) t[i] = std::numeric_limits<float>::infinity();
+  for (std::size_t i = 777; i < n; i += 30011) t[i] = -std::numeric_limits<float>::infinity();
+  return t;
+}
+
+// Statistics to ask about: every kind of place relative to the draws.
+std::vector<float> probes(std::vector<float> t) {
+  std::sort(t.begin(), t.end());
+  std::vector<float> p = {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                          1e30f, -1e30f};
+  for (std::size_t k : {std::size_t(0), std::size_t(1), std::size_t(50), std::size_t(99), std::size_t(100),
+                        std::size_t(101), std::size_t(150), std::size_t(1000), std::size_t(3000), t.size() / 2}) {
+    for (float v : {t[k], t[t.size() - 1 - k]}) {
+      p.push_back(v);
+      p.push_back(std::nextafter(v, std::numeric_limits<float>::infinity()));
+      p.push_back(std::nextafter(v, -std::numeric_limits<float>::infinity()));
+      p.push_back(v * (1 + 1e-10f));
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the indexed sequential count of drawn statistics equals the walk through them") {
+  const auto draws = drawn(200'000, 7);
+  const DrawnTable table(draws);
+  REQUIRE(table.size() == draws.size());
+  bool few = false, deep = false, early = false;
+  for (Alternative alternative : {Alternative::less, Alternative::greater, Alternative::two_sided}) {
+    for (float statistic : probes(draws)) {
+      CAPTURE(static_cast<int>(alternative));
+      CAPTURE(statistic);
+      const SequentialCount indexed = table.count(statistic, alternative);
+      const SequentialCount walk = table.walk(statistic, alternative);
+      CHECK(indexed.hits == walk.hits);
+      CHECK(indexed.made == walk.made);
+      if (walk.hits < kStopAfterExtreme) few = true;
+      else if (walk.made > 100 * DrawnTable::kBlock) deep = true;
+      else early = true;
+    }
+  }
+  CHECK(few);    // fewer than the stop: every draw taken
+  CHECK(deep);   // the stop deep in the table, past blocks with nothing extreme
+  CHECK(early);  // the stop within the first blocks
+}
+
+TEST_CASE("a table of drawn statistics with a NaN among them is counted by the walk") {
+  auto draws = drawn(5'000, 3);
+  draws[2'000] = std::numeric_limits<float>::quiet_NaN();
+  const DrawnTable table(draws);
+  for (Alternative alternative : {Alternative::less, Alternative::greater, Alternative::two_sided})
+    for (float statistic : {0.5f, 4.0f, -6.0f, 9.0f}) CHECK(table.count(statistic, alternative) == table.walk(statistic, alternative));
+}
