@@ -52,17 +52,27 @@ std::string first_line(const std::string& text) {
   return text.substr(0, end);
 }
 
-ProgramOutput run_program(const std::string& program, const std::vector<std::string>& args, const std::string& hint) {
-  const auto exe = find_on_path(program);
+ProgramOutput run_program(const std::string& program, const std::vector<std::string>& args, const std::string& hint,
+                          const std::vector<std::string>& variables) {
+  auto exe = find_on_path(program);
   if (exe.empty())
     throw std::runtime_error(program + (program.find('/') != std::string::npos ? ": not found, or not executable" : ": not found on PATH") +
                              (hint.empty() ? "" : " (" + hint + ")"));
+  std::vector<std::string> argv = args;
+  if (!variables.empty()) {
+    const auto env = find_on_path("env");
+    if (env.empty()) throw std::runtime_error("env: not found on PATH (it sets " + program + "'s environment)");
+    argv = variables;
+    argv.push_back(exe);
+    argv.insert(argv.end(), args.begin(), args.end());
+    exe = env;
+  }
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), std::fclose), err(std::tmpfile(), std::fclose);
   if (!out || !err) throw std::runtime_error(program + ": no temporary file for its output");
   boost::asio::io_context ctx;
   ProgramOutput result;
   try {
-    bp::process proc(ctx, exe, args, bp::process_stdio{nullptr, out.get(), err.get()});
+    bp::process proc(ctx, exe, argv, bp::process_stdio{nullptr, out.get(), err.get()});
     result.exit_code = proc.wait();
   } catch (const std::exception& e) {
     throw std::runtime_error(program + ": " + e.what());

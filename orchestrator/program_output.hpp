@@ -17,9 +17,12 @@ struct ProgramOutput {
 // to its end, its stdout and stderr caught in unnamed temporary files (a pipe would need reading
 // while it runs; squeue's answer for a large array exceeds a pipe's buffer). Throws
 // std::runtime_error naming the program when it is not found (on PATH, or at its path) or cannot
-// start; `hint` follows "not found" in that message.
+// start; `hint` follows "not found" in that message. `variables` (NAME=VALUE) are set over this
+// process's environment for the program: it is found here first, then started by env(1) with
+// them (this library does not start processes with an environment of their own: that part of
+// Boost.Process is the orchestrator library's, orchestrator/boost_process.hpp).
 ProgramOutput run_program(const std::string& program, const std::vector<std::string>& args,
-                          const std::string& hint = "");
+                          const std::string& hint = "", const std::vector<std::string>& variables = {});
 
 // The first line of `text`, without its end of line.
 std::string first_line(const std::string& text);

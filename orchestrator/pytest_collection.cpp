@@ -29,7 +29,8 @@ std::string own_python_package() {
 }
 
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
-                                                const std::vector<std::string>& args, const std::string& python) {
+                                                const std::vector<std::string>& args, const std::string& python,
+                                                const std::vector<std::string>& variables) {
   const std::string interpreter = python.empty() ? "python3" : python;
   // The package goes first on sys.path from the command line rather than through PYTHONPATH, so
   // the collector sees the environment a zygote started without Python options would see.
@@ -42,7 +43,8 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
   argv.insert(argv.end(), args.begin(), args.end());
   ProgramOutput collected;
   try {
-    collected = run_program(interpreter, argv, "the pytest collector runs the baseline's --python, python3 by default");
+    collected = run_program(interpreter, argv, "the pytest collector runs the baseline's --python, python3 by default",
+                            variables);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(file + ": cannot collect its tests: " + e.what());
   }

@@ -22,12 +22,14 @@ struct CollectedTest {
 };
 
 // The tests of `file` (absolute) that pytest collects with `-k select` (when not empty) and
-// `args`, in `python` (a path, or a name looked up in PATH; empty: python3). Throws
+// `args`, in `python` (a path, or a name looked up in PATH; empty: python3) with `variables`
+// (NAME=VALUE, PYTHONPATH among them: the baseline side's) over this environment. Throws
 // std::runtime_error with one line naming the file when it does not collect (an import error, a
 // syntax error, pytest missing) or the collector cannot run.
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
                                                 const std::vector<std::string>& args,
-                                                const std::string& python = "");
+                                                const std::string& python = "",
+                                                const std::vector<std::string>& variables = {});
 
 // <build>/python: the isobench package of the build whose bin/ holds this executable.
 std::string own_python_package();

@@ -1,5 +1,7 @@
 #include "orchestrator/python_environments.hpp"
 
+#include "orchestrator/pytest_collection.hpp"
+
 #include <unistd.h>
 
 #include <cctype>
@@ -68,11 +70,12 @@ void check_variable(const std::string& assignment, const std::string& flag) {
   if (!name_ok) throw UsageError(flag + " " + assignment + ": expected NAME=VALUE");
 }
 
-// One side's environment: the side's options (orchestrate ab) over everyone's; the interpreter
-// found, folders made absolute. A problem names the option it came from.
-PythonEnvironment side_environment(const PythonOptions& options, std::size_t side, bool ab) {
+// One side's environment: the side's options (orchestrate ab) over everyone's, folders made
+// absolute; `interpreter_flag` the option its interpreter came from. A problem names the option
+// it came from.
+PythonEnvironment merged_environment(const PythonOptions& options, std::size_t side, bool ab, std::string& interpreter_flag) {
   PythonEnvironment env = options.all;
-  std::string interpreter_flag = "--python";
+  interpreter_flag = "--python";
   for (const auto& v : env.variables) check_variable(v, "--python-env");
   if (env.interpreter.empty()) env.interpreter = "python3";
   if (ab) {
@@ -86,8 +89,15 @@ PythonEnvironment side_environment(const PythonOptions& options, std::size_t sid
     env.variables.insert(env.variables.end(), own.variables.begin(), own.variables.end());
     env.pythonpath.insert(env.pythonpath.begin(), own.pythonpath.begin(), own.pythonpath.end());
   }
-  env.interpreter = find_interpreter(env.interpreter, interpreter_flag);
   for (auto& dir : env.pythonpath) dir = fs::absolute(dir).lexically_normal().string();
+  return env;
+}
+
+// The same with the interpreter found.
+PythonEnvironment side_environment(const PythonOptions& options, std::size_t side, bool ab) {
+  std::string interpreter_flag;
+  PythonEnvironment env = merged_environment(options, side, ab, interpreter_flag);
+  env.interpreter = find_interpreter(env.interpreter, interpreter_flag);
   return env;
 }
 
@@ -142,6 +152,18 @@ std::string default_triton_cache(PythonEnvironment& env, const std::string& run_
 
 std::string pytest_collector_python(const PythonOptions& options) {
   return options.sides[0].interpreter.empty() ? options.all.interpreter : options.sides[0].interpreter;
+}
+
+std::vector<std::string> pytest_collector_variables(const PythonOptions& options) {
+  std::string interpreter_flag;
+  const PythonEnvironment env = merged_environment(options, 0, true, interpreter_flag);
+  std::vector<std::string> changed;  // what the baseline's zygote would see otherwise than this process
+  for (const auto& entry : zygote_environment(env, own_python_package())) {
+    const auto eq = entry.find('=');
+    const char* now = std::getenv(entry.substr(0, eq).c_str());
+    if (!now || entry.compare(eq + 1, std::string::npos, now) != 0) changed.push_back(entry);
+  }
+  return changed;
 }
 
 bool PythonOptions::any_side_given() const {

@@ -41,6 +41,11 @@ struct PythonOptions {
 // The interpreter that collects a sweep's `pytest:` files when it is loaded: the baseline's
 // (--baseline-python, else --python); empty when neither is given (python3 from PATH).
 std::string pytest_collector_python(const PythonOptions& options);
+// The variables it collects with, over the orchestrator's environment: the baseline's as its
+// zygote gets them (--python-env and --baseline-env; PYTHONPATH with this build's isobench
+// package, --baseline-pythonpath and --python-path folders, then the inherited one). A malformed
+// variable is a UsageError naming its option.
+std::vector<std::string> pytest_collector_variables(const PythonOptions& options);
 
 // --python, --python-env, --python-path: every side's (every verb that runs sweeps).
 void add_python_options(CLI::App& app, PythonOptions& options);

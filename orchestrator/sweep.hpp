@@ -46,6 +46,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -126,8 +127,12 @@ inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;
 // What a sweep's loading needs beyond the file: the interpreter that collects its `pytest:`
 // files (the run's baseline side's, so that a venv's pytest is the one that collects; empty:
 // python3 from PATH).
+// How a sweep's `pytest:` files are collected: the interpreter (empty: python3 from PATH) and,
+// asked only when there is one to collect, the variables to set over this environment for it
+// (the baseline side's, PYTHONPATH included: orchestrator/python_environments.hpp).
 struct SweepLoadOptions {
   std::string pytest_python;
+  std::function<std::vector<std::string>()> pytest_variables;
 };
 
 // Reads and validates a sweep file against the built-in catalog. Throws SweepError (and

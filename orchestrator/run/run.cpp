@@ -82,7 +82,8 @@ OpenRun open_new_run(const RunRequest& request) {
   }
   const SettingsOverrides overrides = sequential_overrides(request);
   const Sweep sweep = load_sweep(request.sweep_path, like ? like_overrides(*like, overrides) : overrides,
-                                 {pytest_collector_python(request.python)});
+                                 {pytest_collector_python(request.python),
+                                  [&request] { return pytest_collector_variables(request.python); }});
   if (!request.quiet)
     for (const auto& note : sweep.notes) std::cerr << "note: " << note << "\n";
   const Machine machine = resolve_machine(request);

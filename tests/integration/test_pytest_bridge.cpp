@@ -160,3 +160,36 @@ TEST_CASE("the tests are collected by the run's --python, not by python3 from PA
   CHECK(missing.result.exit_code == 2);
   CHECK(missing.result.err.find(s.path("nopython") + ": not found, or not executable") != std::string::npos);
 }
+
+TEST_CASE("the tests are collected with the run's --python-env and --python-path, as its zygote imports them") {
+  // A test file that imports only with a module found on --python-path and a variable given by
+  // --python-env: the collector must see both, as the zygote does.
+  Scratch s("pytest-bridge-env");
+  std::filesystem::create_directories(s.path("lib"));
+  s.write("lib/bench_helpers.py", "def work(us):\n    return us\n");
+  s.write("test_env.py", R"(import os
+import bench_helpers
+if os.environ.get("ISOBENCH_TEST_MARK") != "on":
+    raise ImportError("ISOBENCH_TEST_MARK is not on")
+
+
+def test_helper(benchmark):
+    assert benchmark(bench_helpers.work, 3) == 3
+)");
+  const std::string entry = "  - pytest: test_env.py\n    device: cpu\n";
+  auto r = run_pytest(s, entry, "--python-path " + s.path("lib") + " --python-env ISOBENCH_TEST_MARK=on");
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(r.samples.size() == 4);
+  for (const auto& x : r.samples) CHECK(x["instance"] == "test_helper[]");  // no parametrization
+  // Without the folder, or without the variable, the file does not collect: it names why.
+  r = run_pytest(s, entry, "--python-env ISOBENCH_TEST_MARK=on");
+  CHECK(r.result.exit_code == 2);
+  CHECK(r.result.err.find("No module named 'bench_helpers'") != std::string::npos);
+  r = run_pytest(s, entry, "--python-path " + s.path("lib"));
+  CHECK(r.result.exit_code == 2);
+  CHECK(r.result.err.find("ISOBENCH_TEST_MARK is not on") != std::string::npos);
+  // A malformed variable is refused naming its option, before anything is collected.
+  r = run_pytest(s, entry, "--python-env ISOBENCH_TEST_MARK");
+  CHECK(r.result.exit_code == 2);
+  CHECK(r.result.err.find("--python-env ISOBENCH_TEST_MARK: expected NAME=VALUE") != std::string::npos);
+}
