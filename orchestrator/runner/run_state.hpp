@@ -77,6 +77,9 @@ struct ExitingWorker {
   Clock::time_point since;
   std::uint32_t rank = 0;          // its GPU is its pipeline's GPU + rank
   std::uint64_t device_bytes = 0;  // what its instances held there, until it is gone
+  // A rank beyond 0 keeps its lane until it is gone: rank 0 may report done first, and a rank
+  // still finishing writes its lane, which another worker would already be using.
+  std::optional<std::uint32_t> lane;
 };
 
 // One GPU's share of the run (--gpus): its jobs in plan order, the workers started for them

@@ -52,7 +52,7 @@ bool WorkerPipelines::step(Pipeline& pipe) {
   auto& active = pipe.active;
   const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, s_.options.prestart));
   bool event = false;
-  while (active.size() < depth && !jobs.empty() && !s_.free_lanes.empty() &&
+  while (active.size() < depth && !jobs.empty() && s_.free_lanes.size() >= s_.world_of(jobs.front()) &&
          (active.empty() || s_.world_of(jobs.front()) == 1)) {
     active.push_back(lanes_.start(std::move(jobs.front()), !active.empty()));
     jobs.pop_front();
@@ -148,21 +148,21 @@ std::optional<WorkerPipelines::RankFailure> WorkerPipelines::peer_failure(Worker
 }
 
 // The other ranks leave with rank 0. After a success they end on their own (reaped with the
-// exiting workers); after a failure the group is aborted, so no rank waits at its barrier for one
-// that is gone, and they are killed.
+// exiting workers, their lanes freed then: one may still be writing its lane); after a failure the
+// group is aborted, so no rank waits at its barrier for one that is gone, and they are killed.
 void WorkerPipelines::stop_peers(Worker& w, bool ok) {
   if (w.peers.empty()) return;
   if (!ok) ipc::abort_rank_group(*s_.rank_table, w.group, ipc::kAbortedByOrchestrator);
   for (auto& peer : w.peers) {
     if (ok) {
       s_.pipes[w.pipe].exiting.push_back(
-          {std::move(peer->proc), peer->serial, Clock::now(), peer->rank, s_.device_bytes_of(w.job)});
+          {std::move(peer->proc), peer->serial, Clock::now(), peer->rank, s_.device_bytes_of(w.job), peer->lane});
     } else {
       const auto status = peer->proc->kill();
       s_.log.write("rank-stopped", "rank " + std::to_string(peer->rank) + " pid " + std::to_string(peer->proc->pid()) +
                                        " of worker " + std::to_string(w.serial) + ": " + status.describe());
+      s_.free_lanes.push_back(peer->lane);
     }
-    s_.free_lanes.push_back(peer->lane);
   }
   w.peers.clear();
 }
@@ -262,6 +262,7 @@ void WorkerPipelines::reap_exiting() {
                                {"pid", it->proc->pid()},
                                {"exited_ns", ipc::monotonic_ns()},
                                {"ok", status->ok()}});
+      if (it->lane) s_.free_lanes.push_back(*it->lane);
       it = exiting.erase(it);
     }
   }
