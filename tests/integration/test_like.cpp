@@ -100,7 +100,11 @@ TEST_CASE("a run --like an earlier one takes its inner counts, choices, seed and
     CHECK(plan_instance(read_json(s.path("AB/plan.json")), id)["inner"] == plan_instance(plan_a, id)["inner"]);
 
   // Without --like, a run calibrates (or is given) its own inner counts: the refusal names --like.
-  const int other_inner = plan_instance(plan_a, "cpu_spin[microseconds=40]")["inner"].get<int>() + 1;
+  // One count above both of A's, so that no instance of C matches A's (on a loaded machine A's
+  // calibration gave the 80 us spin the 40 us spin's count + 1, and C's was compared).
+  const int other_inner = std::max(plan_instance(plan_a, "cpu_spin[microseconds=40]")["inner"].get<int>(),
+                                   plan_instance(plan_a, "cpu_spin[microseconds=80]")["inner"].get<int>()) +
+                          1;
   REQUIRE(run(orchestrate("--quiet --inner " + std::to_string(other_inner) + " --out " + s.path("C") + " " + earlier),
               s)
               .exit_code == 0);
