@@ -231,19 +231,24 @@ double p_upper_bound(std::size_t hits, std::size_t draws) {
   return boost::math::ibeta_inv(static_cast<double>(hits + 1), static_cast<double>(draws - hits), 1 - kMonteCarloRisk);
 }
 
+// A sequential count's p-value: the upper bound, from the labellings drawn.
+PermutationPValue monte_carlo_p(const detail::SequentialCount& c) {
+  PermutationPValue r;
+  r.method = PermutationMethod::monte_carlo;
+  r.p_value = p_upper_bound(c.hits, c.made);
+  r.labellings = static_cast<double>(c.made);
+  return r;
+}
+
 // Besag-Clifford over a sequence of drawn statistics, reported as the upper bound.
 template <class Next>
 PermutationPValue sequential_monte_carlo(const Extremeness& extreme, std::size_t draws, Next&& next) {
-  PermutationPValue r;
-  r.method = PermutationMethod::monte_carlo;
   std::size_t hits = 0, made = 0;
   while (made < draws && hits < kStopAfterExtreme) {
     ++made;
     if (extreme(next())) ++hits;
   }
-  r.p_value = p_upper_bound(hits, made);
-  r.labellings = static_cast<double>(made);
-  return r;
+  return monte_carlo_p({hits, made});
 }
 
 }  // namespace
@@ -346,12 +351,7 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
     });
     // Compared as stored: the observed statistic rounded to float like the draws, so a draw
     // equal to it counts.
-    const detail::SequentialCount c = table->count(static_cast<float>(statistic), alternative);
-    PermutationPValue r;
-    r.method = PermutationMethod::monte_carlo;
-    r.p_value = p_upper_bound(c.hits, c.made);
-    r.labellings = static_cast<double>(c.made);
-    return r;
+    return monte_carlo_p(table->count(static_cast<float>(statistic), alternative));
   }
   LabellingDraws source(observed, options.seed);
   return sequential_monte_carlo(extreme, draws, [&] { return source.next(); });

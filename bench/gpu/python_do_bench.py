@@ -33,6 +33,7 @@ import triton
 import triton.testing
 
 from isobench import benchmark as contract
+from python_summary import fidelity_table  # beside this script
 
 
 def median_ms(bench, fn):
@@ -99,18 +100,7 @@ def main():
         torch.cuda.synchronize()
     json.dump({"torch": torch.__version__, "triton": triton.__version__, "device": torch.cuda.get_device_name(),
                "rows": rows}, open(a.out, "w"), indent=1)
-    print_table(rows)
-
-
-def print_table(rows):
-    """The Markdown table of fidelity rows."""
-    print("| instance | isobench cold | do_bench (spread) | diff | isobench graph | do_bench_cudagraph (spread) | diff |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for r in rows:
-        print("| %s | %.2f us | %.2f us (%.1f%%) | %+.2f%% | %.2f us | %.2f us (%.1f%%) | %+.2f%% |" % (
-            r["instance"], r["isobench_cold_ms"] * 1e3, r["do_bench_ms"] * 1e3, r.get("do_bench_spread_pct", 0),
-            r["cold_vs_do_bench_pct"], r["isobench_graph_ms"] * 1e3, r["do_bench_cudagraph_ms"] * 1e3,
-            r.get("do_bench_cudagraph_spread_pct", 0), r["graph_vs_cudagraph_pct"]))
+    print(fidelity_table(rows))
 
 
 if __name__ == "__main__":

@@ -94,6 +94,18 @@ def spread(row, key):
     return "%.1f%%" % row[key] if key in row else "one call"
 
 
+def fidelity_table(rows):
+    """The Markdown table of python_do_bench.py's rows (which prints it too)."""
+    lines = ["| instance | isobench cold | do_bench (spread) | diff | isobench graph | do_bench_cudagraph (spread) | diff |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append("| %s | %.2f us | %.2f us (%s) | %+.2f%% | %.2f us | %.2f us (%s) | %+.2f%% |" % (
+            r["instance"], r["isobench_cold_ms"] * 1e3, r["do_bench_ms"] * 1e3, spread(r, "do_bench_spread_pct"),
+            r["cold_vs_do_bench_pct"], r["isobench_graph_ms"] * 1e3, r["do_bench_cudagraph_ms"] * 1e3,
+            spread(r, "do_bench_cudagraph_spread_pct"), r["graph_vs_cudagraph_pct"]))
+    return "\n".join(lines)
+
+
 def part_fidelity(out):
     result = {}
     for name, what in (("fidelity", "the defaults: --cold-cache true, --timer graph"),
@@ -105,13 +117,7 @@ def part_fidelity(out):
         fidelity = json.load(open(path))
         print("## Fidelity, %s (%s, torch %s, triton %s)\n" % (what, fidelity["device"], fidelity["torch"],
                                                               fidelity["triton"]))
-        print("| instance | isobench cold | do_bench (spread) | diff | isobench graph | do_bench_cudagraph (spread) | diff |")
-        print("| --- | --- | --- | --- | --- | --- | --- |")
-        for r in fidelity["rows"]:
-            print("| %s | %.2f us | %.2f us (%s) | %+.2f%% | %.2f us | %.2f us (%s) | %+.2f%% |" % (
-                r["instance"], r["isobench_cold_ms"] * 1e3, r["do_bench_ms"] * 1e3, spread(r, "do_bench_spread_pct"),
-                r["cold_vs_do_bench_pct"], r["isobench_graph_ms"] * 1e3, r["do_bench_cudagraph_ms"] * 1e3,
-                spread(r, "do_bench_cudagraph_spread_pct"), r["graph_vs_cudagraph_pct"]))
+        print(fidelity_table(fidelity["rows"]))
         worst = max(max(abs(r["cold_vs_do_bench_pct"]), abs(r["graph_vs_cudagraph_pct"])) for r in fidelity["rows"])
         print("\n- %s: largest difference %.2f%% (target: within 2%%)\n" % (name, worst))
         result[name] = {"rows": fidelity["rows"], "largest_difference_pct": worst}
