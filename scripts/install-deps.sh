@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                  # scripts/build.sh compiles through it: a second build of the same sources is minutes shorter
   libboost1.81-dev        # Process v2, Interprocess, Math (headers)
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev doctest-dev
   python3                 # command-benchmark tests; Python benchmarks: the zygote, the isobench package and
