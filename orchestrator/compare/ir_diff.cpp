@@ -178,6 +178,7 @@ int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::strin
   };
   std::map<std::string, Count> counts;  // per stage
   std::vector<std::pair<bool, std::string>> blocks;  // (a real difference, the launch's text)
+  std::map<std::string, std::vector<std::string>> only_in;  // side label -> "<order> <name>" of its own launches
   int differing = 0;
   const NormalisedFiles scratch;
   for (const auto order : orders) {
@@ -187,7 +188,9 @@ int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::strin
     bool real = false;
     block << "== launch " << order << ": " << name << "\n";
     if (ia == la.end() || ib == lb.end()) {
-      block << "  only in " << (ia == la.end() ? b.label : a.label) << "\n";
+      const std::string& side = ia == la.end() ? b.label : a.label;
+      block << "  only in " << side << "\n";
+      only_in[side].push_back(std::to_string(order) + " " + name);
       ++differing;
       blocks.emplace_back(true, block.str());
       continue;
@@ -248,6 +251,12 @@ int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::strin
     }
     out << upper(stage) << ": " << it->second.real << " of " << it->second.compared << " launches differ";
     if (it->second.locations) out << ", " << it->second.locations << " more only in source locations";
+    out << "\n";
+  }
+  for (const auto& [side, launches] : only_in) {
+    out << (launches.size() == 1 ? "1 launch" : std::to_string(launches.size()) + " launches") << " only in " << side
+        << ":";
+    for (const auto& l : launches) out << " " << l << (&l == &launches.back() ? "" : ",");
     out << "\n";
   }
   return differing;

@@ -271,10 +271,17 @@ TEST_CASE("a real TTGIR change between two folders is named, its diff free of lo
   for (int side = 0; side < 2; ++side) write_instance(second, side, kNorm, true, Source{{}, side});
   second.write("artifacts/side-1/" + isobench::ipc::artifact_folder_name(kNorm) + "/triton/1-norm_kernel/norm_kernel.ttgir",
                ttgir_text("norm_kernel", true, Source{{}, 1}));
+  // ... and a launch the candidate alone makes (an extra pass), named in the closing lines.
+  const std::string index = "artifacts/side-1/" + isobench::ipc::artifact_folder_name(kNorm) + "/triton/kernels.json";
+  json launches = json::parse(std::ifstream(second / index));
+  launches["launches"].push_back({{"order", 2}, {"name", "scale_kernel"}, {"files", json::array()}});
+  second.write(index, launches.dump());
   second.write("artifacts.json", archive_artifacts(second.path() / "artifacts", {kNorm}, 2).document.dump());
   std::ostringstream ordered;
   REQUIRE(run_ir_diff({{second.path().string()}, kNorm, "ttgir"}, ordered, err) == exit_ok);
   CHECK(ordered.str().find("== launch 1: norm_kernel") < ordered.str().find("== launch 0: softmax_kernel"));
+  CHECK(ordered.str().find("== launch 2: scale_kernel\n  only in candidate\n") < ordered.str().find("== launch 0"));
+  CHECK(ordered.str().find("\n1 launch only in candidate: 2 scale_kernel\n") != std::string::npos);
   CHECK(err.str().empty());
 }
 
