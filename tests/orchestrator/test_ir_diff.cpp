@@ -20,6 +20,7 @@
 #include "orchestrator/compare/ir_diff.hpp"
 #include "orchestrator/compare/ir_locations.hpp"
 #include "orchestrator/errors.hpp"
+#include "orchestrator/printers/ci_report.hpp"
 #include "temp_dir.hpp"
 
 using namespace isobench::orchestrator;
@@ -233,6 +234,11 @@ TEST_CASE("one kernel in two folders, or moved by a line: no TTGIR difference, o
     CHECK(text.str().find("TTGIR differs only in source locations (file paths, lines) for 2 instances: " + kSoftmax +
                           ", " + kNorm + "\n") != std::string::npos);
     CHECK(artifact_changes_json(comparison)["differ"][0]["difference"] == "source_locations");
+    ComparisonReport report;  // what a CI summary says of it (printers/ci_report.hpp)
+    report.artifacts = comparison;
+    CHECK(ci_report(report, "orchestrate compare", 2).notes ==
+          std::vector<std::string>{"TTGIR differs only in source locations (file paths, lines) for 2 instances: " +
+                                   kSoftmax + ", " + kNorm});
 
     std::ostringstream out, err;
     REQUIRE(run_ir_diff({{run.path().string()}, kSoftmax, "all"}, out, err) == exit_ok);
