@@ -13,6 +13,7 @@ packages=(
   python3-jsonschema      # tools/check_trace.py checks iteration traces against the trace format's schema (trace_schema)
   python3-pip             # pytest for the pytest bridge's tests (below)
   libsqlite3-dev          # the history file (orchestrate history)
+  libxml2-utils           # xmllint: test_summary_printers checks --junit output against tests/orchestrator/junit.xsd
   chromium fonts-dejavu-core  # test_report opens the HTML report in headless Chromium (about 30 s to install)
 )
 missing=()

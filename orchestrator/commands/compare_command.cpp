@@ -37,6 +37,7 @@ void print_outcome_line(const ComparisonReport& report, int exit_code, std::opti
 
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
   try {
+    check_ci_outputs(options.ci);
     const ComparisonReport report = compare(options, err);
     // Every refused instance is named before giving up, so one run shows all there is to fix.
     if (!report.gpu_refusals.empty()) {
@@ -48,6 +49,7 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     if (!report.unreachable.empty()) err << "compare: warning: " << report.unreachable << "\n";
     make_printer(options.format)->comparison(out, report);
     const int code = report.exit_code();
+    write_ci_outputs(options.ci, ci_report(report, "orchestrate compare", code));
     // What was left out, and why, closes the output (a comparison of everything needs no line).
     if (!report.excluded.empty()) print_outcome_line(report, code, options.format, out, err);
     // Nothing compared is an exit code 2 like bad input, and like it says why on stderr: the
@@ -88,6 +90,7 @@ void register_compare_command(CLI::App& app, int& exit_code) {
   auto* csv_flag = cmd->add_flag_callback("--csv", [&format] { format = Format::csv; }, "print CSV");
   json_flag->excludes(markdown_flag)->excludes(csv_flag);
   markdown_flag->excludes(csv_flag);
+  add_ci_output_options(*cmd, request->ci);
   cmd->add_option_function<std::string>(
          "--gpu-match",
          [request](const std::string& v) {

@@ -15,6 +15,7 @@
 #include <iosfwd>
 #include <optional>
 
+#include "orchestrator/commands/ci_outputs.hpp"
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/printers/printer.hpp"
 
@@ -30,6 +31,7 @@ void add_verdict_options(CLI::App& app, VerdictRule& rule);
 // The verb's command line as data: what to compare, the verdict rule, and how to print it.
 struct CompareOptions : CompareRequest {
   Format format = Format::table;
+  CiOutputs ci;  // --junit, --summary
 };
 
 // Prints the outcome line, "outcome: 12 compared: 2 SLOWER, 1 FASTER, 9 SAME -> exit 1", where `format`

@@ -50,6 +50,42 @@ json point_json(const history::SeriesPoint& p, std::size_t index) {
           {"median", p.median}};
 }
 
+// A series as a CI case: failed when a change point is SLOWER, skipped when one is UNCERTAIN (and
+// none SLOWER), passed otherwise; its message the change lines `history regressions` prints.
+CiCase series_case(const history::InstanceSeries& s, const std::vector<history::SeriesChange>& found,
+                   const std::vector<std::string>& lines) {
+  using stats::Verdict;
+  CiCase c;
+  c.name = s.instance;
+  c.group = "isobench.history." + s.machine;
+  c.verdict = "no change";
+  const history::SeriesChange* worst = nullptr;
+  for (const Verdict v : {Verdict::slower, Verdict::uncertain, Verdict::faster, Verdict::same}) {
+    for (const auto& f : found)
+      if (f.verdict == v && !worst) worst = &f;
+  }
+  if (worst) c.verdict = stats::to_string(worst->verdict);
+  c.status = worst && worst->verdict == Verdict::slower      ? CiCase::Status::failed
+             : worst && worst->verdict == Verdict::uncertain ? CiCase::Status::skipped
+                                                             : CiCase::Status::passed;
+  c.notable = worst && (worst->verdict == Verdict::slower || worst->verdict == Verdict::faster);
+  std::string changes;
+  for (const auto& line : lines) changes += (changes.empty() ? "" : "; ") + line;
+  c.message = c.verdict + ": " + std::to_string(s.points.size()) + " runs on " + s.machine +
+              (lines.empty() ? ", no change point" : ": " + changes);
+  c.cells = {s.instance, c.notable ? "**" + c.verdict + "**" : c.verdict, s.machine, std::to_string(s.points.size()),
+             changes};
+  c.properties = {{"runs", std::to_string(s.points.size())}};
+  if (!s.points.empty()) c.properties.emplace_back("median_last_s", format("%.6g", s.points.back().median));
+  if (worst)
+    for (const auto& [name, v] : {std::pair{"mean_before_s", worst->point.mean_before},
+                                  std::pair{"mean_after_s", worst->point.mean_after}, std::pair{"hl_ratio", worst->ratio.ratio},
+                                  std::pair{"hl_lo", worst->ratio.lo}, std::pair{"hl_hi", worst->ratio.hi},
+                                  std::pair{"p", worst->point.p_value}})
+      c.properties.emplace_back(name, format("%.6g", v));
+  return c;
+}
+
 // Runs a verb's body: bad input (unreadable runs, a missing or foreign history file, options out
 // of range) is one line on stderr and exit code 2.
 template <typename Body>
@@ -159,6 +195,7 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
 
 int run_history_regressions(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
   return guarded("history regressions", err, [&] {
+    check_ci_outputs(options.ci);
     HistoryStore store(path_of(options), /*create=*/false);
     // Side 0 only: a nightly run has one side, and an A/B run's baseline is the build that was
     // there; its candidate is judged by the A/B run itself.
@@ -167,6 +204,12 @@ int run_history_regressions(const HistoryOptions& options, std::ostream& out, st
       if (s.side == 0) all.push_back(std::move(s));
     if (!options.instance.empty() && all.empty())
       throw UsageError(path_of(options) + ": no runs of instance \"" + options.instance + "\"");
+    CiReport ci;
+    ci.title = "orchestrate history regressions";
+    ci.properties = {{"history", path_of(options)}, {"threshold", format("%g", options.changes.threshold)},
+                     {"max_p", format("%g", options.changes.detect.max_p)},
+                     {"window", std::to_string(options.changes.detect.window)}};
+    ci.columns = {"instance", "verdict", "machine", "runs", "change points"};
     std::size_t changes = 0, slower = 0;
     json j = {{"history", path_of(options)}, {"threshold", options.changes.threshold},
               {"max_p", options.changes.detect.max_p}, {"window", options.changes.detect.window},
@@ -176,6 +219,7 @@ int run_history_regressions(const HistoryOptions& options, std::ostream& out, st
     for (const auto& s : all) {
       const auto found = history::find_changes(s, options.changes);
       json list = json::array();
+      std::vector<std::string> lines;
       for (const auto& c : found) {
         const std::size_t at = c.point.index;
         ++changes;
@@ -185,24 +229,31 @@ int run_history_regressions(const HistoryOptions& options, std::ostream& out, st
                         {"mean_after", c.point.mean_after}, {"forward_change", c.point.forward_change()},
                         {"p", c.point.p_value}, {"hl_ratio", c.ratio.ratio}, {"hl_lo", number(c.ratio.lo)},
                         {"hl_hi", number(c.ratio.hi)}, {"verdict", stats::to_string(c.verdict)}});
-        text << s.instance << " on " << s.machine << ": " << run_text(s.points[at], at) << " of " << s.points.size()
-             << ", after " << run_text(s.points[at - 1], at - 1) << ": " << percent(c.point.forward_change())
-             << " (HL ratio " << ratio_text(c.ratio.ratio) << " [" << ratio_text(c.ratio.lo) << ", "
-             << ratio_text(c.ratio.hi) << "]), p " << format("%.3g", c.point.p_value) << ", "
-             << stats::to_string(c.verdict) << "\n";
+        lines.push_back(run_text(s.points[at], at) + " of " + std::to_string(s.points.size()) + ", after " +
+                        run_text(s.points[at - 1], at - 1) + ": " + percent(c.point.forward_change()) + " (HL ratio " +
+                        ratio_text(c.ratio.ratio) + " [" + ratio_text(c.ratio.lo) + ", " + ratio_text(c.ratio.hi) +
+                        "]), p " + format("%.3g", c.point.p_value) + ", " + std::string(stats::to_string(c.verdict)));
+        text << s.instance << " on " << s.machine << ": " << lines.back() << "\n";
       }
+      ci.cases.push_back(series_case(s, found, lines));
       j["series"].push_back({{"machine", s.machine}, {"instance", s.instance}, {"runs", s.points.size()},
                              {"changes", list}});
     }
+    const std::string outcome = std::to_string(all.size()) + " series, " + std::to_string(changes) +
+                                " change points, " + std::to_string(slower) + " SLOWER (noise floor " +
+                                format("%.3g", options.changes.threshold * 100) + "%, max p " +
+                                format("%.3g", options.changes.detect.max_p) + ", window " +
+                                std::to_string(options.changes.detect.window) + ")";
     if (options.json) {
       j["slower"] = slower;
       out << dump_json(j, 2) << "\n";
     } else {
-      out << text.str() << all.size() << " series, " << changes << " change points, " << slower
-          << " SLOWER (noise floor " << format("%.3g", options.changes.threshold * 100) << "%, max p "
-          << format("%.3g", options.changes.detect.max_p) << ", window " << options.changes.detect.window << ")\n";
+      out << text.str() << outcome << "\n";
     }
-    return slower ? 1 : 0;
+    ci.exit_code = slower ? 1 : 0;
+    ci.outcome = outcome + " -> exit " + std::to_string(ci.exit_code);
+    write_ci_outputs(options.ci, ci);
+    return ci.exit_code;
   });
 }
 
@@ -256,6 +307,7 @@ void register_history_command(CLI::App& app, int& exit_code) {
   regressions->add_option("--instance", options->instance, "only this instance");
   regressions->add_flag("--json", options->json, "print JSON");
   add_change_options(*regressions, options->changes);
+  add_ci_output_options(*regressions, options->ci);
   regressions->callback([options, &exit_code] { exit_code = run_history_regressions(*options, std::cout, std::cerr); });
 }
 

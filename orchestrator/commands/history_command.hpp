@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/commands/ci_outputs.hpp"
 #include "orchestrator/history/series_changes.hpp"
 
 namespace CLI {
@@ -30,6 +31,7 @@ struct HistoryOptions {
   std::string instance;  // show: the instance; regressions: only this one (empty: all)
   bool json = false;
   history::ChangeOptions changes;
+  CiOutputs ci;  // regressions: --junit, --summary
 };
 
 int run_history_add(const HistoryOptions& options, std::ostream& out, std::ostream& err);

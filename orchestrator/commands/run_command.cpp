@@ -107,6 +107,7 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                  "forces another cuBLASLt algorithm); repeatable")
       ->allow_extra_args(false);
   add_verdict_options(*ab, options.verdict);
+  add_ci_output_options(*ab, command.ci);
   ab->add_flag("--until-verdict", options.until_verdict,
                "sequential sampling: look at the samples at planned counts per side and stop each instance once "
                "it is SLOWER, FASTER or SAME, alpha spent across the looks (docs/statistics.md)");
@@ -147,12 +148,14 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
 
 int run_command(const RunCommand& command) {
   try {
+    check_ci_outputs(command.ci);
     const RunResult result = run(command.request);
     const int code = result.exit_code();
     if (result.status == RunStatus::already_complete || result.status == RunStatus::submitted) return code;
     if (result.comparison) {
       if (command.format) make_printer(*command.format)->comparison(std::cout, *result.comparison);
       print_outcome_line(*result.comparison, code, command.format, std::cout, std::cerr);
+      write_ci_outputs(command.ci, ci_report(*result.comparison, "orchestrate ab", code));
     } else if (command.format && result.status != RunStatus::interrupted) {
       make_printer(*command.format)->summary(std::cout, result.summary);
     }

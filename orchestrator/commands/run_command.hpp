@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "orchestrator/commands/ci_outputs.hpp"
 #include "orchestrator/printers/printer.hpp"
 #include "orchestrator/run/run_request.hpp"
 
@@ -19,6 +20,7 @@ namespace isobench::orchestrator {
 struct RunCommand {
   RunRequest request;
   std::optional<Format> format = Format::table;  // nullopt: --format none
+  CiOutputs ci;  // ab: --junit, --summary
 };
 
 // Adds the run options to the top-level app (or to the `ab` subcommand).

@@ -1,5 +1,6 @@
 #include "orchestrator/compare/artifact_diff.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "ipc/artifact_folder.hpp"
 #include "orchestrator/compare/compare_inputs.hpp"
+#include "orchestrator/compare/ir_locations.hpp"
 
 namespace isobench::orchestrator {
 
@@ -17,7 +19,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::optional<ArtifactSide> read_side(const std::string& run_dir, std::uint32_t side) {
+// One side of a run's artifacts.json: its files, and where each instance's folder is.
+struct RunSide {
+  ArtifactSide files;
+  std::map<std::string, fs::path> folders;  // instance id -> its folder
+};
+
+std::optional<RunSide> read_side(const std::string& run_dir, std::uint32_t side) {
   const std::string path = (fs::path(run_dir) / "artifacts.json").string();
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
@@ -27,15 +35,45 @@ std::optional<ArtifactSide> read_side(const std::string& run_dir, std::uint32_t 
   text << in.rdbuf();
   const json document = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) throw UsageError(path + ": invalid JSON");
+  RunSide out;
   try {
-    return artifact_side_from_json(document, side, path);
+    out.files = artifact_side_from_json(document, side, path);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
+  // artifact_side_from_json checked the document's shape; a folder that is not a string is left out.
+  const json sides = document.value("sides", json::array());
+  for (const auto& s : sides) {
+    if (!s.is_object() || s.value("side", -1) != static_cast<int>(side)) continue;
+    const json instances = s.value("instances", json::object());
+    for (const auto& [id, entry] : instances.items())
+      if (entry.is_object() && entry.contains("folder") && entry["folder"].is_string())
+        out.folders[id] = fs::path(run_dir) / entry["folder"].get<std::string>();
+  }
+  return out;
+}
+
+std::optional<std::string> read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A Triton IR file that differs in its hash but not once its source locations are removed.
+bool differs_in_locations_only(const ArtifactChange& change, const RunSide& a, const RunSide& b) {
+  const std::string stage = ir_stage_of(change.path);
+  if (change.path.rfind("triton/", 0) != 0 || stage.empty()) return false;
+  const auto fa = a.folders.find(change.instance), fb = b.folders.find(change.instance);
+  if (fa == a.folders.end() || fb == b.folders.end()) return false;
+  const auto ta = read_text(fa->second / change.path), tb = read_text(fb->second / change.path);
+  return ta && tb && compare_ir(*ta, *tb, stage) == IrDifference::source_locations;
 }
 
 const char* kind_name(ArtifactChange::Kind kind) {
   switch (kind) {
+    case ArtifactChange::Kind::source_locations: return "source_locations";
     case ArtifactChange::Kind::only_a: return "only_a";
     case ArtifactChange::Kind::only_b: return "only_b";
     case ArtifactChange::Kind::content: break;
@@ -45,6 +83,7 @@ const char* kind_name(ArtifactChange::Kind kind) {
 
 const char* kind_text(ArtifactChange::Kind kind) {
   switch (kind) {
+    case ArtifactChange::Kind::source_locations: return "differs only in source locations";
     case ArtifactChange::Kind::only_a: return "only in A";
     case ArtifactChange::Kind::only_b: return "only in B";
     case ArtifactChange::Kind::content: break;
@@ -66,27 +105,52 @@ json entry_json(const ArtifactFile& f) {
   return j;
 }
 
-// The one line naming the instances whose Triton TTGIR differs (python/isobench/triton_ir.py's
-// triton/<order>-<name>/<name>.ttgir), with the command that shows the difference.
-void print_ttgir_line(const ArtifactComparison& comparison, std::ostream& out) {
-  const auto ids = ttgir_differences(comparison);
-  if (ids.empty()) return;
-  out << "TTGIR differs for " << ids.size() << (ids.size() == 1 ? " instance: " : " instances: ");
-  for (std::size_t i = 0; i < ids.size(); ++i) out << (i ? ", " : "") << ids[i];
-  out << " (orchestrate ir-diff RUN INSTANCE prints the difference)\n";
+bool is_ttgir(const ArtifactChange& c) {
+  const std::string suffix = ".ttgir";
+  return c.path.rfind("triton/", 0) == 0 && c.path.size() > suffix.size() &&
+         c.path.compare(c.path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<std::string> ttgir_instances(const ArtifactComparison& comparison, bool locations_only) {
+  std::vector<std::string> ids;
+  for (const auto& c : comparison.changes) {
+    if (!is_ttgir(c) || (c.kind == ArtifactChange::Kind::source_locations) != locations_only) continue;
+    if (ids.empty() || ids.back() != c.instance) ids.push_back(c.instance);
+  }
+  return ids;
+}
+
+// Real differences first, then those only in source locations, each in the comparison's order.
+std::vector<const ArtifactChange*> listing_order(const ArtifactComparison& comparison) {
+  std::vector<const ArtifactChange*> order;
+  for (const auto& c : comparison.changes) order.push_back(&c);
+  std::stable_partition(order.begin(), order.end(),
+                        [](const ArtifactChange* c) { return c->kind != ArtifactChange::Kind::source_locations; });
+  return order;
 }
 
 }  // namespace
 
 std::vector<std::string> ttgir_differences(const ArtifactComparison& comparison) {
-  std::vector<std::string> ids;
-  const std::string suffix = ".ttgir";
-  for (const auto& c : comparison.changes) {
-    const bool ttgir = c.path.rfind("triton/", 0) == 0 && c.path.size() > suffix.size() &&
-                       c.path.compare(c.path.size() - suffix.size(), suffix.size(), suffix) == 0;
-    if (ttgir && (ids.empty() || ids.back() != c.instance)) ids.push_back(c.instance);
-  }
-  return ids;
+  return ttgir_instances(comparison, /*locations_only=*/false);
+}
+
+std::vector<std::string> ttgir_location_differences(const ArtifactComparison& comparison) {
+  return ttgir_instances(comparison, /*locations_only=*/true);
+}
+
+std::vector<std::string> ttgir_lines(const ArtifactComparison& comparison) {
+  const auto ids_text = [](const std::vector<std::string>& ids) {
+    std::string text = std::to_string(ids.size()) + (ids.size() == 1 ? " instance: " : " instances: ");
+    for (std::size_t i = 0; i < ids.size(); ++i) text += (i ? ", " : "") + ids[i];
+    return text;
+  };
+  std::vector<std::string> lines;
+  if (const auto ids = ttgir_differences(comparison); !ids.empty())
+    lines.push_back("TTGIR differs for " + ids_text(ids) + " (orchestrate ir-diff RUN INSTANCE prints the difference)");
+  if (const auto ids = ttgir_location_differences(comparison); !ids.empty())
+    lines.push_back("TTGIR differs only in source locations (file paths, lines) for " + ids_text(ids));
+  return lines;
 }
 
 ArtifactComparison compare_artifacts(const ArtifactSide& a, const ArtifactSide& b, const std::vector<std::string>& ids) {
@@ -126,7 +190,11 @@ ArtifactComparison compare_run_artifacts(const std::vector<std::string>& runs, c
   const auto a = read_side(runs.at(0), 0);
   const auto b = read_side(one_ab_run ? runs.at(0) : runs.at(1), one_ab_run ? 1 : 0);
   if (!a || !b) return {};
-  return compare_artifacts(*a, *b, ids);
+  ArtifactComparison comparison = compare_artifacts(a->files, b->files, ids);
+  for (auto& c : comparison.changes)
+    if (c.kind == ArtifactChange::Kind::content && differs_in_locations_only(c, *a, *b))
+      c.kind = ArtifactChange::Kind::source_locations;
+  return comparison;
 }
 
 json artifact_changes_json(const ArtifactComparison& comparison) {
@@ -138,7 +206,8 @@ json artifact_changes_json(const ArtifactComparison& comparison) {
     differ.push_back(std::move(j));
   }
   return {{"files_a", comparison.files_a}, {"files_b", comparison.files_b}, {"differ", differ},
-          {"ttgir_differ", ttgir_differences(comparison)}};
+          {"ttgir_differ", ttgir_differences(comparison)},
+          {"ttgir_differ_in_locations_only", ttgir_location_differences(comparison)}};
 }
 
 void print_artifact_changes(const ArtifactComparison& comparison, bool markdown, std::ostream& out) {
@@ -150,15 +219,18 @@ void print_artifact_changes(const ArtifactComparison& comparison, bool markdown,
   }
   if (markdown) {
     out << "\nartifacts that differ (" << counts << "):\n\n| instance | artifact | difference |\n| --- | --- | --- |\n";
-    for (const auto& c : comparison.changes)
-      out << "| " << markdown_cell(c.instance) << " | " << markdown_cell(c.path) << " | " << kind_text(c.kind) << " |\n";
-    if (!ttgir_differences(comparison).empty()) out << "\n";
-    print_ttgir_line(comparison, out);
+    for (const auto* c : listing_order(comparison))
+      out << "| " << markdown_cell(c->instance) << " | " << markdown_cell(c->path) << " | " << kind_text(c->kind)
+          << " |\n";
+    const auto lines = ttgir_lines(comparison);
+    if (!lines.empty()) out << "\n";
+    for (const auto& line : lines) out << line << "\n";
     return;
   }
   out << "artifacts that differ (" << counts << "):\n";
-  for (const auto& c : comparison.changes) out << "  " << c.instance << ": " << c.path << " " << kind_text(c.kind) << "\n";
-  print_ttgir_line(comparison, out);
+  for (const auto* c : listing_order(comparison))
+    out << "  " << c->instance << ": " << c->path << " " << kind_text(c->kind) << "\n";
+  for (const auto& line : ttgir_lines(comparison)) out << line << "\n";
 }
 
 std::string artifact_changes_cell(const ArtifactComparison& comparison, const std::string& instance) {

@@ -15,7 +15,9 @@
 namespace isobench::orchestrator {
 
 struct ArtifactChange {
-  enum class Kind { content, only_a, only_b };
+  // source_locations: Triton IR whose only difference is where its source lies (file paths,
+  // lines, columns: compare/ir_locations.hpp), e.g. one kernel file in two checkouts.
+  enum class Kind { content, source_locations, only_a, only_b };
   std::string instance;
   std::string path;
   Kind kind = Kind::content;
@@ -35,12 +37,20 @@ ArtifactComparison compare_artifacts(const ArtifactSide& a, const ArtifactSide& 
 
 // The artifacts of the runs `compare` was given: one A/B run (side 0 against side 1) or two runs
 // (side 0 of each). Not available when either has no artifacts.json (a run from before
-// artifacts existed); a malformed one is a UsageError naming the file.
+// artifacts existed); a malformed one is a UsageError naming the file. Triton IR files that
+// differ are read from the instance folders, and those equal but for their source locations
+// are marked so.
 ArtifactComparison compare_run_artifacts(const std::vector<std::string>& runs, const std::vector<std::string>& ids);
 
 // The instances whose Triton TTGIR (triton/.../*.ttgir, python/isobench/triton_ir.py) differs
 // between the sides, in the comparison's order: the line compare prints and "ttgir_differ" in JSON.
+// A TTGIR that differs only in source locations is not among them: it is in
+// ttgir_location_differences ("ttgir_differ_in_locations_only").
 std::vector<std::string> ttgir_differences(const ArtifactComparison& comparison);
+std::vector<std::string> ttgir_location_differences(const ArtifactComparison& comparison);
+// The lines that name them: "TTGIR differs for 2 instances: a, b (orchestrate ir-diff ...)", then
+// "TTGIR differs only in source locations (file paths, lines) for 1 instance: c"; none when none.
+std::vector<std::string> ttgir_lines(const ArtifactComparison& comparison);
 
 // The printers' pieces: the JSON value of "artifacts", the text section of the terminal and
 // markdown outputs, and the CSV cell of one instance (its changed paths, "; "-separated).

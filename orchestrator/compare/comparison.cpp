@@ -323,15 +323,20 @@ std::size_t ComparisonReport::count(stats::Verdict v) const {
   return n;
 }
 
-bool ComparisonReport::fails() const {
-  const bool slower = count(stats::Verdict::slower) > 0, faster = count(stats::Verdict::faster) > 0;
-  switch (rule.fail_on) {
+bool fails_on(FailOn rule, stats::Verdict verdict) {
+  const bool slower = verdict == stats::Verdict::slower, faster = verdict == stats::Verdict::faster;
+  switch (rule) {
     case FailOn::slower: return slower;
     case FailOn::faster: return faster;
     case FailOn::any_change: return slower || faster;
     case FailOn::never: return false;
   }
   return false;
+}
+
+bool ComparisonReport::fails() const {
+  return std::any_of(compared.begin(), compared.end(),
+                     [this](const Comparison& c) { return fails_on(rule.fail_on, c.verdict); });
 }
 
 int ComparisonReport::exit_code() const {

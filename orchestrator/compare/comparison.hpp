@@ -24,6 +24,8 @@
 namespace isobench::orchestrator {
 
 enum class FailOn { slower, faster, any_change, never };
+// Whether a verdict meets the --fail-on rule (the exit code 1 of a comparison, a failed case in CI).
+bool fails_on(FailOn rule, stats::Verdict verdict);
 // Which GPUs the two sides of an instance may have been measured on, where both sides' samples
 // name theirs: one and the same GPU (uuid), one GPU model (model), or any.
 enum class GpuMatch { uuid, model, any };

@@ -1,6 +1,7 @@
 #include "orchestrator/compare/ir_diff.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -8,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "orchestrator/compare/ir_locations.hpp"
 #include "orchestrator/errors.hpp"
 #include "orchestrator/program_output.hpp"
 
@@ -77,6 +79,47 @@ std::string stage_file(const json& launch, const std::string& stage) {
 
 std::string scalar_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  if (items.empty()) return "no file named";
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// A temporary folder for the texts `diff` compares, removed with this object.
+class NormalisedFiles {
+ public:
+  NormalisedFiles() {
+    std::string pattern = (fs::temp_directory_path() / "isobench-ir-diff-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw UsageError("cannot create a temporary folder under " + fs::temp_directory_path().string());
+    folder_ = pattern;
+  }
+  ~NormalisedFiles() {
+    std::error_code ec;
+    fs::remove_all(folder_, ec);
+  }
+  NormalisedFiles(const NormalisedFiles&) = delete;
+  NormalisedFiles& operator=(const NormalisedFiles&) = delete;
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string path = (folder_ / name).string();
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f.flush()) throw UsageError(path + ": cannot write");
+    return path;
+  }
+
+ private:
+  fs::path folder_;
+};
+
 }  // namespace
 
 IrSide read_ir_side(const std::string& run_dir, unsigned side, const std::string& instance, const std::string& label) {
@@ -130,44 +173,75 @@ int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::strin
   std::set<long long> orders;
   for (const auto& [o, l] : la) orders.insert(o);
   for (const auto& [o, l] : lb) orders.insert(o);
-  std::map<std::string, std::pair<int, int>> counts;  // stage -> (launches compared, differing)
+  struct Count {
+    int compared = 0, real = 0, locations = 0;
+  };
+  std::map<std::string, Count> counts;  // per stage
+  std::vector<std::pair<bool, std::string>> blocks;  // (a real difference, the launch's text)
+  std::map<std::string, std::vector<std::string>> only_in;  // side label -> "<order> <name>" of its own launches
   int differing = 0;
+  const NormalisedFiles scratch;
   for (const auto order : orders) {
     const auto ia = la.find(order), ib = lb.find(order);
     const std::string name = (ia != la.end() ? ia->second : ib->second).value("name", "?");
-    out << "== launch " << order << ": " << name << "\n";
+    std::ostringstream block;
+    bool real = false;
+    block << "== launch " << order << ": " << name << "\n";
     if (ia == la.end() || ib == lb.end()) {
-      out << "  only in " << (ia == la.end() ? b.label : a.label) << "\n";
+      const std::string& side = ia == la.end() ? b.label : a.label;
+      block << "  only in " << side << "\n";
+      only_in[side].push_back(std::to_string(order) + " " + name);
       ++differing;
+      blocks.emplace_back(true, block.str());
       continue;
     }
-    for (const auto& line : launch_option_changes(ia->second, ib->second)) out << "  " << line << "\n";
+    for (const auto& line : launch_option_changes(ia->second, ib->second)) block << "  " << line << "\n";
     for (const auto& stage : stages) {
       const std::string fa = stage_file(ia->second, stage), fb = stage_file(ib->second, stage);
       if (fa.empty() && fb.empty()) continue;
-      auto& [compared, differ] = counts[stage];
-      ++compared;
+      auto& count = counts[stage];
+      ++count.compared;
       if (fa.empty() || fb.empty()) {
-        out << "  " << upper(stage) << ": only in " << (fa.empty() ? b.label : a.label) << "\n";
-        ++differ;
+        block << "  " << upper(stage) << ": only in " << (fa.empty() ? b.label : a.label) << "\n";
+        ++count.real;
         ++differing;
+        real = true;
         continue;
       }
       const std::string pa = (fs::path(a.folder) / "triton" / fa).string(), pb = (fs::path(b.folder) / "triton" / fb).string();
-      const auto diff = run_program("diff", {"-u", "--label", a.label + "/" + fa, "--label", b.label + "/" + fb, pa, pb},
-                                    "Debian: apt-get install diffutils");
-      if (diff.exit_code == 0) {
-        out << "  " << upper(stage) << ": identical\n";
+      const std::string ta = read_text(pa), tb = read_text(pb);
+      const IrDifference difference = compare_ir(ta, tb, stage);
+      if (difference == IrDifference::identical) {
+        block << "  " << upper(stage) << ": identical\n";
         continue;
       }
+      ++differing;
+      if (difference == IrDifference::source_locations) {
+        ++count.locations;
+        block << "  " << upper(stage) << ": differs only in source locations (" << a.label << ": "
+              << joined(ir_source_files(ta)) << "; " << b.label << ": " << joined(ir_source_files(tb)) << ")\n";
+        continue;
+      }
+      ++count.real;
+      real = true;
+      // The diff of the IR without its source locations: a real change is not buried among
+      // location lines (a kernel file in another folder changes every one of them).
+      const std::string na = without_source_locations(ta, stage), nb = without_source_locations(tb, stage);
+      const bool stripped = na != ta || nb != tb;
+      const std::string note = stripped ? " (source locations removed)" : "";
+      const auto diff = run_program("diff", {"-u", "--label", a.label + "/" + fa + note, "--label", b.label + "/" + fb + note,
+                                             scratch.write("a", na), scratch.write("b", nb)},
+                                    "Debian: apt-get install diffutils");
       if (diff.exit_code != 1)
         throw UsageError("diff " + pa + " " + pb + ": " + first_line(diff.err.empty() ? diff.out : diff.err));
-      ++differ;
-      ++differing;
-      out << "  " << upper(stage) << ": differs\n" << diff.out;
-      if (!diff.out.empty() && diff.out.back() != '\n') out << "\n";
+      block << "  " << upper(stage) << ": differs\n" << diff.out;
+      if (!diff.out.empty() && diff.out.back() != '\n') block << "\n";
     }
+    blocks.emplace_back(real, block.str());
   }
+  // Launches with a real difference first, each group in launch order.
+  std::stable_partition(blocks.begin(), blocks.end(), [](const auto& block) { return block.first; });
+  for (const auto& [real, text] : blocks) out << text;
   out << "\n";
   for (const auto& stage : stages) {
     const auto it = counts.find(stage);
@@ -175,7 +249,15 @@ int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::strin
       out << upper(stage) << ": not recorded on either side\n";
       continue;
     }
-    out << upper(stage) << ": " << it->second.second << " of " << it->second.first << " launches differ\n";
+    out << upper(stage) << ": " << it->second.real << " of " << it->second.compared << " launches differ";
+    if (it->second.locations) out << ", " << it->second.locations << " more only in source locations";
+    out << "\n";
+  }
+  for (const auto& [side, launches] : only_in) {
+    out << (launches.size() == 1 ? "1 launch" : std::to_string(launches.size()) + " launches") << " only in " << side
+        << ":";
+    for (const auto& l : launches) out << " " << l << (&l == &launches.back() ? "" : ",");
+    out << "\n";
   }
   return differing;
 }

@@ -1,9 +1,13 @@
 #pragma once
 // `orchestrate ir-diff`: the IR of the Triton kernels one instance launched, side A against side
 // B (python/isobench/triton_ir.py records it into each instance's artifact folder:
-// triton/kernels.json and triton/<order>-<name>/<name>.<stage>). Per launch, in launch order: the
-// launch options that differ (kernels.json) and a unified diff of the stage's file, made by
-// `diff -u` (GNU diffutils). `compare` names the instances whose TTGIR differs; this prints why.
+// triton/kernels.json and triton/<order>-<name>/<name>.<stage>). Per launch: the launch options
+// that differ (kernels.json) and, per stage, whether its files are identical, differ only in their
+// source locations (compare/ir_locations.hpp: the same kernel compiled from another folder, or
+// moved by a line; the files each side names are printed), or differ: then a unified diff, made
+// by `diff -u` (GNU diffutils), of the two files without their source locations. Launches with a
+// real difference come first, each group in launch order. `compare` names the instances whose
+// TTGIR differs; this prints why.
 //
 //   orchestrate ir-diff RUN INSTANCE            an A/B run: baseline against candidate
 //   orchestrate ir-diff RUN_A RUN_B INSTANCE    two runs: side 0 of each
@@ -43,7 +47,8 @@ IrSide read_ir_side(const std::string& run_dir, unsigned side, const std::string
 // and "order"), as "name: a -> b" lines.
 std::vector<std::string> launch_option_changes(const nlohmann::json& a, const nlohmann::json& b);
 
-// Prints the comparison; returns the number of (launch, stage) files that differ.
+// Prints the comparison; returns the number of (launch, stage) files that differ, in source
+// locations only or otherwise.
 int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::string>& stages, std::ostream& out);
 
 // Runs the request (commands/ir_diff_command.cpp's entry point); returns the exit code.

@@ -2,7 +2,9 @@
 // The printers: one interface, four renderings (a terminal table, Markdown, CSV, JSON) of the
 // same finished data, as nvbench's printer_base and hyperfine's exporters do. A printer decides
 // nothing: verdicts and exit codes come from the comparison model (orchestrator/compare/), the
-// numbers of a run's summary from orchestrator/summary.hpp.
+// numbers of a run's summary from orchestrator/summary.hpp. The files a CI job shows (JUnit XML,
+// a Markdown summary) render the verdicts of ab and compare and the change points of history
+// regressions alike, so they render a model of their own (ci_report.hpp, ci_printers.hpp).
 
 #include <memory>
 #include <optional>

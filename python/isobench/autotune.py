@@ -22,6 +22,7 @@ instances of `triton.runtime.autotuner.Autotuner` when that module is loaded.
 import sys
 
 from . import benchmark as contract
+from . import module_scan
 
 RECORD_KEY = "triton_autotune"
 
@@ -101,12 +102,11 @@ class AutotuneLedger:
         self.caches = {}
         if autotuner is None:
             return
-        for loaded in list(sys.modules.values()):
-            for value in list(getattr(loaded, "__dict__", {}).values()):
-                if isinstance(value, autotuner) and id(value) not in self.caches:
-                    if not isinstance(value.cache, _RecordingCache):
-                        value.cache = _RecordingCache(value, value.cache)
-                    self.caches[id(value)] = value.cache
+        for value in module_scan.loaded_globals():
+            if module_scan.is_a(value, autotuner) and id(value) not in self.caches:
+                if not isinstance(value.cache, _RecordingCache):
+                    value.cache = _RecordingCache(value, value.cache)
+                self.caches[id(value)] = value.cache
 
     def begin(self, pinned):
         """Before a set-up: `pinned` is the instance's pinned describe() (or None)."""

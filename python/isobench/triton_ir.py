@@ -30,6 +30,8 @@ import sys
 import tempfile
 import traceback
 
+from . import module_scan
+
 FOLDER = "triton"
 INDEX = "kernels.json"
 STAGES = ("ttir", "ttgir", "llir", "ptx")
@@ -114,16 +116,15 @@ def _jit_functions():
     if jit is None:
         return []
     found = {}
-    for module in list(sys.modules.values()):
-        for value in list(getattr(module, "__dict__", {}).values()):
-            depth = 0
-            # Only Triton's own wrappers are unwrapped: getattr on any global may run code
-            # (ctypes.cdll.fn would load a library called "fn").
-            while isinstance(value, wrapper) and not isinstance(value, jit) and depth < 8:
-                value = getattr(value, "fn", None)
-                depth += 1
-            if isinstance(value, jit):
-                found[id(value)] = value
+    for value in module_scan.loaded_globals():
+        depth = 0
+        # Only Triton's own wrappers are unwrapped: getattr on any global may run code
+        # (ctypes.cdll.fn would load a library called "fn").
+        while module_scan.is_a(value, wrapper) and not module_scan.is_a(value, jit) and depth < 8:
+            value = getattr(value, "fn", None)
+            depth += 1
+        if module_scan.is_a(value, jit):
+            found[id(value)] = value
     return list(found.values())
 
 

@@ -72,6 +72,25 @@ TEST_CASE("exit 2: ab with a plugin library on one side and a worker executable 
   CHECK_FALSE(fs::exists(s.path("run")));
 }
 
+TEST_CASE("ab --junit/--summary: a folder that does not exist is exit 2 before a run directory exists; else written") {
+  Scratch s("codes-ab-ci");
+  const auto sweep = s.write("s.yaml", "settings: {samples: 8, warmup: 0, inner: 1, seed: 3}\n"
+                                       "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: [5, 10]}\n");
+  const std::string ab = bin("orchestrate") + " ab --device cpu --quiet --fail-on never --baseline " +
+                         bin("isobench-worker") + " --candidate " + bin("isobench-worker") + " --out " + s.path("run");
+  auto r = run(ab + " --junit " + s.path("nope/ab.xml") + " " + sweep, s);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err == "orchestrate: --junit " + s.path("nope/ab.xml") + ": no folder " + s.path("nope") + "\n", r.err);
+  CHECK_FALSE(fs::exists(s.path("run")));
+  r = run(ab + " --junit " + s.path("ab.xml") + " --summary " + s.path("ab.md") + " " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string xml = slurp(s.path("ab.xml")), md = slurp(s.path("ab.md"));
+  CHECK(xml.find("<testsuite name=\"orchestrate ab\" tests=\"2\" failures=\"0\"") != std::string::npos);
+  CHECK(xml.find("<testcase name=\"cpu_spin[microseconds=5]\" classname=\"isobench.ab\"") != std::string::npos);
+  CHECK(md.rfind("<!-- isobench: orchestrate ab -->\n### isobench, orchestrate ab: passed\n", 0) == 0);
+  CHECK(md.find("**outcome**: 2 compared: ") != std::string::npos);
+}
+
 TEST_CASE("exit 3: samples missing after every retry (a worker that always crashes), never 1") {
   Scratch s("codes-crash");
   const auto sweep = s.write("s.yaml", kSweep);

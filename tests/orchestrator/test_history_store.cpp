@@ -4,6 +4,9 @@
 
 #include <fstream>
 #include <random>
+#include <sstream>
+
+#include "orchestrator/commands/history_command.hpp"
 
 #include "orchestrator/history/history_schema.hpp"
 #include "orchestrator/history/series_changes.hpp"
@@ -156,6 +159,39 @@ TEST_SUITE("series_changes") {
     REQUIRE(faster.size() == 1);
     CHECK(faster[0].verdict == isobench::stats::Verdict::faster);
     CHECK(find_changes(nightly(0, 3), {}).empty());
+  }
+
+  TEST_CASE("history regressions --junit/--summary: the series with a SLOWER change fails, the others pass") {
+    TempDir dir("history_ci");
+    std::mt19937_64 engine(7);
+    std::normal_distribution<double> z(0, 0.005);
+    std::vector<RunEntry> runs;
+    for (int i = 0; i < 30; ++i) {
+      std::vector<double> samples;
+      for (int k = 0; k < 5; ++k) samples.push_back(1e-3 * (i >= 16 ? 1.03 : 1) * (1 + z(engine)));
+      runs.push_back(entry("r" + std::to_string(i), "2026-11-" + std::to_string(10 + i) + "T00:00:00Z", samples));
+    }
+    isobench::orchestrator::HistoryOptions options;
+    options.history = dir / "history.sqlite";
+    HistoryStore(options.history, /*create=*/true).add(runs);
+    options.ci.junit = dir / "regressions.xml";
+    options.ci.summary = dir / "regressions.md";
+    std::ostringstream out, err;
+    REQUIRE(isobench::orchestrator::run_history_regressions(options, out, err) == 1);
+    std::stringstream xml, md;
+    xml << std::ifstream(options.ci.junit).rdbuf();
+    md << std::ifstream(options.ci.summary).rdbuf();
+    CHECK(xml.str().find("tests=\"2\" failures=\"1\"") != std::string::npos);
+    CHECK(xml.str().find("<testcase name=\"k[n=1]\" classname=\"isobench.history.CPU X on host\" time=\"0\">\n"
+                         "      <failure type=\"SLOWER\" message=\"SLOWER: 30 runs on CPU X on host: run 17 (") !=
+          std::string::npos);
+    CHECK(xml.str().find("<system-out>no change: 30 runs on CPU X on host, no change point</system-out>") !=
+          std::string::npos);
+    CHECK(xml.str().find("<property name=\"k[n=1].hl_ratio\" value=\"1.0") != std::string::npos);
+    CHECK(md.str().find("### isobench, orchestrate history regressions: regression\n") != std::string::npos);
+    CHECK(md.str().find("| `k[n=1]` | **SLOWER** | CPU X on host | 30 | run 17 (") != std::string::npos);
+    CHECK(md.str().find("<details><summary>1 more instance: 1 no change</summary>") != std::string::npos);
+    CHECK(md.str().find(" -> exit 1\n") != std::string::npos);
   }
 
   TEST_CASE("a significant change inside the noise floor is not SLOWER") {
