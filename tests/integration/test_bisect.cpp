@@ -12,6 +12,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,7 +41,8 @@ void destroy(void* self) { delete static_cast<Spin*>(self); }
 int setup(void* self, const char* params, void*, uint64_t, char* error, size_t len) {
   const char* at = std::strstr(params, "\"microseconds\":");
   if (!at) { std::snprintf(error, len, "no microseconds in %s", params); return 1; }
-  static_cast<Spin*>(self)->us = std::atoll(at + 15) * (100 + SLOWDOWN_PCT) / 100;
+  const long long us = std::atoll(at + 15);
+  static_cast<Spin*>(self)->us = us * (100 + SLOWDOWN_PCT(us)) / 100;
   return 0;
 }
 int launch(void* self) {
@@ -66,18 +69,15 @@ struct Repo {
   std::vector<std::string> commits;  // [0] GOOD ... [8] BAD
 };
 
-// 9 commits: GOOD and 8 after it. Commit `slow_at` (0: none) sets the 30% slowdown, commit
-// `broken_at` (0: none) does not compile (the next one mends it).
-Repo make_repo(const Scratch& s, int slow_at, int broken_at = 0) {
+// 9 commits: GOOD and 8 after it, each writing `file` as `content(i)` gives it.
+Repo make_repo(const Scratch& s, const std::string& file, const std::function<std::string(int)>& content) {
   Repo repo{s.path("repo"), {}};
   std::filesystem::create_directories(repo.dir);
   s.write("repo/spin.cpp", kPluginSource);
   const std::string git = "git -C " + repo.dir + " -c user.name=t -c user.email=t@example.com ";
   REQUIRE(run("git init -q " + repo.dir, s).exit_code == 0);
   for (int i = 0; i <= 8; ++i) {
-    const int pct = slow_at && i >= slow_at ? 30 : 0;
-    s.write("repo/cost.h", std::string(i == broken_at && i ? "#error this commit does not build\n" : "") +
-                               "#define SLOWDOWN_PCT " + std::to_string(pct) + "\n");
+    s.write("repo/" + file, content(i));
     s.write("repo/notes.txt", "commit " + std::to_string(i) + "\n");
     const auto r = run(git + "add -A && " + git + "commit -q -m 'commit " + std::to_string(i) + "' && " + git +
                            "rev-parse HEAD",
@@ -86,6 +86,15 @@ Repo make_repo(const Scratch& s, int slow_at, int broken_at = 0) {
     repo.commits.push_back(r.out.substr(0, 40));
   }
   return repo;
+}
+
+// The plugin's repository: commit `slow_at` (0: none) makes both instances 30% slower, commit
+// `broken_at` (0: none) does not compile (the next one mends it).
+Repo make_repo(const Scratch& s, int slow_at, int broken_at = 0) {
+  return make_repo(s, "cost.h", [=](int i) {
+    return std::string(i == broken_at && i ? "#error this commit does not build\n" : "") +
+           "#define SLOWDOWN_PCT(us) " + (slow_at && i >= slow_at ? "30" : "0") + "\n";
+  });
 }
 
 // The sweep, with a build of the checkout's plugin to describe the kernel (each step replaces it).
@@ -151,6 +160,55 @@ TEST_CASE("bisect names the commit that made the kernel 30% slower, in at most 4
   CHECK(plan.at("sequential").at("confidence").get<double>() == doctest::Approx(1 - 0.05 / 8));
   // Built once each: GOOD and every commit visited.
   CHECK(state.at("builds").size() == state.at("steps").size() + 1);
+}
+
+TEST_CASE("bisect walks instances that disagree each to its own first bad commit") {
+  Scratch s("bisect-split");
+  // The 150 us instance is 30% slower from commit 3 on, the 200 us one from commit 6 on.
+  const Repo repo = make_repo(s, "cost.h", [](int i) {
+    return "#define SLOWDOWN_PCT(us) ((us) == 150 ? " + std::string(i >= 3 ? "30" : "0") + " : " +
+           (i >= 6 ? "30" : "0") + ")\n";
+  });
+  const auto r = bisect(s, repo, write_sweep(s, repo));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err << r.out);
+  CHECK_MESSAGE(r.out.find("first bad commit " + repo.commits[3].substr(0, 10) + " (3 of 8) \"commit 3\": "
+                           "bisect_spin[microseconds=150]\n") != std::string::npos,
+                r.out);
+  CHECK_MESSAGE(r.out.find("first bad commit " + repo.commits[6].substr(0, 10) + " (6 of 8) \"commit 6\": "
+                           "bisect_spin[microseconds=200]\n") != std::string::npos,
+                r.out);
+  CHECK_MESSAGE(r.out.find("outcome: 2 instances with their first bad commit (2 commits)") != std::string::npos, r.out);
+  // Each instance in at most K = 4 tests: the endpoint check, commit 4 for both, then two each.
+  const auto state = read_json(s.path("bisection/bisect.json"));
+  std::map<std::string, int> tests;
+  for (const auto& step : state.at("steps"))
+    for (const auto& id : step.at("instances")) ++tests[id.get<std::string>()];
+  CHECK(tests["bisect_spin[microseconds=150]"] == 4);
+  CHECK(tests["bisect_spin[microseconds=200]"] == 4);
+  CHECK(state.at("steps").size() == 6);
+  check_record(s, 6);
+}
+
+TEST_CASE("bisect --worker: what a build leaves is a worker executable, relative to {out}") {
+  Scratch s("bisect-worker");
+  // The "build" writes a worker that runs every instance of the built-in spin at the commit's
+  // microseconds (isobench-worker --set): 200, and 260 from commit 2 on.
+  const Repo repo = make_repo(s, "spin_us.txt", [](int i) { return i >= 2 ? "260\n" : "200\n"; });
+  const std::string build = s.write("build.sh", "printf '#!/bin/sh\\nexec " + bin("isobench-worker") +
+                                                    " --set microseconds=%s \"$@\"\\n' \"$(cat spin_us.txt)\" > "
+                                                    "\"$1/worker\" && chmod +x \"$1/worker\"\n");
+  const auto sweep = s.write("spin.yaml", "settings: {samples: 24, warmup: 2, inner: 5, statistic: min, seed: 4}\n"
+                                          "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: [200]}\n");
+  const auto r = run("cd " + repo.dir + " && " + bin("orchestrate") + " bisect --quiet --device cpu --good " +
+                         repo.commits[0] + " --bad " + repo.commits[8] + " --build 'sh " + build +
+                         " {out}' --worker worker --out " + s.path("bisection") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err << r.out);
+  CHECK_MESSAGE(r.out.find("first bad commit " + repo.commits[2].substr(0, 10) + " (2 of 8)") != std::string::npos,
+                r.out);
+  check_record(s, 1 + 3);
+  const auto plan = read_json(s.path("bisection/steps/00-" + repo.commits[8].substr(0, 10) + "/plan.json"));
+  CHECK(plan.at("workers")[1] == s.path("bisection/builds/" + repo.commits[8] + "/worker"));
 }
 
 TEST_CASE("bisect of a range without a regression says so after the endpoint check") {
