@@ -93,18 +93,18 @@ void print_bisect_report(std::ostream& out, const BisectOutcome& outcome) {
   std::set<std::size_t> first_bad;
   for (const auto& r : outcome.walk.instances())
     if (r.state == InstanceState::named) first_bad.insert(r.bad);
-  std::string summary;
-  if (named == 0 && undecided == 0) {
-    summary = "no regression between GOOD and BAD";
-  } else {
-    summary = first_bad.size() == 1 ? "first bad commit " + s.range.short_hash(*first_bad.begin()) + " for " +
-                                          std::to_string(named) + " of " + std::to_string(s.instances.size()) +
-                                          " instances"
-                                    : std::to_string(named) + " instances with their first bad commit (" +
-                                          std::to_string(first_bad.size()) + " commits)";
-    if (undecided) summary += ", " + std::to_string(undecided) + " could not decide";
-    if (not_regressed) summary += ", " + std::to_string(not_regressed) + " not regressed";
-  }
+  const std::string of_all = " of " + std::to_string(s.instances.size()) + " instances";
+  std::vector<std::string> parts;
+  if (first_bad.size() == 1)
+    parts.push_back("first bad commit " + s.range.short_hash(*first_bad.begin()) + " for " + std::to_string(named) +
+                    of_all);
+  else if (named > 0)
+    parts.push_back("first bad commits (" + std::to_string(first_bad.size()) + ") for " + std::to_string(named) +
+                    of_all);
+  if (undecided > 0) parts.push_back("could not decide for " + std::to_string(undecided) + of_all);
+  if (not_regressed > 0 && !parts.empty()) parts.push_back(std::to_string(not_regressed) + " not regressed");
+  std::string summary = parts.empty() ? "no regression between GOOD and BAD" : "";
+  for (const auto& part : parts) summary += (summary.empty() ? "" : ", ") + part;
   out << "\noutcome: " << summary << " (" << s.steps.size() << " steps; over the walk alpha " << s.budget.alpha
       << ", confidence " << s.budget.confidence << ") -> exit " << outcome.exit_code() << "\n";
 }

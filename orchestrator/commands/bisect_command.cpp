@@ -135,7 +135,7 @@ void register_bisect_command(CLI::App& app, const std::vector<std::string>& comm
                   "noise floor as a fraction: a commit is bad when it is slower than GOOD by more than this")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", r.quiet, "no progress on stderr");
-  add_setting_options(*cmd, r.overrides, {});
+  add_setting_options(*cmd, r.overrides, {"isolation"});  // an A/B run is process isolation
   cmd->footer(kBisectFooter);
   cmd->callback([cmd, command, &exit_code] { exit_code = run_bisect(*cmd, *command); });
 }

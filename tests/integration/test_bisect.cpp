@@ -177,7 +177,7 @@ TEST_CASE("bisect walks instances that disagree each to its own first bad commit
   CHECK_MESSAGE(r.out.find("first bad commit " + repo.commits[6].substr(0, 10) + " (6 of 8) \"commit 6\": "
                            "bisect_spin[microseconds=200]\n") != std::string::npos,
                 r.out);
-  CHECK_MESSAGE(r.out.find("outcome: 2 instances with their first bad commit (2 commits)") != std::string::npos, r.out);
+  CHECK_MESSAGE(r.out.find("outcome: first bad commits (2) for 2 of 2 instances (") != std::string::npos, r.out);
   // Each instance in at most K = 4 tests: the endpoint check, commit 4 for both, then two each.
   const auto state = read_json(s.path("bisection/bisect.json"));
   std::map<std::string, int> tests;
@@ -235,6 +235,22 @@ TEST_CASE("bisect skips a commit that does not build and names it") {
   CHECK(state.at("builds").at(repo.commits[4]).at("built") == false);
   CHECK(slurp(s.path("bisection/builds/" + repo.commits[4] + ".log")).find("this commit does not build") !=
         std::string::npos);
+}
+
+TEST_CASE("bisect that cannot decide says so, with the range left, and exits 3") {
+  Scratch s("bisect-undecided");
+  // The slowdown comes with commit 4, which does not build: 4 or 5 is the first bad commit.
+  const Repo repo = make_repo(s, 4, 4);
+  const auto r = bisect(s, repo, write_sweep(s, repo));
+  CHECK_MESSAGE(r.exit_code == 3, r.err << r.out);
+  CHECK_MESSAGE(r.out.find("could not decide: only skipped commits are left; the first bad commit is any of " +
+                           repo.commits[4].substr(0, 10) + " (did not build), " + repo.commits[5].substr(0, 10) +
+                           " (5 of 8): ") != std::string::npos,
+                r.out);
+  CHECK_MESSAGE(r.out.find("outcome: could not decide for 2 of 2 instances (") !=
+                    std::string::npos,
+                r.out);
+  check_record(s, 4);
 }
 
 TEST_CASE("bisect --resume after SIGINT finishes with the same answer, every step's run directory kept") {
