@@ -283,8 +283,13 @@ std::pair<RunDirectory, BisectState> open_resumed_bisection(const BisectRequest&
   const std::string resume = "bisect --resume " + request.resume_dir;
   try {
     RunDirectory dir = RunDirectory::open_record(request.resume_dir, kBisectStateFile, "bisection directory");
-    BisectState state = BisectState::from_json(dir.read_json(kBisectStateFile));
-    return {std::move(dir), std::move(state)};
+    try {
+      BisectState state = BisectState::from_json(dir.read_json(kBisectStateFile));
+      replay_walk(state);  // steps that do not fit the range are damage, found now
+      return {std::move(dir), std::move(state)};
+    } catch (const std::exception& e) {
+      throw UsageError(resume + ": " + dir.file(kBisectStateFile) + ": " + e.what());
+    }
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {

@@ -333,8 +333,13 @@ TEST_CASE("bisect refuses bad input with one line and exit 2, before anything is
                   command << ": " << bad_input_problem(r, expected, s.path("bisection")));
   }
   // --resume takes nothing a new bisection chooses (refused before bisect.json is read).
+  std::filesystem::create_directories(s.path("bisection"));
   s.write("bisection/bisect.json", "{}");
   const auto r = run(bin("orchestrate") + " bisect --resume " + s.path("bisection") + " --alpha 0.01", s);
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.err.find("--alpha is not taken") != std::string::npos, r.err);
+  // A damaged record is named.
+  const auto damaged = run(bin("orchestrate") + " bisect --resume " + s.path("bisection"), s);
+  CHECK_MESSAGE(bad_input_problem(damaged, {s.path("bisection/bisect.json") + ": schema_version"}, s.path("none")).empty(),
+                bad_input_problem(damaged, {s.path("bisection/bisect.json") + ": schema_version"}, s.path("none")));
 }
