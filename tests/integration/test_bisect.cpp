@@ -61,7 +61,7 @@ extern "C" const isobench_plugin* isobench_plugin_describe(void) { return &kPlug
 )";
 
 std::string build_command() {
-  return "c++ -O2 -shared -fPIC -I" + source_dir() + "/include -o {out}/libspin.so spin.cpp";
+  return "c++ -O2 -shared -fPIC -I" + source_dir() + "/include -o {out}/libspin.so {worktree}/spin.cpp";
 }
 
 struct Repo {
