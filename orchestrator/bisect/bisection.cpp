@@ -274,7 +274,7 @@ class Bisection {
 std::pair<RunDirectory, BisectState> open_new_bisection(const BisectRequest& request) {
   BisectState state = new_state(request);
   const std::string dir = request.out_dir.empty() ? default_bisect_dir() : request.out_dir;
-  RunDirectory created = RunDirectory::create(dir);
+  RunDirectory created = RunDirectory::create(fs::absolute(dir).lexically_normal().string());
   created.write_json(kBisectStateFile, state.to_json());
   return {std::move(created), std::move(state)};
 }
@@ -282,7 +282,8 @@ std::pair<RunDirectory, BisectState> open_new_bisection(const BisectRequest& req
 std::pair<RunDirectory, BisectState> open_resumed_bisection(const BisectRequest& request) {
   const std::string resume = "bisect --resume " + request.resume_dir;
   try {
-    RunDirectory dir = RunDirectory::open_record(request.resume_dir, kBisectStateFile, "bisection directory");
+    RunDirectory dir = RunDirectory::open_record(fs::absolute(request.resume_dir).lexically_normal().string(),
+                                                 kBisectStateFile, "bisection directory");
     try {
       BisectState state = BisectState::from_json(dir.read_json(kBisectStateFile));
       replay_walk(state);  // steps that do not fit the range are damage, found now
@@ -313,6 +314,10 @@ BisectOutcome bisect(const BisectRequest& request) {
   auto [dir, state] = resumed ? open_resumed_bisection(request) : open_new_bisection(request);
   const std::string path = dir.path();
   if (!request.quiet) std::cerr << "bisect directory: " << path << "\n";
+  // The steps run from the bisection's directory: Python's path starts with the current folder,
+  // where the checkout's own modules (of whichever commit is checked out) would shadow the
+  // --python-path folders of both sides.
+  fs::current_path(path);
   Bisection bisection(std::move(dir), std::move(state), request.quiet);
   try {
     return bisection.walk();

@@ -211,6 +211,37 @@ TEST_CASE("bisect --worker: what a build leaves is a worker executable, relative
   CHECK(plan.at("workers")[1] == s.path("bisection/builds/" + repo.commits[8] + "/worker"));
 }
 
+#ifdef ISOBENCH_TEST_PYTHON
+TEST_CASE("bisect --python-path: what a build leaves is a folder on each side's Python path") {
+  Scratch s("bisect-python");
+  // A Python spin, 30% longer from commit 6 on; the "build" copies the module into {out}/py.
+  const Repo repo = make_repo(s, "spinmod.py", [](int i) {
+    return std::string("import time\nFACTOR = ") + (i >= 6 ? "1.3" : "1.0") +
+           "\ndef spin(us, seed, device, stream):\n"
+           "    seconds = us * 1e-6 * FACTOR\n"
+           "    def launch():\n"
+           "        end = time.perf_counter() + seconds\n"
+           "        while time.perf_counter() < end:\n"
+           "            pass\n"
+           "    return launch\n";
+  });
+  const auto sweep = s.write("py.yaml", "settings: {samples: 24, inner: 20, statistic: min, seed: 3}\n"
+                                        "benchmarks:\n  - python: spinmod\n    function: spin\n    device: cpu\n"
+                                        "    axes: {us: [200]}\n");
+  const auto r = run("cd " + repo.dir + " && " + bin("orchestrate") + " bisect --quiet --device cpu --good " +
+                         repo.commits[0] + " --bad " + repo.commits[8] +
+                         " --build 'mkdir -p {out}/py && cp spinmod.py {out}/py/' --python-path py --out " +
+                         s.path("bisection") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err << r.out);
+  CHECK_MESSAGE(r.out.find("first bad commit " + repo.commits[6].substr(0, 10) + " (6 of 8)") != std::string::npos,
+                r.out);
+  check_record(s, 1 + 3);
+  const auto python = read_json(s.path("bisection/steps/00-" + repo.commits[8].substr(0, 10) + "/python.json"));
+  CHECK(python["sides"][1]["pythonpath"][0] == s.path("bisection/builds/" + repo.commits[8] + "/py"));
+}
+#endif
+
 TEST_CASE("bisect of a range without a regression says so after the endpoint check") {
   Scratch s("bisect-none");
   const Repo repo = make_repo(s, 0);
