@@ -1,6 +1,7 @@
 #include "orchestrator/bisect/bisection.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
