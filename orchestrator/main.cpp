@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "commands/bisect_command.hpp"
 #include "commands/calibrate_command.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/history_command.hpp"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
                "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
                "  orchestrate compare A B               compare two runs or sample files\n"
                "  orchestrate ir-diff RUN INSTANCE      the Triton IR an instance launched, baseline against candidate\n"
+               "  orchestrate bisect --good REV --bad REV --build CMD --worker PATH SWEEP.yaml   the commit that made it slower\n"
                "  orchestrate calibrate SWEEP.yaml      false-positive rate and power on this machine\n"
                "  orchestrate history add|list|show|regressions   runs across time, change points\n"
                "  orchestrate import --out DIR FILE     Google Benchmark, nvbench, pytest-benchmark JSON as a run\n"
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
   ab.request.command_line = command_line;
   register_ab_command(app, ab, exit_code);
   register_slurm_command(app, command_line, exit_code);
+  register_bisect_command(app, command_line, exit_code);
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);

@@ -29,11 +29,16 @@ RunDirectory RunDirectory::create(const std::string& path) {
 }
 
 RunDirectory RunDirectory::open(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) throw UsageError(path + ": not a run directory");
-  RunDirectory dir(path);
-  if (!dir.exists("run.json")) throw UsageError(path + ": no run.json: not a run directory");
+  RunDirectory dir = open_record(path, "run.json", "run directory");
   check_schema_version(dir.read_json("run.json"), dir.file("run.json"));
+  return dir;
+}
+
+RunDirectory RunDirectory::open_record(const std::string& path, const std::string& record, const std::string& what) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) throw UsageError(path + ": not a " + what);
+  RunDirectory dir(path);
+  if (!dir.exists(record)) throw UsageError(path + ": no " + record + ": not a " + what);
   return dir;
 }
 

@@ -29,6 +29,9 @@ class RunDirectory {
   static RunDirectory create(const std::string& path);
   // Opens an existing run directory; throws when it is missing or from a newer schema.
   static RunDirectory open(const std::string& path);
+  // Opens an existing directory of another kind, which its `record` file marks (a bisection's
+  // bisect.json); throws UsageError naming `what` it is not.
+  static RunDirectory open_record(const std::string& path, const std::string& record, const std::string& what);
 
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }

@@ -1,5 +1,6 @@
 #include "orchestrator/run/run.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -69,6 +70,18 @@ SettingsOverrides sequential_overrides(const RunRequest& request) {
   return overrides;
 }
 
+// RunRequest::instances: the sweep's instances of those ids, each of which it must have.
+void keep_instances(Sweep& sweep, const std::vector<std::string>& ids) {
+  std::vector<Instance> kept;
+  for (auto& instance : sweep.instances)
+    if (std::find(ids.begin(), ids.end(), instance.id) != ids.end()) kept.push_back(std::move(instance));
+  if (kept.size() != ids.size())
+    for (const auto& id : ids)
+      if (std::none_of(kept.begin(), kept.end(), [&id](const Instance& i) { return i.id == id; }))
+        throw UsageError(sweep.path + ": no instance " + id);
+  sweep.instances = std::move(kept);
+}
+
 // A new run: everything checked first, then the run directory with its sweep, plan and run.json.
 OpenRun open_new_run(const RunRequest& request) {
   if (request.sweep_path.empty()) throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
@@ -81,9 +94,10 @@ OpenRun open_new_run(const RunRequest& request) {
     like = read_like_run(request.like);
   }
   const SettingsOverrides overrides = sequential_overrides(request);
-  const Sweep sweep = load_sweep(request.sweep_path, like ? like_overrides(*like, overrides) : overrides,
-                                 {pytest_collector_python(request.python),
-                                  [&request] { return pytest_collector_variables(request.python); }});
+  Sweep sweep = load_sweep(request.sweep_path, like ? like_overrides(*like, overrides) : overrides,
+                           {pytest_collector_python(request.python),
+                            [&request] { return pytest_collector_variables(request.python); }});
+  if (!request.instances.empty()) keep_instances(sweep, request.instances);
   if (!request.quiet)
     for (const auto& note : sweep.notes) std::cerr << "note: " << note << "\n";
   const Machine machine = resolve_machine(request);

@@ -41,6 +41,9 @@ struct RunRequest {
   SettingsOverrides overrides;
   std::string replay_from;
   std::string like;
+  // Only these instances of the sweep, by id (orchestrate bisect tests the instances whose range
+  // a commit halves); empty: every instance.
+  std::vector<std::string> instances;
   // An A/B run: two builds (worker executables, or two builds of the sweep's plugin), each with
   // NAME=VALUE parameters forced on its workers (--baseline-set, --candidate-set), judged by
   // `verdict`.
