@@ -23,7 +23,7 @@
 
 namespace isobench::orchestrator {
 
-enum class FailOn { slower, faster, any_change, never };
+enum class FailOn { slower, faster, any_change, uncertain, never };
 // Which GPUs the two sides of an instance may have been measured on, where both sides' samples
 // name theirs: one and the same GPU (uuid), one GPU model (model), or any.
 enum class GpuMatch { uuid, model, any };
@@ -93,8 +93,9 @@ struct ComparisonReport {
   int exit_code() const;
   // What the comparison found, in one line: "12 compared: 2 SLOWER, 1 FASTER, 9 SAME", with how many
   // instances were not compared, why and the remedy of each kind ("; 3 not compared: 2 plans
-  // differ in inner (measure B again with --like A), 1 only in A (...)"). The verbs end their
-  // output with it and the exit code: "... -> exit 1".
+  // differ in inner (measure B again with --like A), 1 only in A (...)"), and what UNCERTAIN
+  // instances could not resolve (compare/resolution.hpp). The verbs end their output with it and
+  // the exit code: "... -> exit 1".
   std::string outcome() const;
 };
 
