@@ -45,36 +45,25 @@ std::string run_text(const history::SeriesPoint& p, std::size_t index) {
   return "run " + std::to_string(index + 1) + " (" + p.started + (p.label.empty() ? "" : ", label " + p.label) + ")";
 }
 
+// "CPU X on host (inner 4, timer graph)": the machine, and what the series' runs measured alike.
+std::string on(const history::InstanceSeries& s) {
+  return s.machine + (s.settings.empty() ? "" : " (" + s.settings + ")");
+}
+
 json point_json(const history::SeriesPoint& p, std::size_t index) {
   return {{"run", index + 1}, {"run_id", p.run_id}, {"dir", p.dir}, {"label", p.label}, {"started", p.started},
           {"median", p.median}};
 }
 
-// Runs a verb's body: bad input (unreadable runs, a missing or foreign history file, options out
-// of range) is one line on stderr and exit code 2.
-template <typename Body>
-int guarded(const char* verb, std::ostream& err, Body&& body) {
-  try {
-    return body();
-  } catch (const UsageError& e) {
-    err << verb << ": " << e.what() << "\n";
-  } catch (const history::SqliteError& e) {
-    err << verb << ": " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << verb << ": " << e.what() << "\n";
-  }
-  return 2;
-}
-
 }  // namespace
 
 int run_history_add(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history add", err, [&] {
+  return exit_code_of("history add", err, [&] {
     if (options.runs.empty()) throw UsageError("needs at least one run directory");
     // Every run is read before the file is touched: one bad run stores nothing.
     std::vector<history::RunEntry> entries;
     for (const auto& dir : options.runs) entries.push_back(history::read_run_entry(dir, options.label, err));
-    HistoryStore store(path_of(options), /*create=*/true);
+    HistoryStore store(path_of(options), history::Access::add);
     const auto outcomes = store.add(entries);
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const auto& e = entries[i];
@@ -92,8 +81,8 @@ int run_history_add(const HistoryOptions& options, std::ostream& out, std::ostre
 }
 
 int run_history_list(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history list", err, [&] {
-    HistoryStore store(path_of(options), /*create=*/false);
+  return exit_code_of("history list", err, [&] {
+    HistoryStore store(path_of(options), history::Access::read);
     const auto runs = store.runs();
     if (options.json) {
       json j = {{"history", path_of(options)}, {"runs", json::array()}};
@@ -114,9 +103,9 @@ int run_history_list(const HistoryOptions& options, std::ostream& out, std::ostr
 }
 
 int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history show", err, [&] {
+  return exit_code_of("history show", err, [&] {
     if (options.instance.empty()) throw UsageError("needs an instance id");
-    HistoryStore store(path_of(options), /*create=*/false);
+    HistoryStore store(path_of(options), history::Access::read);
     const auto all = store.series(options.instance, /*with_samples=*/true);
     if (all.empty())
       throw UsageError(path_of(options) + ": no runs of instance \"" + options.instance +
@@ -128,7 +117,7 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
       for (const auto& c : changes) at[c.point.index] = &c;
       json rows = json::array();
       if (!options.json)
-        out << options.instance << (s.side == 1 ? " (candidate side)" : "") << " on " << s.machine << ": "
+        out << options.instance << (s.side == 1 ? " (candidate side)" : "") << " on " << on(s) << ": "
             << s.points.size() << " runs\n";
       for (std::size_t i = 0; i < s.points.size(); ++i) {
         const auto& p = s.points[i];
@@ -150,7 +139,7 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
                         : "")
               << "\n";
       }
-      j["series"].push_back({{"machine", s.machine}, {"side", s.side}, {"runs", rows}});
+      j["series"].push_back({{"machine", s.machine}, {"settings", s.settings}, {"side", s.side}, {"runs", rows}});
     }
     if (options.json) out << dump_json(j, 2) << "\n";
     return 0;
@@ -158,8 +147,8 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
 }
 
 int run_history_regressions(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history regressions", err, [&] {
-    HistoryStore store(path_of(options), /*create=*/false);
+  return exit_code_of("history regressions", err, [&] {
+    HistoryStore store(path_of(options), history::Access::read);
     // Side 0 only: a nightly run has one side, and an A/B run's baseline is the build that was
     // there; its candidate is judged by the A/B run itself.
     std::vector<history::InstanceSeries> all;
@@ -185,14 +174,14 @@ int run_history_regressions(const HistoryOptions& options, std::ostream& out, st
                         {"mean_after", c.point.mean_after}, {"forward_change", c.point.forward_change()},
                         {"p", c.point.p_value}, {"hl_ratio", c.ratio.ratio}, {"hl_lo", number(c.ratio.lo)},
                         {"hl_hi", number(c.ratio.hi)}, {"verdict", stats::to_string(c.verdict)}});
-        text << s.instance << " on " << s.machine << ": " << run_text(s.points[at], at) << " of " << s.points.size()
+        text << s.instance << " on " << on(s) << ": " << run_text(s.points[at], at) << " of " << s.points.size()
              << ", after " << run_text(s.points[at - 1], at - 1) << ": " << percent(c.point.forward_change())
              << " (HL ratio " << ratio_text(c.ratio.ratio) << " [" << ratio_text(c.ratio.lo) << ", "
              << ratio_text(c.ratio.hi) << "]), p " << format("%.3g", c.point.p_value) << ", "
              << stats::to_string(c.verdict) << "\n";
       }
-      j["series"].push_back({{"machine", s.machine}, {"instance", s.instance}, {"runs", s.points.size()},
-                             {"changes", list}});
+      j["series"].push_back({{"machine", s.machine}, {"settings", s.settings}, {"instance", s.instance},
+                             {"runs", s.points.size()}, {"changes", list}});
     }
     if (options.json) {
       j["slower"] = slower;
