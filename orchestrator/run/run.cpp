@@ -322,8 +322,10 @@ RunResult measure(const RunRequest& request, OpenRun& r) {
   r.dir->write_json("run.json", r.info);
   log.write("run-end", r.info["status"].get<std::string>() + ": " + std::to_string(result.samples_recorded) +
                            " of " + std::to_string(result.samples_expected) + " samples");
-  // An A/B run answers with verdicts, baseline against candidate.
-  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted)
+  // An A/B run answers with verdicts, baseline against candidate; one stopped by a deterministic
+  // failure has none to give (its remedies would offer the --resume that cannot help).
+  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted &&
+      result.outcome.deterministic_failure.empty())
     result.comparison = compare_ab_run(r.dir->path(), request.verdict, log);
   return result;
 }

@@ -122,6 +122,7 @@ TEST_CASE("exit 3, said once and not retried: --worker /bin/false, and an A/B ba
               bin("isobench-worker") + " --out " + s.path("ab") + " " + sweep,
           s);
   check_deterministic_failure(r, s.path("ab"), "exited without finishing its tasks");
+  CHECK_MESSAGE(r.out.find("--resume") == std::string::npos, r.out);  // no verdicts offering a resume
 }
 
 // Runs `orchestrate ARGS` where `disk` is a tmpfs of `kib` KiB (a full disk, in a mount namespace of
