@@ -28,6 +28,14 @@ DirectoryLock::DirectoryLock(const std::string& path) : path_(path) {
             << "): two processes measuring here would not be kept apart\n";
 }
 
+bool DirectoryLock::held(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool taken = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases it, if this look took it
+  return taken;
+}
+
 DirectoryLock::DirectoryLock(DirectoryLock&& other) noexcept
     : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), held_elsewhere_(other.held_elsewhere_) {}
 

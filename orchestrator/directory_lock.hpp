@@ -23,6 +23,9 @@ class DirectoryLock {
 
   // Another process holds it: this one holds nothing.
   bool held_elsewhere() const { return held_elsewhere_; }
+  // Whether a process holds the lock file at `path` now; a missing file is held by none (and is
+  // not created: this only looks).
+  static bool held(const std::string& path);
   const std::string& path() const { return path_; }
 
  private:

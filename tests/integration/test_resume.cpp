@@ -261,6 +261,12 @@ TEST_CASE("--resume while the run's orchestrator still measures: refused in one 
                                   s.path("run/run.lock") + " is locked); let it finish, or stop it, then --resume " +
                                   s.path("run") + "\n",
                 second.err);
+  // A second --out of the run is told the same, not to --resume it.
+  const Result out = run(bin("orchestrate") + " --device cpu --quiet --out " + s.path("run") + " " + sweep, other);
+  CHECK(out.exit_code == 2);
+  CHECK_MESSAGE(out.err == "orchestrate: " + s.path("run") +
+                               ": run directory exists and is not empty (another orchestrate is measuring it now)\n",
+                out.err);
   CHECK(slurp(s.path("run/run.json")) == run_json);
   CHECK_FALSE(std::filesystem::exists(s.path("run/environment-resume.json")));
   CHECK(slurp(s.path("run/log.txt")).find("[run-start] resumed") == std::string::npos);
