@@ -51,14 +51,17 @@ int main(int argc, char** argv) {
   register_slurm_command(app, command_line, exit_code);
   register_bisect_command(app, command_line, exit_code);
   app.require_subcommand(0, 1);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed, exit code 0
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "orchestrate: " << e.what() << "\n";
-    return exit_bad_input;
-  }
-  if (!app.get_subcommands().empty()) return exit_code;
-  return run_command(run);
+  // Every verb turns what it throws into its exit code (exit_code_of); what is left here is the
+  // command line's own mistakes, and anything no verb expected, which still gets an exit code.
+  return exit_code_of("orchestrate", std::cerr, [&] {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed, exit code 0
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw UsageError(e.what());
+    }
+    if (!app.get_subcommands().empty()) return exit_code;
+    return run_command(run);
+  });
 }

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "orchestrator/directory_lock.hpp"
+
 namespace fs = std::filesystem;
 
 namespace isobench::orchestrator {
@@ -22,7 +24,10 @@ RunDirectory RunDirectory::create(const std::string& path) {
   if (fs::exists(path, ec) && !fs::is_directory(path, ec)) throw UsageError(path + ": exists and is not a directory");
   if (fs::exists(path, ec) && !fs::is_empty(path, ec))
     throw UsageError(path + ": run directory exists and is not empty" +
-                     (fs::exists(fs::path(path) / "run.json", ec) ? " (use --resume to finish it)" : ""));
+                     (DirectoryLock::held((fs::path(path) / "run.lock").string())
+                          ? " (another orchestrate is measuring it now)"
+                      : fs::exists(fs::path(path) / "run.json", ec) ? " (use --resume to finish it)"
+                                                                    : ""));
   fs::create_directories(path, ec);
   if (ec) throw UsageError(path + ": cannot create run directory: " + ec.message());
   return RunDirectory(path);

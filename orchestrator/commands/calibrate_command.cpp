@@ -51,34 +51,34 @@ std::vector<std::string> split_modes(const std::string& text) {
   std::string mode;
   while (std::getline(in, mode, ',')) {
     if (std::find(known_modes().begin(), known_modes().end(), mode) == known_modes().end())
-      throw UsageError("calibrate: --modes: unknown mode '" + mode +
+      throw UsageError("--modes: unknown mode '" + mode +
                      "' (known: sequential, interleave, process, process-sample, ab)");
     if (std::find(modes.begin(), modes.end(), mode) != modes.end())
-      throw UsageError("calibrate: --modes: '" + mode + "' given twice");
+      throw UsageError("--modes: '" + mode + "' given twice");
     modes.push_back(mode);
   }
-  if (modes.empty()) throw UsageError("calibrate: --modes: give at least one mode");
+  if (modes.empty()) throw UsageError("--modes: give at least one mode");
   return modes;
 }
 
 ExperimentSpec spec_from_args(const CalibrateArgs& a) {
-  if (a.runs < 2) throw UsageError("calibrate: --runs must be at least 2 (A/A pairs need two runs)");
+  if (a.runs < 2) throw UsageError("--runs must be at least 2 (A/A pairs need two runs)");
   for (double p : a.real_slowdowns)
-    if (!(p > 0)) throw UsageError("calibrate: --real-slowdown must be a positive percentage");
+    if (!(p > 0)) throw UsageError("--real-slowdown must be a positive percentage");
   if (!(a.target_power_pct > 0 && a.target_power_pct < 100))
-    throw UsageError("calibrate: --target-power must be a percentage in (0, 100)");
-  if (!(a.target_delta_pct > 0)) throw UsageError("calibrate: --target-delta must be a positive percentage");
-  if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw UsageError("calibrate: --target-alpha must be in (0, 1)");
-  if (a.max_n < 2) throw UsageError("calibrate: --max-n must be at least 2");
-  if (a.power_repetitions == 0) throw UsageError("calibrate: --power-repetitions must be at least 1");
-  if (!a.worker.empty()) check_worker_build(a.worker, "calibrate: --worker");  // before a directory exists
+    throw UsageError("--target-power must be a percentage in (0, 100)");
+  if (!(a.target_delta_pct > 0)) throw UsageError("--target-delta must be a positive percentage");
+  if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw UsageError("--target-alpha must be in (0, 1)");
+  if (a.max_n < 2) throw UsageError("--max-n must be at least 2");
+  if (a.power_repetitions == 0) throw UsageError("--power-repetitions must be at least 1");
+  if (!a.worker.empty()) check_worker_build(a.worker, "--worker");  // before a directory exists
   ExperimentSpec s;
   s.sweep_path = a.sweep.empty() ? a.sweep : fs::absolute(a.sweep).lexically_normal().string();
   s.modes = split_modes(a.modes);
   try {
     s.variants = parse_variants(a.variants);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("calibrate: --variants: ") + e.what());
+    throw UsageError(std::string("--variants: ") + e.what());
   }
   s.runs = a.runs;
   s.real_slowdowns = a.real_slowdowns;
@@ -113,7 +113,7 @@ ExperimentSpec stored_experiment(const std::string& dir) {
   try {
     return ExperimentSpec::from_json(read_calibration_json(dir, "experiment.json"));
   } catch (const std::exception& e) {
-    throw UsageError("calibrate: " + dir + ": " + e.what());
+    throw UsageError(dir + ": " + e.what());
   }
 }
 
@@ -133,15 +133,15 @@ struct FreshDirectory {
 // Prepares the calibration directory.
 FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args) {
   if (!args.resume.empty()) {
-    if (!args.sweep.empty()) throw UsageError("calibrate: give a sweep file or --resume DIR, not both");
+    if (!args.sweep.empty()) throw UsageError("give a sweep file or --resume DIR, not both");
     std::error_code ec;
     if (!fs::exists(fs::path(args.resume) / "experiment.json", ec))
-      throw UsageError("calibrate: " + args.resume + ": not a calibration directory (no experiment.json)");
+      throw UsageError(args.resume + ": not a calibration directory (no experiment.json)");
     spec = stored_experiment(args.resume);
     spec.dir = args.resume;
     return {};
   }
-  if (args.sweep.empty()) throw UsageError("calibrate: give a sweep file (or --resume DIR); see --help");
+  if (args.sweep.empty()) throw UsageError("give a sweep file (or --resume DIR); see --help");
   spec = spec_from_args(args);
   const Sweep sweep = load_sweep(args.sweep, spec.overrides);  // every problem before anything runs
   for (const auto& v : spec.variants) {
@@ -149,7 +149,7 @@ FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args
     try {
       load_sweep(args.sweep, with_variant(spec.overrides, v));  // e.g. realloc with a command benchmark
     } catch (const SweepError& e) {
-      throw UsageError("calibrate: --variants " + v.name + ": " + e.what());
+      throw UsageError("--variants " + v.name + ": " + e.what());
     }
   }
   // A calibration whose n cannot reach a verdict at the target alpha measures no power at all.
@@ -159,7 +159,7 @@ FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args
                                                static_cast<std::size_t>(sweep.settings.samples),
                                                sweep.instances.size(), rule);
       !problem.empty())
-    throw UsageError("calibrate: " + problem + " (--target-alpha): give --samples N");
+    throw UsageError(problem + " (--target-alpha): give --samples N");
   spec.sweep_name = sweep.name;
   spec.dir = args.out.empty() ? "runs/calibrate-" + sweep.name + "-" + compact_utc_timestamp() : args.out;
   std::error_code ec;
@@ -169,20 +169,20 @@ FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args
     std::ifstream in(fs::path(spec.dir) / "sweep.yaml");
     const std::string stored_sweep((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (stored.measurement_json() != spec.measurement_json() || stored_sweep != sweep.source_text)
-      throw UsageError("calibrate: " + spec.dir +
+      throw UsageError(spec.dir +
                      " holds a calibration with another sweep or other measurement settings; use another --out");
     write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
     return {};
   }
   if (fs::exists(spec.dir, ec) && !fs::is_directory(spec.dir, ec))
-    throw UsageError("calibrate: " + spec.dir + " exists and is not a directory");
+    throw UsageError(spec.dir + " exists and is not a directory");
   if (directory_has_files(spec.dir))
-    throw UsageError("calibrate: " + spec.dir + " exists and is not a calibration directory");
+    throw UsageError(spec.dir + " exists and is not a calibration directory");
   FreshDirectory fresh{fs::absolute(spec.dir).lexically_normal(), fs::exists(spec.dir, ec)};
   while (!fresh.existed && fresh.folder.parent_path() != fresh.folder && !fs::exists(fresh.folder.parent_path(), ec))
     fresh.folder = fresh.folder.parent_path();
   fs::create_directories(spec.dir, ec);
-  if (ec) throw UsageError("calibrate: " + spec.dir + ": cannot create: " + ec.message());
+  if (ec) throw UsageError(spec.dir + ": cannot create: " + ec.message());
   write_calibration_file(spec.dir, "sweep.yaml", sweep.source_text);
   write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
   return fresh;
@@ -214,26 +214,21 @@ int calibrate(const CalibrateArgs& args) {
   if (outcome.exit_code == exit_bad_input) {
     // The first run refused its input: leave nothing behind.
     if (!fresh.folder.empty() && outcome.ran == 0 && outcome.skipped == 0) fresh.undo();
-    throw UsageError("calibrate: " + outcome.refusal);
+    throw UsageError(outcome.refusal);
   }
   if (outcome.exit_code == exit_interrupted) {
     std::cerr << "calibrate: interrupted; finish with: orchestrate calibrate --resume " << spec.dir << "\n";
     return exit_interrupted;
   }
   const auto input = load_input(spec);
-  CalibrationResult result;
-  try {
-    AnalysisOptions options = spec.analysis;
-    options.checkpoint = [] {
-      if (interrupt_requested()) throw Interrupted("interrupted during the analysis");
-    };
-    result = analyse(input, options);
-  } catch (const Interrupted&) {
-    // Every run is complete and kept; only the reading was cut, and nothing of it was written.
-    std::cerr << "calibrate: interrupted during the analysis (every run is complete); analyse with: "
-              << "orchestrate calibrate --resume " << spec.dir << "\n";
-    return exit_interrupted;
-  }
+  AnalysisOptions options = spec.analysis;
+  // Every run is complete and kept; only the reading is cut, and nothing of it is written.
+  options.checkpoint = [&spec] {
+    if (interrupt_requested())
+      throw Interrupted("interrupted during the analysis (every run is complete); analyse with: orchestrate "
+                        "calibrate --resume " + spec.dir);
+  };
+  const CalibrationResult result = analyse(input, options);
   write_outputs(spec, input, result);
   std::cout << fpr_table_markdown(result);
   // The sample count to plan with, on stdout beside the table (report.md has the full reading).
@@ -319,23 +314,7 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
        })->group("");
   }
   cmd->footer(std::string(kExitCodesHelp) + " calibrate never exits 1: it measures false-positive rates, not a change.");
-  cmd->callback([args, &exit_code] {
-    try {
-      exit_code = calibrate(*args);
-    } catch (const SweepError& e) {
-      std::cerr << "calibrate: " << e.what() << "\n";
-      exit_code = exit_bad_input;
-    } catch (const UsageError& e) {
-      std::cerr << e.what() << "\n";
-      exit_code = exit_bad_input;
-    } catch (const Interrupted& e) {  // while the sweep was read, before any directory exists
-      std::cerr << "calibrate: " << e.what() << "\n";
-      exit_code = exit_interrupted;
-    } catch (const std::exception& e) {  // a run directory or report that cannot be written
-      std::cerr << "calibrate: " << e.what() << "\n";
-      exit_code = exit_measurement_failed;
-    }
-  });
+  cmd->callback([args, &exit_code] { exit_code = exit_code_of("calibrate", std::cerr, [&] { return calibrate(*args); }); });
 }
 
 }  // namespace isobench::orchestrator

@@ -19,11 +19,13 @@ void add_verdict_options(CLI::App& app, VerdictRule& rule) {
          [&rule](const std::string& v) {
            rule.fail_on = v == "faster"       ? FailOn::faster
                           : v == "any-change" ? FailOn::any_change
+                          : v == "uncertain"  ? FailOn::uncertain
                           : v == "never"      ? FailOn::never
                                               : FailOn::slower;
          },
-         "which verdicts make the exit code 1: slower (default), faster, any-change or never")
-      ->check(CLI::IsMember({"slower", "faster", "any-change", "never"}));
+         "which verdicts make the exit code 1: slower (default), faster, any-change, uncertain (SLOWER or "
+         "UNCERTAIN: a gate that passes only what the run showed is no slower) or never")
+      ->check(CLI::IsMember({"slower", "faster", "any-change", "uncertain", "never"}));
 }
 
 void print_outcome_line(const ComparisonReport& report, int exit_code, std::optional<Format> format,
@@ -36,7 +38,7 @@ void print_outcome_line(const ComparisonReport& report, int exit_code, std::opti
 }
 
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
-  try {
+  return exit_code_of("compare", err, [&] {
     check_ci_outputs(options.ci);
     const ComparisonReport report = compare(options, err);
     // Every refused instance is named before giving up, so one run shows all there is to fix.
@@ -50,17 +52,16 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
     make_printer(options.format)->comparison(out, report);
     const int code = report.exit_code();
     write_ci_outputs(options.ci, ci_report(report, "orchestrate compare", code));
-    // What was left out, and why, closes the output (a comparison of everything needs no line).
-    if (!report.excluded.empty()) print_outcome_line(report, code, options.format, out, err);
+    // What was left out and why, or what UNCERTAIN instances could not resolve, closes the output
+    // (a comparison that decided everything needs no line).
+    const bool outcome = !report.excluded.empty() || report.count(stats::Verdict::uncertain) > 0;
+    if (outcome) print_outcome_line(report, code, options.format, out, err);
     // Nothing compared is an exit code 2 like bad input, and like it says why on stderr: the
     // outcome line goes there only beside CSV (on stdout beside a table, nowhere beside JSON).
-    const bool outcome_on_stderr = !report.excluded.empty() && options.format == Format::csv;
+    const bool outcome_on_stderr = outcome && options.format == Format::csv;
     if (code == exit_bad_input && !outcome_on_stderr) err << "compare: " << report.outcome() << "\n";
     return code;
-  } catch (const UsageError& e) {
-    err << "compare: " << e.what() << "\n";
-    return exit_bad_input;
-  }
+  });
 }
 
 void register_compare_command(CLI::App& app, int& exit_code) {

@@ -45,6 +45,11 @@ std::string run_text(const history::SeriesPoint& p, std::size_t index) {
   return "run " + std::to_string(index + 1) + " (" + p.started + (p.label.empty() ? "" : ", label " + p.label) + ")";
 }
 
+// "CPU X on host (inner 4, timer graph)": the machine, and what the series' runs measured alike.
+std::string on(const history::InstanceSeries& s) {
+  return s.machine + (s.settings.empty() ? "" : " (" + s.settings + ")");
+}
+
 json point_json(const history::SeriesPoint& p, std::size_t index) {
   return {{"run", index + 1}, {"run_id", p.run_id}, {"dir", p.dir}, {"label", p.label}, {"started", p.started},
           {"median", p.median}};
@@ -56,7 +61,7 @@ CiCase series_case(const history::InstanceSeries& s, const std::vector<history::
                    const std::vector<std::string>& lines) {
   using stats::Verdict;
   CiCase c;
-  c.name = s.instance;
+  c.name = s.instance + (s.settings.empty() ? "" : " (" + s.settings + ")");  // a series split by settings
   c.group = "isobench.history." + s.machine;
   c.verdict = "no change";
   const history::SeriesChange* worst = nullptr;
@@ -71,9 +76,9 @@ CiCase series_case(const history::InstanceSeries& s, const std::vector<history::
   c.notable = worst && (worst->verdict == Verdict::slower || worst->verdict == Verdict::faster);
   std::string changes;
   for (const auto& line : lines) changes += (changes.empty() ? "" : "; ") + line;
-  c.message = c.verdict + ": " + std::to_string(s.points.size()) + " runs on " + s.machine +
+  c.message = c.verdict + ": " + std::to_string(s.points.size()) + " runs on " + on(s) +
               (lines.empty() ? ", no change point" : ": " + changes);
-  c.cells = {s.instance, c.notable ? "**" + c.verdict + "**" : c.verdict, s.machine, std::to_string(s.points.size()),
+  c.cells = {s.instance, c.notable ? "**" + c.verdict + "**" : c.verdict, on(s), std::to_string(s.points.size()),
              changes};
   c.properties = {{"runs", std::to_string(s.points.size())}};
   if (!s.points.empty()) c.properties.emplace_back("median_last_s", format("%.6g", s.points.back().median));
@@ -86,31 +91,15 @@ CiCase series_case(const history::InstanceSeries& s, const std::vector<history::
   return c;
 }
 
-// Runs a verb's body: bad input (unreadable runs, a missing or foreign history file, options out
-// of range) is one line on stderr and exit code 2.
-template <typename Body>
-int guarded(const char* verb, std::ostream& err, Body&& body) {
-  try {
-    return body();
-  } catch (const UsageError& e) {
-    err << verb << ": " << e.what() << "\n";
-  } catch (const history::SqliteError& e) {
-    err << verb << ": " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << verb << ": " << e.what() << "\n";
-  }
-  return 2;
-}
-
 }  // namespace
 
 int run_history_add(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history add", err, [&] {
+  return exit_code_of("history add", err, [&] {
     if (options.runs.empty()) throw UsageError("needs at least one run directory");
     // Every run is read before the file is touched: one bad run stores nothing.
     std::vector<history::RunEntry> entries;
     for (const auto& dir : options.runs) entries.push_back(history::read_run_entry(dir, options.label, err));
-    HistoryStore store(path_of(options), /*create=*/true);
+    HistoryStore store(path_of(options), history::Access::add);
     const auto outcomes = store.add(entries);
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const auto& e = entries[i];
@@ -128,8 +117,8 @@ int run_history_add(const HistoryOptions& options, std::ostream& out, std::ostre
 }
 
 int run_history_list(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history list", err, [&] {
-    HistoryStore store(path_of(options), /*create=*/false);
+  return exit_code_of("history list", err, [&] {
+    HistoryStore store(path_of(options), history::Access::read);
     const auto runs = store.runs();
     if (options.json) {
       json j = {{"history", path_of(options)}, {"runs", json::array()}};
@@ -150,9 +139,9 @@ int run_history_list(const HistoryOptions& options, std::ostream& out, std::ostr
 }
 
 int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history show", err, [&] {
+  return exit_code_of("history show", err, [&] {
     if (options.instance.empty()) throw UsageError("needs an instance id");
-    HistoryStore store(path_of(options), /*create=*/false);
+    HistoryStore store(path_of(options), history::Access::read);
     const auto all = store.series(options.instance, /*with_samples=*/true);
     if (all.empty())
       throw UsageError(path_of(options) + ": no runs of instance \"" + options.instance +
@@ -164,7 +153,7 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
       for (const auto& c : changes) at[c.point.index] = &c;
       json rows = json::array();
       if (!options.json)
-        out << options.instance << (s.side == 1 ? " (candidate side)" : "") << " on " << s.machine << ": "
+        out << options.instance << (s.side == 1 ? " (candidate side)" : "") << " on " << on(s) << ": "
             << s.points.size() << " runs\n";
       for (std::size_t i = 0; i < s.points.size(); ++i) {
         const auto& p = s.points[i];
@@ -186,7 +175,7 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
                         : "")
               << "\n";
       }
-      j["series"].push_back({{"machine", s.machine}, {"side", s.side}, {"runs", rows}});
+      j["series"].push_back({{"machine", s.machine}, {"settings", s.settings}, {"side", s.side}, {"runs", rows}});
     }
     if (options.json) out << dump_json(j, 2) << "\n";
     return 0;
@@ -194,9 +183,9 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
 }
 
 int run_history_regressions(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
-  return guarded("history regressions", err, [&] {
+  return exit_code_of("history regressions", err, [&] {
     check_ci_outputs(options.ci);
-    HistoryStore store(path_of(options), /*create=*/false);
+    HistoryStore store(path_of(options), history::Access::read);
     // Side 0 only: a nightly run has one side, and an A/B run's baseline is the build that was
     // there; its candidate is judged by the A/B run itself.
     std::vector<history::InstanceSeries> all;
@@ -233,10 +222,10 @@ int run_history_regressions(const HistoryOptions& options, std::ostream& out, st
                         run_text(s.points[at - 1], at - 1) + ": " + percent(c.point.forward_change()) + " (HL ratio " +
                         ratio_text(c.ratio.ratio) + " [" + ratio_text(c.ratio.lo) + ", " + ratio_text(c.ratio.hi) +
                         "]), p " + format("%.3g", c.point.p_value) + ", " + std::string(stats::to_string(c.verdict)));
-        text << s.instance << " on " << s.machine << ": " << lines.back() << "\n";
+        text << s.instance << " on " << on(s) << ": " << lines.back() << "\n";
       }
       ci.cases.push_back(series_case(s, found, lines));
-      j["series"].push_back({{"machine", s.machine}, {"instance", s.instance}, {"runs", s.points.size()},
+      j["series"].push_back({{"machine", s.machine}, {"settings", s.settings}, {"instance", s.instance}, {"runs", s.points.size()},
                              {"changes", list}});
     }
     const std::string outcome = std::to_string(all.size()) + " series, " + std::to_string(changes) +

@@ -14,7 +14,7 @@
 namespace isobench::orchestrator {
 
 int run_import(const ImportOptions& options, std::ostream& out, std::ostream& err) {
-  try {
+  return exit_code_of("import", err, [&] {
     std::ifstream in(options.file, std::ios::binary);
     if (!in) throw UsageError(options.file + ": cannot read");
     std::ostringstream text;
@@ -43,11 +43,8 @@ int run_import(const ImportOptions& options, std::ostream& out, std::ostream& er
         << samples << " samples";
     if (summaries) out << "; " << summaries << " with a summary only (flagged \"summary\": not comparable sample by sample)";
     out << "\n";
-    return 0;
-  } catch (const UsageError& e) {
-    err << "import: " << e.what() << "\n";
-    return 2;
-  }
+    return exit_ok;
+  });
 }
 
 void register_import_command(CLI::App& app, int& exit_code) {

@@ -90,22 +90,23 @@ void print_catalog(const std::vector<Entry>& entries, std::ostream& out) {
 }  // namespace
 
 int run_kernels(const KernelsOptions& options, std::ostream& out, std::ostream& err) {
-  std::vector<Entry> entries;
-  for (const auto& spec : kernels::builtin_catalog()) entries.push_back({&spec, {}});
-  for (const auto& library : options.plugins) {
-    const std::string path = fs::absolute(library).lexically_normal().string();
-    try {
-      for (const auto& spec : kernels::load_plugin(path).specs()) entries.push_back({&spec, path});
-    } catch (const kernels::PluginError& e) {
-      err << "orchestrate kernels: --plugin " << library << ": " << e.what() << "\n";
-      return exit_bad_input;
+  return exit_code_of("orchestrate kernels", err, [&] {
+    std::vector<Entry> entries;
+    for (const auto& spec : kernels::builtin_catalog()) entries.push_back({&spec, {}});
+    for (const auto& library : options.plugins) {
+      const std::string path = fs::absolute(library).lexically_normal().string();
+      try {
+        for (const auto& spec : kernels::load_plugin(path).specs()) entries.push_back({&spec, path});
+      } catch (const kernels::PluginError& e) {
+        throw UsageError("--plugin " + library + ": " + e.what());
+      }
     }
-  }
-  if (options.json)
-    out << catalog_json(entries).dump(2) << "\n";
-  else
-    print_catalog(entries, out);
-  return exit_ok;
+    if (options.json)
+      out << catalog_json(entries).dump(2) << "\n";
+    else
+      print_catalog(entries, out);
+    return exit_ok;
+  });
 }
 
 void register_kernels_command(CLI::App& app, int& exit_code) {

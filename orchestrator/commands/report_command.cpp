@@ -11,18 +11,11 @@
 namespace isobench::orchestrator {
 
 int run_report(const report::ReportInputs& inputs, const std::string& out_dir, std::ostream& out, std::ostream& err) {
-  try {
+  return exit_code_of("report", err, [&] {
     report::write_report(inputs, out_dir, err);
     out << "report: " << out_dir << "/index.html\n";
-    return 0;
-  } catch (const UsageError& e) {
-    err << "report: " << e.what() << "\n";
-  } catch (const history::SqliteError& e) {
-    err << "report: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << "report: " << e.what() << "\n";
-  }
-  return 2;
+    return exit_ok;
+  });
 }
 
 void register_report_command(CLI::App& app, int& exit_code) {

@@ -134,22 +134,21 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
     auto& r = command.request;
     if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())
       r.baseline = r.candidate = default_worker_path();
-    for (const auto& [path, flag] : {std::pair{&r.baseline, "--baseline"}, std::pair{&r.candidate, "--candidate"}})
-      if (path->empty()) {
-        std::cerr << "orchestrate: " << flag
-                  << " is required (a worker build or a build of the sweep's plugin; a Python sweep may give "
-                     "per-side Python options instead)\n";
-        exit_code = exit_bad_input;
-        return;
-      }
     exit_code = run_command(command);
   });
 }
 
 int run_command(const RunCommand& command) {
-  try {
+  return exit_code_of("orchestrate", std::cerr, [&] {
+    const auto& r = command.request;
+    if (r.ab)
+      for (const auto& [path, flag] : {std::pair{&r.baseline, "--baseline"}, std::pair{&r.candidate, "--candidate"}})
+        if (path->empty())
+          throw UsageError(std::string(flag) +
+                           " is required (a worker build or a build of the sweep's plugin; a Python sweep may give "
+                           "per-side Python options instead)");
     check_ci_outputs(command.ci);
-    const RunResult result = run(command.request);
+    const RunResult result = run(r);
     const int code = result.exit_code();
     if (result.status == RunStatus::already_complete || result.status == RunStatus::submitted) return code;
     if (result.comparison) {
@@ -159,25 +158,20 @@ int run_command(const RunCommand& command) {
     } else if (command.format && result.status != RunStatus::interrupted) {
       make_printer(*command.format)->summary(std::cout, result.summary);
     }
+    const std::size_t missing = result.samples_expected - std::min(result.samples_recorded, result.samples_expected);
     if (result.status == RunStatus::interrupted)
       std::cerr << "orchestrate: interrupted; " << result.samples_recorded << " of " << result.samples_expected
                 << " samples kept; finish with: orchestrate --resume " << result.dir << "\n";
+    else if (result.status == RunStatus::incomplete && !result.outcome.deterministic_failure.empty())
+      std::cerr << "orchestrate: " << missing << " of " << result.samples_expected
+                << " samples not measured: workers failed before their first sample with one cause, not retried: "
+                << result.outcome.deterministic_failure << " (see " << result.dir << "/log.txt)\n";
     else if (result.status == RunStatus::incomplete)
-      std::cerr << "orchestrate: " << (result.samples_expected - result.samples_recorded) << " of "
-                << result.samples_expected << " samples failed (" << result.outcome.failures.size()
-                << " worker failures; see " << result.dir << "/log.txt; --resume " << result.dir
-                << " measures them again)\n";
+      std::cerr << "orchestrate: " << missing << " of " << result.samples_expected << " samples failed ("
+                << result.outcome.failures.size() << " worker failures; see " << result.dir << "/log.txt; --resume "
+                << result.dir << " measures them again)\n";
     return code;
-  } catch (const UsageError& e) {
-    std::cerr << "orchestrate: " << e.what() << "\n";
-    return exit_bad_input;
-  } catch (const MeasurementFailed& e) {
-    std::cerr << "orchestrate: " << e.what() << "\n";
-    return exit_measurement_failed;
-  } catch (const Interrupted& e) {
-    std::cerr << "orchestrate: " << e.what() << "\n";
-    return exit_interrupted;
-  }
+  });
 }
 
 }  // namespace isobench::orchestrator

@@ -1,10 +1,5 @@
 #include "slurm_command.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -12,6 +7,7 @@
 #include <optional>
 
 #include "orchestrator/commands/run_command.hpp"
+#include "orchestrator/directory_lock.hpp"
 #include "orchestrator/errors.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/sample_journal.hpp"
@@ -21,36 +17,6 @@
 namespace isobench::orchestrator {
 
 namespace {
-
-// Holds an exclusive lock on a shard while its task measures, so that two tasks of one shard (a
-// resubmission beside a task Slurm requeued, two --resume at once) never measure it at once.
-// flock() is released when the process ends, however it ends.
-class ShardLock {
- public:
-  explicit ShardLock(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw UsageError(path + ": cannot open: " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
-    if (errno == EWOULDBLOCK) {
-      held_elsewhere_ = true;
-      return;
-    }
-    // Some shared file systems (Lustre without -o flock) do not lock: the squeue check of
-    // --resume then is the only guard.
-    std::cerr << "warning: " << path << ": cannot lock (" << std::strerror(errno)
-              << "): two tasks of this shard would not be kept apart\n";
-  }
-  ~ShardLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ShardLock(const ShardLock&) = delete;
-  ShardLock& operator=(const ShardLock&) = delete;
-  bool held_elsewhere() const { return held_elsewhere_; }
-
- private:
-  int fd_ = -1;
-  bool held_elsewhere_ = false;
-};
 
 // The request a task makes of its shard: --resume of the shard with the run options the
 // submission recorded (slurm.json's task_options).
@@ -100,7 +66,9 @@ int run_task(const std::string& run_path, std::optional<std::uint32_t> shard_giv
     throw UsageError("slurm task: shard " + std::to_string(index) + ": " + run_path + " has " +
                      std::to_string(slurm.shards.size()) + " shards");
   const RunDirectory shard = RunDirectory::open(run_dir.file(shard_dir(index)));
-  ShardLock lock(shard.file("task.lock"));
+  // Two tasks of one shard (a resubmission beside a task Slurm requeued, two --resume at once)
+  // never measure it at once.
+  const DirectoryLock lock(shard.file("task.lock"));
   if (lock.held_elsewhere()) {
     std::cerr << "orchestrate: shard " << index << " is being measured by another task (" << shard.file("task.lock")
               << " is locked): nothing to do here\n";
@@ -194,15 +162,7 @@ void register_slurm_command(CLI::App& app, const std::vector<std::string>& comma
   task_cmd->add_option_function<std::uint32_t>(
       "--shard", [task](std::uint32_t k) { task->shard = k; }, "the shard to measure (default: SLURM_ARRAY_TASK_ID)");
   task_cmd->callback([task, &command_line, &exit_code] {
-    try {
-      exit_code = run_task(task->run, task->shard, command_line);
-    } catch (const UsageError& e) {
-      std::cerr << "orchestrate: " << e.what() << "\n";
-      exit_code = exit_bad_input;
-    } catch (const MeasurementFailed& e) {
-      std::cerr << "orchestrate: " << e.what() << "\n";
-      exit_code = exit_measurement_failed;
-    }
+    exit_code = exit_code_of("orchestrate", std::cerr, [&] { return run_task(task->run, task->shard, command_line); });
   });
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ipc/instance_table.hpp"
+#include "orchestrator/compare/resolution.hpp"
 #include "orchestrator/printers/text.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/multiple_testing.hpp"
@@ -329,6 +330,7 @@ bool fails_on(FailOn rule, stats::Verdict verdict) {
     case FailOn::slower: return slower;
     case FailOn::faster: return faster;
     case FailOn::any_change: return slower || faster;
+    case FailOn::uncertain: return slower || verdict == stats::Verdict::uncertain;
     case FailOn::never: return false;
   }
   return false;
@@ -358,6 +360,7 @@ std::string ComparisonReport::outcome() const {
         line += (first ? " " : ", ") + plural(n, name);
         first = false;
       }
+    if (const auto note = unresolved_note(*this); !note.empty()) line += "; " + note;
   }
   if (!excluded.empty()) {
     // Reasons grouped by their kind ("plans differ in inner", "only in RUN_A"), in first-seen

@@ -23,7 +23,7 @@
 
 namespace isobench::orchestrator {
 
-enum class FailOn { slower, faster, any_change, never };
+enum class FailOn { slower, faster, any_change, uncertain, never };
 // Whether a verdict meets the --fail-on rule (the exit code 1 of a comparison, a failed case in CI).
 bool fails_on(FailOn rule, stats::Verdict verdict);
 // Which GPUs the two sides of an instance may have been measured on, where both sides' samples
@@ -95,8 +95,9 @@ struct ComparisonReport {
   int exit_code() const;
   // What the comparison found, in one line: "12 compared: 2 SLOWER, 1 FASTER, 9 SAME", with how many
   // instances were not compared, why and the remedy of each kind ("; 3 not compared: 2 plans
-  // differ in inner (measure B again with --like A), 1 only in A (...)"). The verbs end their
-  // output with it and the exit code: "... -> exit 1".
+  // differ in inner (measure B again with --like A), 1 only in A (...)"), and what UNCERTAIN
+  // instances could not resolve (compare/resolution.hpp). The verbs end their output with it and
+  // the exit code: "... -> exit 1".
   std::string outcome() const;
 };
 

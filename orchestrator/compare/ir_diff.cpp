@@ -263,7 +263,7 @@ int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::strin
 }
 
 int run_ir_diff(const IrDiffRequest& request, std::ostream& out, std::ostream& err) {
-  try {
+  return exit_code_of("orchestrate ir-diff", err, [&] {
     std::vector<std::string> stages;
     if (request.stage == "all")
       stages = kIrStages;
@@ -273,20 +273,19 @@ int run_ir_diff(const IrDiffRequest& request, std::ostream& out, std::ostream& e
       throw UsageError("--stage " + request.stage + ": expected ttir, ttgir, llir, ptx, sass or all");
     if (request.runs.empty() || request.runs.size() > 2) throw UsageError("give one A/B run or two runs");
     const bool ab = request.runs.size() == 1;
-    const IrSide a = read_ir_side(request.runs[0], 0, request.instance, ab ? "baseline" : "A");
-    const IrSide b = read_ir_side(ab ? request.runs[0] : request.runs[1], ab ? 1 : 0, request.instance,
-                                  ab ? "candidate" : "B");
-    out << request.instance << ": " << a.label << " " << a.folder << "\n"
-        << std::string(request.instance.size() + 2, ' ') << b.label << " " << b.folder << "\n\n";
-    print_ir_diff(a, b, stages, out);
+    // What the runs hold is input: a file they lack, or no diff on PATH (run_program), is bad input.
+    try {
+      const IrSide a = read_ir_side(request.runs[0], 0, request.instance, ab ? "baseline" : "A");
+      const IrSide b = read_ir_side(ab ? request.runs[0] : request.runs[1], ab ? 1 : 0, request.instance,
+                                    ab ? "candidate" : "B");
+      out << request.instance << ": " << a.label << " " << a.folder << "\n"
+          << std::string(request.instance.size() + 2, ' ') << b.label << " " << b.folder << "\n\n";
+      print_ir_diff(a, b, stages, out);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
     return exit_ok;
-  } catch (const UsageError& e) {
-    err << "orchestrate ir-diff: " << e.what() << "\n";
-    return exit_bad_input;
-  } catch (const std::runtime_error& e) {  // run_program: no diff on PATH
-    err << "orchestrate ir-diff: " << e.what() << "\n";
-    return exit_bad_input;
-  }
+  });
 }
 
 }  // namespace isobench::orchestrator

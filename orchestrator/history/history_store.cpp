@@ -1,9 +1,13 @@
 #include "orchestrator/history/history_store.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
+#include <nlohmann/json.hpp>
+
+#include "ipc/settings.hpp"
 #include "orchestrator/history/history_schema.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "stats/descriptive.hpp"
@@ -14,15 +18,59 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Database open_database(const std::string& path, bool create) {
+// Brings the file to this build's schema in one write transaction.
+void upgrade_file(const std::string& path) {
+  Database db(path, OpenMode::write);
+  Transaction t(db);
+  bring_up_to_date(db);
+  t.commit();
+}
+
+// Whether the file holds tables: a file with none and no schema version is a history not yet
+// written, one with tables of its own is some other database.
+bool has_tables(Database& db) {
+  Statement s = db.prepare("SELECT COUNT(*) FROM sqlite_master");
+  s.step();
+  return s.integer(0) > 0;
+}
+
+// What a series' runs must share, from an instance's plan entry: its inner count and the settings
+// that change what a sample measures, as "inner 4, timer graph". Entries without them (imported
+// runs) share the empty text.
+std::string measured_alike(const std::string& plan_text) {
+  const auto plan = nlohmann::json::parse(plan_text, nullptr, false);
+  if (!plan.is_object()) return {};
+  std::string text;
+  const auto add = [&](const std::string& name) {
+    if (!plan.contains(name)) return;
+    const auto& v = plan[name];
+    text += (text.empty() ? "" : ", ") + name + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+  };
+  add("inner");
+  for (const auto* spec : ipc::sample_changing_settings()) add(std::string(spec->name));
+  return text;
+}
+
+Database open_database(const std::string& path, Access access) {
   std::error_code ec;
+  if (fs::is_directory(path, ec)) throw SqliteError(path + ": a folder, not a history file");
   if (!fs::exists(path, ec)) {
-    if (!create) throw SqliteError(path + ": no history there (orchestrate history add RUN... creates it)");
+    if (access == Access::read) throw SqliteError(path + ": no history there (orchestrate history add RUN... creates it)");
     const fs::path folder = fs::path(path).parent_path();
     if (!folder.empty()) fs::create_directories(folder, ec);
     if (ec) throw SqliteError(folder.string() + ": cannot create the history's folder: " + ec.message());
+    return Database(path, OpenMode::create);
   }
-  return Database(path, create);
+  if (access == Access::add) return Database(path, OpenMode::write);
+  int version = 0;
+  {
+    Database db(path, OpenMode::read);
+    version = schema_version(db);  // the first read: a file that is not SQLite fails here, by name
+    if (version == 0 && has_tables(db))
+      throw SqliteError(path + ": not an isobench history (an SQLite file with tables of its own)");
+  }
+  if (version != 0 && version != kHistorySchemaVersion) upgrade_file(path);
+  return Database(path, OpenMode::read);
 }
 
 }  // namespace
@@ -34,9 +82,14 @@ std::string HistoryStore::default_path() {
   return (fs::path(home && *home ? home : ".") / ".local" / "share" / "isobench" / "history.sqlite").string();
 }
 
-HistoryStore::HistoryStore(const std::string& path, bool create) : db_(open_database(path, create)) {
+HistoryStore::HistoryStore(const std::string& path, Access access) : db_(open_database(path, access)) {
   // Reading user_version is the first read: a file that is not SQLite fails here, by name.
-  if (schema_version(db_) == kHistorySchemaVersion) return;
+  const int version = schema_version(db_);
+  if (version == kHistorySchemaVersion) return;
+  if (access == Access::read) {
+    unwritten_ = true;  // open_database brought any other version up to date
+    return;
+  }
   Transaction t(db_);
   bring_up_to_date(db_);
   t.commit();
@@ -100,6 +153,7 @@ std::vector<AddOutcome> HistoryStore::add(const std::vector<RunEntry>& runs) {
 }
 
 std::vector<StoredRun> HistoryStore::runs() {
+  if (unwritten_) return {};
   Statement s = db_.prepare(
       "SELECT r.id, r.dir, r.label, r.started, r.status, r.source, m.key, r.sides,"
       " (SELECT COUNT(DISTINCT instance) FROM series WHERE run_id = r.id),"
@@ -113,25 +167,32 @@ std::vector<StoredRun> HistoryStore::runs() {
 }
 
 std::vector<InstanceSeries> HistoryStore::series(const std::string& instance, bool with_samples) {
+  if (unwritten_) return {};
   Statement s = db_.prepare(
-      "SELECT m.key, se.instance, se.side, r.id, r.dir, r.label, r.started, se.median, se.id"
+      "SELECT m.key, se.instance, se.side, r.id, r.dir, r.label, r.started, se.median, se.id, se.plan"
       " FROM series se JOIN runs r ON se.run_id = r.id JOIN machines m ON r.machine_id = m.id"
       " WHERE ?1 = '' OR se.instance = ?1 ORDER BY m.key, se.instance, se.side, r.started, r.id");
   s.bind(1, instance);
   Statement values = db_.prepare("SELECT value FROM samples WHERE series_id = ? ORDER BY seq");
   std::vector<InstanceSeries> out;
+  std::size_t group = 0;
   while (s.step()) {
-    const std::string machine = s.text(0), id = s.text(1);
+    const std::string machine = s.text(0), id = s.text(1), settings = measured_alike(s.text(9));
     const int side = static_cast<int>(s.integer(2));
     if (out.empty() || out.back().machine != machine || out.back().instance != id || out.back().side != side)
-      out.push_back({machine, id, side, {}});
+      group = out.size();  // the series of one machine, instance and side start here
+    // Runs measured alike join one series, in time order, whatever ran between them.
+    auto it = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(group), out.end(),
+                           [&](const InstanceSeries& x) { return x.settings == settings; });
+    if (it == out.end()) it = out.insert(out.end(), {machine, id, side, settings, {}});
+    InstanceSeries& series = *it;
     SeriesPoint p{s.integer(3), s.text(4), s.text(5), s.text(6), s.real(7), {}};
     if (with_samples) {
       values.bind(1, s.integer(8));
       while (values.step()) p.samples.push_back(values.real(0));
       values.reset();
     }
-    out.back().points.push_back(std::move(p));
+    series.points.push_back(std::move(p));
   }
   return out;
 }

@@ -56,22 +56,29 @@ struct SeriesPoint {
 };
 
 // The runs of one instance and side on one machine, oldest first (by start time, then by when
-// they were added).
+// they were added), measured alike: a run whose plan entry differs in what a sample measures (the
+// inner count, a sample-changing setting: what compare refuses to pair) starts a series of its
+// own, so a change of settings is never read as a change of the code.
 struct InstanceSeries {
   std::string machine, instance;
   int side = 0;
+  std::string settings;  // what its runs measured alike: "inner 4" and the sample-changing settings
   std::vector<SeriesPoint> points;
 };
+
+// read: list, show, regressions and report, which never write into the file (a file with no
+// schema yet reads as a history of no runs); add: creates the file (and its folder) when missing.
+enum class Access { read, add };
 
 class HistoryStore {
  public:
   // $XDG_DATA_HOME/isobench/history.sqlite, or ~/.local/share/isobench/history.sqlite.
   static std::string default_path();
 
-  // Opens the file; with `create`, creates it (and its folder) when missing. An older schema is
-  // migrated; a newer one, a missing file without `create`, or a file that is not a history
-  // throws SqliteError naming the file.
-  HistoryStore(const std::string& path, bool create);
+  // Opens the file as `access` says. An older schema is migrated (reading too: the file stays a
+  // history, in this build's format); a newer one, a missing file to read, or a file that is not
+  // a history throws SqliteError naming the file.
+  HistoryStore(const std::string& path, Access access);
 
   // Adds every run in one transaction: all of them or, on an error, none.
   std::vector<AddOutcome> add(const std::vector<RunEntry>& runs);
@@ -85,6 +92,7 @@ class HistoryStore {
   AddOutcome add_one(const RunEntry& run);
   std::int64_t machine_id(const Machine& machine);
   Database db_;
+  bool unwritten_ = false;  // read: a file with no schema yet, a history of no runs
 };
 
 }  // namespace isobench::orchestrator::history

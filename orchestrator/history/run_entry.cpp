@@ -88,6 +88,10 @@ RunEntry read_run_entry(const std::string& dir, const std::string& label, std::o
     throw UsageError(run_json + ": \"started\" is not a string (the run's start time)");
   if (info.contains("status") && !info["status"].is_string()) throw UsageError(run_json + ": \"status\" is not a string");
   if (info.contains("source") && !info["source"].is_string()) throw UsageError(run_json + ": \"source\" is not a string");
+  // A run still being written would be stored half-measured, and replaced by every later add.
+  if (const std::string status = info.value("status", ""); status == "running" || status == "planned")
+    throw UsageError(run_json + ": status \"" + status + "\": the run is still being measured (or its orchestrator " +
+                     "died: orchestrate --resume " + dir + " finishes it); add it once it has ended");
 
   RunEntry entry;
   entry.dir = fs::absolute(dir).lexically_normal().string();
@@ -119,8 +123,12 @@ RunEntry read_run_entry(const std::string& dir, const std::string& label, std::o
       entry.series.push_back(std::move(s));
     }
   }
-  entry.uid = uid.finish_hex();
   entry.content_sha256 = content.finish_hex();
+  // An imported file is never resumed: its samples are part of what it is. Two files of one
+  // machine, start time and benchmarks (a baseline and a candidate build imported from one day's
+  // results) are two runs.
+  if (entry.source != "isobench") uid.update("content " + entry.content_sha256 + "\n");
+  entry.uid = uid.finish_hex();
   return entry;
 }
 

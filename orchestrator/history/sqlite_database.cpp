@@ -9,8 +9,11 @@ namespace {
 constexpr int kBusyTimeoutMs = 60'000;
 }  // namespace
 
-Database::Database(const std::string& path, bool create) : path_(path) {
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+Database::Database(const std::string& path, OpenMode mode) : path_(path) {
+  const int flags = (mode == OpenMode::read     ? SQLITE_OPEN_READONLY
+                     : mode == OpenMode::create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                                                : SQLITE_OPEN_READWRITE) |
+                    SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
@@ -23,9 +26,9 @@ Database::Database(const std::string& path, bool create) : path_(path) {
   // its connection must be closed before the error leaves.
   try {
     exec("PRAGMA foreign_keys = ON");
-    // WAL is a property of the file: the first connection switches it, the others find it so.
-    Statement mode(*this, "PRAGMA journal_mode = WAL");
-    mode.step();
+    // WAL is a property of the file: the first connection that writes switches it, the others
+    // find it so.
+    if (mode != OpenMode::read) Statement(*this, "PRAGMA journal_mode = WAL").step();
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;

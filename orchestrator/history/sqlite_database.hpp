@@ -3,29 +3,36 @@
 // statements, and transactions that roll back unless committed. The C API, not a C++ wrapper
 // library: the history needs a dozen calls, and one more dependency (SQLiteCpp) would have to be
 // installed and linked statically for the device build as well. Every failure throws SqliteError
-// with SQLite's message and the file's name.
+// with SQLite's message and the file's name: for the verbs that read and write histories (which
+// measure nothing) a file they cannot use is bad input, exit code 2.
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "orchestrator/errors.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace isobench::orchestrator::history {
 
-class SqliteError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
+class SqliteError : public UsageError {
+  using UsageError::UsageError;
 };
 
 class Statement;
 
+// read: nothing is written to the file (not even WAL mode); write: an existing file; create: the
+// file too, when missing.
+enum class OpenMode { read, write, create };
+
 class Database {
  public:
-  // Opens `path`, creating the file only when `create` is set. Concurrent writers wait for one
-  // another (busy timeout) instead of failing, and the file is in WAL mode, so readers never
-  // block a writer.
-  Database(const std::string& path, bool create);
+  // Opens `path` as `mode` says. Concurrent writers wait for one another (busy timeout) instead
+  // of failing, and a file opened to write is switched to WAL mode, so readers never block a
+  // writer.
+  Database(const std::string& path, OpenMode mode);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

@@ -87,7 +87,7 @@ std::string series_chart(const history::InstanceSeries& s, const std::vector<his
 }
 
 void history_section(const ReportInputs& in, std::ostream& html) {
-  history::HistoryStore store(in.history, /*create=*/false);
+  history::HistoryStore store(in.history, history::Access::read);
   const auto all = store.series("", /*with_samples=*/true);
   html << "<h2>History</h2>\n<p>" << xml_escape(in.history) << ": " << store.runs().size()
        << " runs. Change points: E-divisive means with a t test as Apache Otava (max p "
@@ -98,7 +98,8 @@ void history_section(const ReportInputs& in, std::ostream& html) {
     if (s.side != 0) continue;  // as history regressions: nightly series are side 0
     const auto changes = history::find_changes(s, in.changes);
     html << "<section class=\"series\" data-instance=\"" << xml_escape(s.instance) << "\">\n<h3>" << xml_escape(s.instance)
-         << "</h3>\n<p class=\"machine\">" << xml_escape(s.machine) << ", " << s.points.size() << " runs, "
+         << "</h3>\n<p class=\"machine\">" << xml_escape(s.machine)
+         << (s.settings.empty() ? "" : " (" + xml_escape(s.settings) + ")") << ", " << s.points.size() << " runs, "
          << changes.size() << " change points</p>\n"
          << series_chart(s, changes);
     if (!changes.empty()) {
@@ -224,7 +225,8 @@ void write_report(const ReportInputs& in, const std::string& out_dir, std::ostre
   if (!in.history.empty()) history_section(in, html);
   for (const auto& dir : in.dirs) {
     const fs::path path(dir);
-    if (fs::exists(path / "calibration.json") || fs::exists(path / "experiment.json")) {
+    // A run directory has a calibration.json too (its inner counts): run.json tells them apart.
+    if (!fs::exists(path / "run.json") && (fs::exists(path / "calibration.json") || fs::exists(path / "experiment.json"))) {
       calibration_section(path, html);
       continue;
     }

@@ -5,9 +5,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "orchestrator/artifacts.hpp"
+#include "orchestrator/directory_lock.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/run/like_run.hpp"
@@ -26,6 +28,7 @@ namespace {
 // A run in progress: its directory, plan and run.json as they are being written.
 struct OpenRun {
   std::unique_ptr<RunDirectory> dir;
+  std::optional<DirectoryLock> lock;  // run.lock, held until the run ends
   Plan plan;
   nlohmann::json info;  // run.json
   std::uint64_t memory_budget = 0;
@@ -82,6 +85,16 @@ void keep_instances(Sweep& sweep, const std::vector<std::string>& ids) {
   sweep.instances = std::move(kept);
 }
 
+// The run's lock (run.lock), or UsageError when another orchestrator measures into it now: two
+// processes measuring one journal would lose the run.
+DirectoryLock lock_run(const RunDirectory& dir, const std::string& what) {
+  DirectoryLock lock(dir.file("run.lock"));
+  if (lock.held_elsewhere())
+    throw UsageError(what + ": another orchestrate is measuring this run now (" + lock.path() +
+                     " is locked); let it finish, or stop it, then --resume " + dir.path());
+  return lock;
+}
+
 // A new run: everything checked first, then the run directory with its sweep, plan and run.json.
 OpenRun open_new_run(const RunRequest& request) {
   if (request.sweep_path.empty()) throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
@@ -113,10 +126,20 @@ OpenRun open_new_run(const RunRequest& request) {
   r.python = start_python_sides(r.plan, r.plan.workers.empty() ? std::vector<std::string>{worker} : r.plan.workers,
                                 request.python, nullptr, sweep.path, fs::absolute(dir).lexically_normal().string());
   r.dir = std::make_unique<RunDirectory>(RunDirectory::create(dir));
-  r.dir->write_text("sweep.yaml", sweep.source_text);
-  r.dir->write_json("plan.json", r.plan.to_json());
-  r.info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name}, {"started", utc_timestamp()},
-            {"command_line", request.command_line}, {"resumed", nlohmann::json::array()}};
+  r.lock.emplace(lock_run(*r.dir, dir));
+  r.info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name},      {"started", utc_timestamp()},
+            {"command_line", request.command_line}, {"resumed", nlohmann::json::array()}, {"status", "planned"}};
+  // Until its sweep, plan and run.json are written the directory is no run that --resume could
+  // finish (a full disk, a folder that vanished): it goes, and nothing was measured.
+  try {
+    r.dir->write_text("sweep.yaml", sweep.source_text);
+    r.dir->write_json("plan.json", r.plan.to_json());
+    r.dir->write_json("run.json", r.info);
+  } catch (const std::runtime_error& e) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    throw MeasurementFailed(std::string(e.what()) + "; nothing was measured (" + dir + " removed)");
+  }
   return r;
 }
 
@@ -163,6 +186,7 @@ OpenRun open_resumed_run(const RunRequest& request) {
   } catch (const std::exception& e) {
     throw UsageError(resume + ": " + e.what());
   }
+  r.lock.emplace(lock_run(*r.dir, resume));
   if (!request.worker.empty()) {
     if (!r.plan.workers.empty())
       throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names");
@@ -192,6 +216,21 @@ void archive_run_artifacts(const RunDirectory& dir, const Plan& plan, RunLog& lo
     log.write("artifact", std::string("not archived: ") + e.what());
     std::cerr << "warning: artifacts not archived: " << e.what() << "\n";
   }
+}
+
+// A run that broke off after its directory was made (a calibration that failed, a file that could
+// not be written): run.json says so where it still can be written, and --resume finishes what
+// the journal lacks.
+[[noreturn]] void fail_run(OpenRun& r, RunLog* log, const std::string& what) {
+  r.info["status"] = "failed";
+  r.info["error"] = what;
+  r.info["finished"] = utc_timestamp();
+  try {
+    r.dir->write_json("run.json", r.info);
+  } catch (const std::runtime_error&) {  // the disk that failed the run: run.json keeps its last status
+  }
+  if (log) log->write("run-failed", what);
+  throw MeasurementFailed(what + " (finish with: orchestrate --resume " + r.dir->path() + ")");
 }
 
 RunnerOptions runner_options(const RunRequest& request, const OpenRun& r) {
@@ -238,18 +277,12 @@ std::string default_worker_path() {
   return (self.parent_path() / "isobench-worker").string();
 }
 
-RunResult run(const RunRequest& request) {
-  install_interrupt_handlers();
-  if (auto sharded = resume_if_sharded(request)) return std::move(*sharded);  // a Slurm run's --resume
-  OpenRun r = request.resume_dir.empty() ? open_new_run(request) : open_resumed_run(request);
-  if (request.slurm.sharded()) return submit_to_slurm(*r.dir, r.plan, request);
+namespace {
+
+// The run from its start to its summary and verdicts, in a directory it holds the lock of.
+RunResult measure(const RunRequest& request, OpenRun& r) {
   RunResult result;
   result.dir = r.dir->path();
-  if (r.resumed && r.info.value("status", "") == "complete") {
-    if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
-    result.status = RunStatus::already_complete;
-    return result;
-  }
   if (r.resumed) r.info["resumed"].push_back(utc_timestamp());
   // CUDA numbers devices fastest first, NVML and nvidia-smi by PCI bus: on a machine of mixed
   // GPUs the two differ. Workers get the PCI order unless the user chose one, so that a device
@@ -274,24 +307,21 @@ RunResult run(const RunRequest& request) {
   try {
     result.outcome = runner.run();
   } catch (const std::exception& e) {
-    // Recorded in the run directory; --resume finishes what the journal lacks.
-    r.info["status"] = "failed";
-    r.info["error"] = e.what();
-    r.info["finished"] = utc_timestamp();
-    r.dir->write_json("run.json", r.info);
-    log.write("run-failed", e.what());
-    throw MeasurementFailed(std::string(e.what()) + " (finish with: orchestrate --resume " + r.dir->path() + ")");
+    fail_run(r, &log, e.what());
   }
   archive_run_artifacts(*r.dir, r.plan, log);
 
   const auto journal = read_journal(r.dir->file("samples.jsonl"));
   result.summary = summarize(r.plan, journal.samples);
   r.dir->write_json("summary.json", summary_to_json(result.summary));
-  result.samples_recorded = journal.samples.size();
+  // Planned samples, each counted once (a slot is one planned sample).
+  std::set<std::uint32_t> slots;
+  for (const auto& s : journal.samples) slots.insert(s.slot);
+  result.samples_recorded = slots.size();
   // A sequential run expects the samples up to the look at which each instance stopped.
   result.samples_expected = r.plan.sequential ? result.outcome.samples_expected : r.plan.schedule.total_samples();
   result.status = result.outcome.interrupted                          ? RunStatus::interrupted
-                  : result.samples_recorded == result.samples_expected ? RunStatus::complete
+                  : result.samples_recorded >= result.samples_expected ? RunStatus::complete
                                                                        : RunStatus::incomplete;
   r.info["finished"] = utc_timestamp();
   r.info["samples_expected"] = result.samples_expected;
@@ -299,16 +329,44 @@ RunResult run(const RunRequest& request) {
   r.info["workers_started"] = result.outcome.workers_started;
   r.info["wall_seconds"] = result.outcome.wall_seconds;
   r.info["failures"] = result.outcome.failures.size();
+  if (!result.outcome.deterministic_failure.empty()) r.info["error"] = result.outcome.deterministic_failure;
   r.info["status"] = result.status == RunStatus::interrupted ? "interrupted"
                      : result.status == RunStatus::complete  ? "complete"
                                                              : "incomplete";
   r.dir->write_json("run.json", r.info);
   log.write("run-end", r.info["status"].get<std::string>() + ": " + std::to_string(result.samples_recorded) +
                            " of " + std::to_string(result.samples_expected) + " samples");
-  // An A/B run answers with verdicts, baseline against candidate.
-  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted)
+  // An A/B run answers with verdicts, baseline against candidate; one stopped by a deterministic
+  // failure has none to give (its remedies would offer the --resume that cannot help).
+  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted &&
+      result.outcome.deterministic_failure.empty())
     result.comparison = compare_ab_run(r.dir->path(), request.verdict, log);
   return result;
+}
+
+}  // namespace
+
+RunResult run(const RunRequest& request) {
+  install_interrupt_handlers();
+  if (auto sharded = resume_if_sharded(request)) return std::move(*sharded);  // a Slurm run's --resume
+  OpenRun r = request.resume_dir.empty() ? open_new_run(request) : open_resumed_run(request);
+  if (request.slurm.sharded()) return submit_to_slurm(*r.dir, r.plan, request);
+  if (r.resumed && r.info.value("status", "") == "complete") {
+    if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
+    RunResult result;
+    result.dir = r.dir->path();
+    result.status = RunStatus::already_complete;
+    return result;
+  }
+  try {
+    return measure(request, r);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const MeasurementFailed&) {
+    throw;
+  } catch (const std::exception& e) {  // a file of the run that cannot be written or read back
+    fail_run(r, nullptr, e.what());
+  }
 }
 
 std::optional<ComparisonReport> compare_ab_run(const std::string& dir, const VerdictRule& rule, RunLog& log) {

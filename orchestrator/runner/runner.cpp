@@ -101,6 +101,7 @@ void execute(RunState& s) {
       s.outcome.interrupted = true;
       return;
     }
+    if (!s.outcome.deterministic_failure.empty()) return;
     s.dir.write_json("plan.json", s.plan.to_json());
   }
   setup.pin_choices();

@@ -58,6 +58,9 @@ struct RunOutcome {
   std::size_t samples_recorded = 0;
   std::size_t workers_started = 0;
   std::vector<nlohmann::json> failures;  // one per failed worker process
+  // Set when the run stopped on a deterministic failure (worker_pipelines.hpp): its cause, as
+  // the first worker that failed with it said it. Nothing was retried after it.
+  std::string deterministic_failure;
   bool interrupted = false;
   double wall_seconds = 0;
 };

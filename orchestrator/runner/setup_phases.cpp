@@ -177,6 +177,7 @@ void SetupPhases::calibrate() {
     s_.log.write("calibrated", p.worker.id + ": inner " + std::to_string(p.inner) + " (" +
                                    std::to_string(entry.calibrated_seconds_per_launch * 1e6) + " us per launch)");
   }
+  if (!failed.empty() && !s_.outcome.deterministic_failure.empty()) return;  // the run stopped on it
   if (!failed.empty())
     throw MeasurementFailed("calibration failed for " + failed + " after " + std::to_string(s_.options.retries + 1) +
                              " workers; see " + s_.dir.file("log.txt"));

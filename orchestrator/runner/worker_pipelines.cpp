@@ -1,13 +1,27 @@
 #include "worker_pipelines.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <thread>
 
 #include "orchestrator/interrupt.hpp"
 
 namespace isobench::orchestrator {
 
+namespace {
+
+// A failure's cause without its numbers (pids, task counts, seconds, serials).
+std::string cause_of(const std::string& reason) {
+  std::string cause;
+  for (char c : reason)
+    if (!std::isdigit(static_cast<unsigned char>(c))) cause += c;
+  return cause;
+}
+
+}  // namespace
+
 void WorkerPipelines::run_jobs(std::deque<Job> jobs) {
+  if (!s_.outcome.deterministic_failure.empty()) return;  // the run stopped on it
   for (auto& job : jobs) s_.pipes[s_.pipe_of(job)].jobs.push_back(std::move(job));
   auto busy = [&] {
     return std::any_of(s_.pipes.begin(), s_.pipes.end(),
@@ -103,8 +117,14 @@ bool WorkerPipelines::step(Pipeline& pipe) {
     auto gone = std::move(active[k]);
     active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
     if (!reason.empty()) note_failure(*gone, reason, *status);
-    auto retry = reason.empty() ? std::nullopt : retry_of(*gone);
+    const bool deterministic = !reason.empty() && repeats_cause(*gone, reason);
+    auto retry = reason.empty() || deterministic ? std::nullopt : retry_of(*gone);
     retire(std::move(gone), reason, &*status);
+    if (deterministic) {
+      s_.outcome.deterministic_failure = reason;
+      s_.log.write("deterministic-failure", "not retried, nothing more started: " + reason);
+      for (auto& p : s_.pipes) p.jobs.clear();
+    }
     if (retry) {
       // The replacement takes the failed worker's place in the order: plan order is kept.
       auto replacement = lanes_.start(std::move(*retry), !is_head);
@@ -194,6 +214,7 @@ void WorkerPipelines::retire(std::unique_ptr<Worker> w, const std::string& reaso
                "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
                    (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
   s_.free_lanes.push_back(w->lane);
+  if (reason.empty()) side_reported_[w->job.side & 1] = true;
   if (!status)
     s_.pipes[w->pipe].exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, s_.device_bytes_of(w->job)});
 }
@@ -211,7 +232,18 @@ void WorkerPipelines::note_failure(const Worker& w, const std::string& reason, c
                       {"exit_code", status.signaled ? -1 : status.code}};
   s_.journal.append_event(f);
   s_.outcome.failures.push_back(f);
-  s_.progress.message("worker failed (" + w.job.what + "): " + reason);
+  if (cause_of(reason) != last_shown_cause_) s_.progress.message("worker failed (" + w.job.what + "): " + reason);
+  last_shown_cause_ = cause_of(reason);
+}
+
+bool WorkerPipelines::repeats_cause(const Worker& w, const std::string& reason) {
+  const std::size_t side = w.job.side & 1;
+  side_reported_[side] = side_reported_[side] || w.next_task > 0;
+  if (side_reported_[side]) return false;
+  const std::string cause = cause_of(reason);
+  const bool again = cause == fruitless_cause_[side];
+  fruitless_cause_[side] = cause;
+  return again;
 }
 
 // The job's tasks that are not done yet, as a new attempt; nullopt when there are none or no

@@ -4,7 +4,15 @@
 // whatever ended. A worker that crashes, fails, breaks the lane protocol or stops beating its
 // heart is killed if needed and recorded, and its missing tasks go to a fresh worker (up to
 // --retries times); the run goes on. Interrupted (Ctrl-C), every running worker is killed.
+//
+// A failure no fresh worker gets past is not retried: when a worker that reported nothing fails
+// with the same cause (numbers aside: pids, task counts, seconds) as the side's worker before it,
+// which also reported nothing, and no worker of that side has reported anything in this run (a
+// --worker that is no worker, a Python set-up that raises, a baseline that exits 0 without a
+// report), the run stops there: nothing more is started, outcome.deterministic_failure names the
+// cause, and a repeated cause is shown on the progress line once.
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -37,6 +45,7 @@ class WorkerPipelines {
   bool step(Pipeline& pipe);
   void retire(std::unique_ptr<Worker> w, const std::string& reason, const ExitStatus* status);
   void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status);
+  bool repeats_cause(const Worker& w, const std::string& reason);
   std::optional<Job> retry_of(const Worker& w);
   std::string failure_reason(Worker& w, const ExitStatus& status);
   std::optional<RankFailure> peer_failure(Worker& w);
@@ -47,6 +56,11 @@ class WorkerPipelines {
   RunState& s_;
   LaneHost& lanes_;
   SampleIntake& intake_;
+  // Per side: the cause of its last worker that failed having reported nothing, and whether any
+  // of its workers has reported something in this run.
+  std::array<std::string, 2> fruitless_cause_;
+  std::array<bool, 2> side_reported_{};
+  std::string last_shown_cause_;  // on the progress line
 };
 
 }  // namespace isobench::orchestrator

@@ -140,3 +140,42 @@ TEST_CASE("history: a real run and an imported one go in, and show lists their s
   CHECK(broken.err == "import: " + s.path("broken.json") + ": benchmarks[0].real_time: not a number: \"slow\"\n");
   CHECK(!std::filesystem::exists(s.path("broken")));
 }
+
+TEST_CASE("history: two imports of one date and host are two runs; a run still running is refused; reading writes nothing") {
+  Scratch s("history-identity");
+  // A baseline and a 20% slower build, imported from one day's Google Benchmark results.
+  const std::string data = source_dir() + "/tests/data/import/google_benchmark.json";
+  json slower = json::parse(slurp(data));
+  for (auto& b : slower["benchmarks"])
+    if (b.contains("real_time")) b["real_time"] = b["real_time"].get<double>() * 1.2;
+  const auto slower_file = s.write("slower.json", slower.dump());
+  REQUIRE(run(orchestrate() + " import --out " + s.path("base") + " " + data, s).exit_code == 0);
+  REQUIRE(run(orchestrate() + " import --out " + s.path("slow") + " " + slower_file, s).exit_code == 0);
+  const std::string h = " --history " + s.path("h.sqlite");
+  const Result add = run(orchestrate() + " history add" + h + " " + s.path("base") + " " + s.path("slow"), s);
+  REQUIRE_MESSAGE(add.exit_code == 0, add.err);
+  CHECK_MESSAGE(add.out.find(": updated") == std::string::npos, add.out);
+  CHECK(json::parse(run(orchestrate() + " history list --json" + h, s).out)["runs"].size() == 2);
+
+  // A run whose orchestrator is still measuring it (run.json: running) is not stored half-measured.
+  std::filesystem::copy(s.path("base"), s.path("running"), std::filesystem::copy_options::recursive);
+  json info = json::parse(slurp(s.path("running/run.json")));
+  info["status"] = "running";
+  s.write("running/run.json", info.dump());
+  const Result running = run(orchestrate() + " history add" + h + " " + s.path("running"), s);
+  CHECK(running.exit_code == 2);
+  CHECK_MESSAGE(running.err.starts_with("history add: " + s.path("running/run.json") + ": status \"running\": the run is "
+                                        "still being measured"),
+                running.err);
+  CHECK(std::count(running.err.begin(), running.err.end(), '\n') == 1);
+  CHECK(json::parse(run(orchestrate() + " history list --json" + h, s).out)["runs"].size() == 2);
+
+  // A history file not written yet stays as it is when list, regressions and report read it.
+  s.write("empty.sqlite", "");
+  const std::string e = " --history " + s.path("empty.sqlite");
+  CHECK(run(orchestrate() + " history list" + e, s).exit_code == 0);
+  CHECK(run(orchestrate() + " history regressions" + e, s).exit_code == 0);
+  const Result report = run(orchestrate() + " report --out " + s.path("rep") + e, s);
+  CHECK_MESSAGE(report.exit_code == 0, report.err);
+  CHECK(std::filesystem::file_size(s.path("empty.sqlite")) == 0);
+}

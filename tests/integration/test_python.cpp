@@ -263,13 +263,15 @@ TEST_CASE("a Python benchmark that fails: recorded with module, function and ins
   }
 }
 
-TEST_CASE("a Python benchmark that always fails: samples lost after the retries, exit code 3") {
+TEST_CASE("a Python benchmark that always fails before its first sample: said once with its cause, not retried, exit 3") {
   Scratch s("python-always");
-  const auto r = run_sweep(s, "--isolation process --per batch --inner 2 --retries 1", kSweep, "FAIL=always");
+  const auto r = run_sweep(s, "--isolation process --per batch --inner 2 --retries 5", kSweep, "FAIL=always");
   CHECK(r.result.exit_code == 3);
   const auto log = slurp(s.path("run/log.txt"));
   CHECK_MESSAGE(log.find("RuntimeError: this launch always fails") != std::string::npos, log);
-  CHECK_MESSAGE(log.find("samples-lost") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("[deterministic-failure]") != std::string::npos, log);
+  CHECK_MESSAGE(r.result.err.find("with one cause, not retried: ") != std::string::npos, r.result.err);
+  CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").size() == 2);
 }
 
 TEST_CASE("a set-up that returns neither a callable nor an object with launch() fails its worker") {

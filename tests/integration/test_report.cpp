@@ -39,7 +39,9 @@ TEST_CASE("report: the history's series and an A/B run's verdicts, in headless C
   }
   const std::string h = " --history " + s.path("h.sqlite");
   REQUIRE(run(bin("orchestrate") + " history add" + h + runs, s).exit_code == 0);
-  s.write("tiny.yaml", "name: tiny\nsettings: {samples: 4, warmup: 1, inner: 4, isolation: process, per: batch}\n"
+  // inner: auto, the default: the run's calibration.json of inner counts is no calibration folder.
+  s.write("tiny.yaml", "name: tiny\nsettings: {samples: 4, warmup: 1, inner: auto, min_sample_time_ms: 1, "
+                       "isolation: process, per: batch}\n"
                        "benchmarks:\n  - kernel: cpu_copy\n    axes: {bytes: [4096, 65536]}\n");
   REQUIRE(run(bin("orchestrate") + " ab --quiet --fail-on never --out " + s.path("ab") + " --baseline " + bin("isobench-worker") +
                   " --candidate " + bin("isobench-worker") + " " + s.path("tiny.yaml"),
@@ -51,6 +53,7 @@ TEST_CASE("report: the history's series and an A/B run's verdicts, in headless C
   CHECK(page.find("<svg") != std::string::npos);
   CHECK(page.find("% SLOWER</text>") != std::string::npos);  // the change point's marker
   CHECK(page.find("cpu_copy[bytes=65536]") != std::string::npos);  // the A/B verdict table
+  CHECK(page.find("Calibration: ") == std::string::npos);
   CHECK(page.find("http://") == page.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
   CHECK(page.find("https://") == std::string::npos);
 
@@ -58,6 +61,7 @@ TEST_CASE("report: the history's series and an A/B run's verdicts, in headless C
   const Result dom = run(browser(s) + "--dump-dom" + url, s);
   REQUIRE(dom.exit_code == 0);
   CHECK(dom.out.find("data-series=\"2\"") != std::string::npos);  // the script ran over both series
+  CHECK(dom.out.find("cpu_copy[bytes=4096]") != std::string::npos);  // the verdict table, rendered
   CHECK(dom.err.find(":CONSOLE(") == std::string::npos);          // nothing on the console
   CHECK(dom.err.find("Uncaught") == std::string::npos);
   const Result shot = run(browser(s) + "--screenshot=" + s.path("report.png") + url, s);

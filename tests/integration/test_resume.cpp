@@ -245,3 +245,55 @@ TEST_CASE("SIGINT in a calibration's analysis: exit 130 at once, nothing of the 
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(std::filesystem::exists(s.path("cal/calibration.json")));
 }
+
+TEST_CASE("--resume while the run's orchestrator still measures: refused in one line, exit 2, nothing written") {
+  Scratch s("concurrent-resume"), other("concurrent-resume-other");
+  // Enough samples that the first orchestrator is still measuring when the second one tries.
+  const auto sweep = s.write("long.yaml", "settings: {samples: 400, warmup: 1, inner: 2, seed: 9}\nbenchmarks:\n"
+                                          "  - kernel: cpu_spin\n    axes: {microseconds: [50]}\n");
+  const pid_t first = start_orchestrate(s, {"--device", "cpu", "--quiet", "--isolation", "process", "--per", "sample",
+                                            "--out", s.path("run"), sweep});
+  wait_for_samples(s.path("run/samples.jsonl"), 3);
+  const std::string run_json = slurp(s.path("run/run.json"));
+  const Result second = run(bin("orchestrate") + " --quiet --resume " + s.path("run"), other);
+  CHECK(second.exit_code == 2);
+  CHECK_MESSAGE(second.err == "orchestrate: --resume " + s.path("run") + ": another orchestrate is measuring this run now (" +
+                                  s.path("run/run.lock") + " is locked); let it finish, or stop it, then --resume " +
+                                  s.path("run") + "\n",
+                second.err);
+  // A second --out of the run is told the same, not to --resume it.
+  const Result out = run(bin("orchestrate") + " --device cpu --quiet --out " + s.path("run") + " " + sweep, other);
+  CHECK(out.exit_code == 2);
+  CHECK_MESSAGE(out.err == "orchestrate: " + s.path("run") +
+                               ": run directory exists and is not empty (another orchestrate is measuring it now)\n",
+                out.err);
+  CHECK(slurp(s.path("run/run.json")) == run_json);
+  CHECK_FALSE(std::filesystem::exists(s.path("run/environment-resume.json")));
+  CHECK(slurp(s.path("run/log.txt")).find("[run-start] resumed") == std::string::npos);
+  // The first one goes on undisturbed: stopped now, it kept one sample per slot.
+  kill(first, SIGINT);
+  int status = 0;
+  waitpid(first, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  std::set<std::uint32_t> slots;
+  for (const auto& x : read_jsonl(s.path("run/samples.jsonl"))) CHECK(slots.insert(x["slot"].get<std::uint32_t>()).second);
+}
+
+TEST_CASE("a journal holding a planned sample twice: the run counts it once, completes, and says no wrapped count") {
+  Scratch s("duplicate-samples");
+  const auto sweep = s.write("tiny.yaml", "settings: {samples: 4, warmup: 1, inner: 2, isolation: process, per: batch}\n"
+                                          "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: [20]}\n");
+  REQUIRE(run(bin("orchestrate") + " --device cpu --quiet --out " + s.path("run") + " " + sweep, s).exit_code == 0);
+  // Two orchestrators that once measured one run at once left every sample line twice.
+  const std::string journal = slurp(s.path("run/samples.jsonl"));
+  std::ofstream(s.path("run/samples.jsonl"), std::ios::app) << journal;
+  auto info = read_json(s.path("run/run.json"));
+  info["status"] = "incomplete";
+  std::ofstream(s.path("run/run.json"), std::ios::trunc) << info.dump(2);
+  const Result r = run(bin("orchestrate") + " --quiet --format none --resume " + s.path("run"), s);
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("samples failed") == std::string::npos);
+  CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
+  CHECK(read_json(s.path("run/run.json"))["samples_recorded"] == 4);
+}

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -41,14 +42,14 @@ TEST_SUITE("history_store") {
     TempDir tmp("history");
     const std::string file = tmp / "sub/dir/history.sqlite";
     {
-      HistoryStore store(file, /*create=*/true);  // creates the folders too
+      HistoryStore store(file, Access::add);  // creates the folders too
       const auto outcomes = store.add({entry("a", "2026-12-01T02:00:00.000Z", {1.0, 3.0, 2.0}),
                                        entry("b", "2026-11-30T02:00:00.000Z", {4.0, 5.0})});
       CHECK(outcomes == std::vector<AddOutcome>{AddOutcome::added, AddOutcome::added});
       CHECK(store.add({entry("a", "2026-12-01T02:00:00.000Z", {1.0, 3.0, 2.0})}) ==
             std::vector<AddOutcome>{AddOutcome::unchanged});
     }
-    HistoryStore store(file, /*create=*/false);
+    HistoryStore store(file, Access::read);
     const auto runs = store.runs();
     REQUIRE(runs.size() == 2);
     CHECK(runs[0].dir == "/runs/b");  // oldest first
@@ -67,7 +68,7 @@ TEST_SUITE("history_store") {
 
   TEST_CASE("a run with new samples since it was added replaces its old ones") {
     TempDir tmp("history");
-    HistoryStore store(tmp / "h.sqlite", true);
+    HistoryStore store(tmp / "h.sqlite", Access::add);
     store.add({entry("a", "2026-12-01T02:00:00.000Z", {1.0, 2.0})});
     CHECK(store.add({entry("a", "2026-12-01T02:00:00.000Z", {1.0, 2.0, 3.0})}) ==
           std::vector<AddOutcome>{AddOutcome::updated});
@@ -78,7 +79,7 @@ TEST_SUITE("history_store") {
 
   TEST_CASE("one bad run in an add stores none of them") {
     TempDir tmp("history");
-    HistoryStore store(tmp / "h.sqlite", true);
+    HistoryStore store(tmp / "h.sqlite", Access::add);
     RunEntry bad = entry("bad", "2026-12-02T02:00:00.000Z", {1.0});
     bad.series.push_back(bad.series.front());  // the same instance and side twice: refused by the schema
     CHECK_THROWS_AS(store.add({entry("good", "2026-12-01T02:00:00.000Z", {1.0}), bad}), SqliteError);
@@ -87,7 +88,7 @@ TEST_SUITE("history_store") {
 
   TEST_CASE("machines keep their series apart") {
     TempDir tmp("history");
-    HistoryStore store(tmp / "h.sqlite", true);
+    HistoryStore store(tmp / "h.sqlite", Access::add);
     store.add({entry("a", "2026-12-01T02:00:00.000Z", {1.0}, "NVIDIA H200 GPU-1, driver 570, CUDA 12.8"),
                entry("b", "2026-12-02T02:00:00.000Z", {1.0}, "NVIDIA H200 GPU-2, driver 570, CUDA 12.8")});
     CHECK(store.series("k[n=1]", false).size() == 2);
@@ -97,7 +98,7 @@ TEST_SUITE("history_store") {
     TempDir tmp("history");
     const std::string file = tmp / "v1.sqlite";
     {
-      Database db(file, true);
+      Database db(file, OpenMode::create);
       db.exec(schema_sql(1));
       db.exec(R"sql(
         INSERT INTO machines VALUES (1, 'CPU X on host', '', '', '', '', 'CPU X', 'host');
@@ -107,9 +108,9 @@ TEST_SUITE("history_store") {
         INSERT INTO samples VALUES (1, 0, 3.0), (1, 1, 1.0), (1, 2, 2.0), (1, 3, 10.0);
         PRAGMA user_version = 1;)sql");
     }
-    HistoryStore store(file, false);
+    HistoryStore store(file, Access::add);
     {
-      Database db(file, false);
+      Database db(file, OpenMode::write);
       CHECK(schema_version(db) == kHistorySchemaVersion);
     }
     const auto series = store.series("k[n=1]", true);
@@ -120,20 +121,56 @@ TEST_SUITE("history_store") {
     CHECK(store.runs().size() == 2);
   }
 
+  TEST_CASE("runs measured with other inner counts or sample-changing settings are series of their own") {
+    TempDir tmp("history");
+    HistoryStore store(tmp / "h.sqlite", Access::add);
+    auto with_plan = [](RunEntry e, const std::string& plan) {
+      e.series[0].plan = plan;
+      return e;
+    };
+    const std::string inner2 = R"({"id":"k[n=1]","inner":2,"timer":"graph"})";
+    store.add({with_plan(entry("a", "2026-12-01T02:00:00.000Z", {1.0}), inner2),
+               with_plan(entry("b", "2026-12-02T02:00:00.000Z", {2.0}), R"({"id":"k[n=1]","inner":4,"timer":"graph"})"),
+               with_plan(entry("c", "2026-12-03T02:00:00.000Z", {1.1}), inner2),
+               with_plan(entry("d", "2026-12-04T02:00:00.000Z", {1.2}), R"({"id":"k[n=1]","inner":2,"timer":"events"})")});
+    const auto series = store.series("k[n=1]", false);
+    REQUIRE(series.size() == 3);
+    CHECK(series[0].settings == "inner 2, timer graph");
+    REQUIRE(series[0].points.size() == 2);  // runs a and c: measured alike, whatever ran between them
+    CHECK(series[0].points[1].dir == "/runs/c");
+    CHECK(series[1].settings == "inner 4, timer graph");
+    CHECK(series[2].settings == "inner 2, timer events");
+  }
+
+  TEST_CASE("reading a file with no schema yet finds no runs and writes nothing into it; another database is refused") {
+    TempDir tmp("history");
+    const std::string empty = tmp / "empty.sqlite";
+    std::ofstream{empty};
+    {
+      HistoryStore store(empty, Access::read);
+      CHECK(store.runs().empty());
+      CHECK(store.series("", false).empty());
+    }
+    CHECK(std::filesystem::file_size(empty) == 0);
+    const std::string foreign = tmp / "foreign.sqlite";
+    Database(foreign, OpenMode::create).exec("CREATE TABLE notes (text TEXT)");
+    CHECK_THROWS_WITH_AS(HistoryStore(foreign, Access::read), doctest::Contains("not an isobench history"), SqliteError);
+  }
+
   TEST_CASE("a newer schema, a missing file and a file that is not a history are refused by name") {
     TempDir tmp("history");
     const std::string newer = tmp / "newer.sqlite";
     {
-      Database db(newer, true);
+      Database db(newer, OpenMode::create);
       db.exec("PRAGMA user_version = " + std::to_string(kHistorySchemaVersion + 1));
     }
-    CHECK_THROWS_WITH_AS(HistoryStore(newer, false), doctest::Contains("newer than this orchestrate knows"), SqliteError);
-    CHECK_THROWS_WITH_AS(HistoryStore(tmp / "missing.sqlite", false), doctest::Contains("no history there"),
+    CHECK_THROWS_WITH_AS(HistoryStore(newer, Access::read), doctest::Contains("newer than this orchestrate knows"), SqliteError);
+    CHECK_THROWS_WITH_AS(HistoryStore(tmp / "missing.sqlite", Access::read), doctest::Contains("no history there"),
                          SqliteError);
     const std::string text = tmp / "text.sqlite";
     std::ofstream(text) << "this is not a database, but long enough to have a header of a hundred bytes or so: "
                            "................................................................";
-    CHECK_THROWS_WITH_AS(HistoryStore(text, false), doctest::Contains("text.sqlite"), SqliteError);
+    CHECK_THROWS_WITH_AS(HistoryStore(text, Access::read), doctest::Contains("text.sqlite"), SqliteError);
   }
 }
 

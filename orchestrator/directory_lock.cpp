@@ -1,0 +1,46 @@
+#include "orchestrator/directory_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <utility>
+
+#include "orchestrator/errors.hpp"
+
+namespace isobench::orchestrator {
+
+DirectoryLock::DirectoryLock(const std::string& path) : path_(path) {
+  // Close-on-exec: a worker or zygote the holder starts must not hold the lock after it.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  if (errno == EWOULDBLOCK) {
+    held_elsewhere_ = true;
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  std::cerr << "warning: " << path << ": cannot lock (" << std::strerror(errno)
+            << "): two processes measuring here would not be kept apart\n";
+}
+
+bool DirectoryLock::held(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool taken = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases it, if this look took it
+  return taken;
+}
+
+DirectoryLock::DirectoryLock(DirectoryLock&& other) noexcept
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), held_elsewhere_(other.held_elsewhere_) {}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace isobench::orchestrator
