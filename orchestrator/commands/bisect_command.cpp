@@ -62,7 +62,7 @@ void check_new_options(BisectCommand& c) {
 }
 
 int run_bisect(const CLI::App& cmd, BisectCommand& c) {
-  try {
+  return exit_code_of("orchestrate", std::cerr, [&] {
     if (c.request.resume_dir.empty())
       check_new_options(c);
     else
@@ -79,16 +79,7 @@ int run_bisect(const CLI::App& cmd, BisectCommand& c) {
                 << " (carry on with: orchestrate bisect --resume " << outcome.dir << ")\n";
     print_bisect_report(std::cout, outcome);
     return outcome.exit_code();
-  } catch (const UsageError& e) {
-    std::cerr << "orchestrate: " << e.what() << "\n";
-    return exit_bad_input;
-  } catch (const MeasurementFailed& e) {
-    std::cerr << "orchestrate: " << e.what() << "\n";
-    return exit_measurement_failed;
-  } catch (const Interrupted& e) {
-    std::cerr << "orchestrate: " << e.what() << "\n";
-    return exit_interrupted;
-  }
+  });
 }
 
 }  // namespace
