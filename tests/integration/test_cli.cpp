@@ -18,7 +18,7 @@ TEST_CASE("--version: one line, the project version, the commit the build was ma
   REQUIRE_MESSAGE(std::regex_match(r.out, m, std::regex("orchestrate " ISOBENCH_VERSION
                                                         " \\(commit ([0-9a-f]{12}(-dirty)?|unknown); "
 #ifdef ISOBENCH_WITH_CUDA
-                                                        "CUDA [0-9]+\\.[0-9]+, sm [^;)]+; CPU"
+                                                        "CUDA [0-9]+\\.[0-9]+ for sm_[0-9a-z_ ]+, and CPU"
 #else
                                                         "CPU only: built without the CUDA toolkit"
 #endif
