@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=${1:-$(mktemp -d /tmp/isobench-quickstart.XXXXXX)}
+mkdir -p "$scratch"
 export BUILD_DIR=$scratch/build JOBS=${JOBS:-2} CCACHE_DISABLE=1
 rm -rf "$BUILD_DIR"
 now() { date +%s.%N; }
