@@ -1,5 +1,6 @@
-# Every dependency comes from Debian 12 packages (scripts/install-deps.sh) or the CUDA toolkit.
-find_package(Boost 1.81.0 EXACT REQUIRED CONFIG)   # Process v2, Interprocess, Math: headers only
+# Every dependency comes from Debian 12 / Ubuntu 24.04 packages (scripts/install-deps.sh) or the
+# CUDA toolkit. Boost: Debian 12 has 1.81, Ubuntu 24.04 1.83; Process v2 needs 1.80 or newer.
+find_package(Boost 1.80...<1.90 REQUIRED CONFIG)   # Process v2, Interprocess, Math: headers only
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(yaml-cpp REQUIRED)
@@ -12,7 +13,8 @@ endif()
 if(NOT TARGET isobench::yaml)
   add_library(isobench::yaml INTERFACE IMPORTED)
   if(ISOBENCH_STATIC_RUNTIME)
-    target_link_libraries(isobench::yaml INTERFACE /usr/lib/x86_64-linux-gnu/libyaml-cpp.a)
+    find_library(ISOBENCH_YAML_CPP_ARCHIVE NAMES libyaml-cpp.a REQUIRED)
+    target_link_libraries(isobench::yaml INTERFACE ${ISOBENCH_YAML_CPP_ARCHIVE})
     target_include_directories(isobench::yaml INTERFACE ${YAML_CPP_INCLUDE_DIR})
   else()
     target_link_libraries(isobench::yaml INTERFACE yaml-cpp)

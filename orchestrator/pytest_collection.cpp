@@ -28,6 +28,15 @@ std::string own_python_package() {
   return (self.parent_path().parent_path() / "python").lexically_normal().string();
 }
 
+std::string pytest_sweep_text(const PytestSuite& suite, const std::string& device) {
+  nlohmann::json entry = {{"pytest", suite.file}, {"device", device}};
+  if (!suite.select.empty()) entry["select"] = suite.select;
+  if (!suite.args.empty()) entry["args"] = suite.args;
+  const nlohmann::json sweep = {{"name", "pytest-" + fs::path(suite.file).stem().string()},
+                                {"benchmarks", nlohmann::json::array({entry})}};
+  return sweep.dump(2) + "\n";
+}
+
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
                                                 const std::vector<std::string>& args, const std::string& python,
                                                 const std::vector<std::string>& variables) {

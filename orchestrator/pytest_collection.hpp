@@ -31,6 +31,19 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
                                                 const std::string& python = "",
                                                 const std::vector<std::string>& variables = {});
 
+// `orchestrate ab --pytest FILE [-k EXPR] [--pytest-arg ARG]...`: a pytest-benchmark suite
+// compared between two environments without a sweep file. The sweep it runs is made here: one
+// `pytest:` entry of `file` (absolute) with its selection and arguments, on `device` ("cpu" or
+// "cuda": the run's device, so --device auto measures on the GPU where there is one and on the
+// CPU elsewhere), named pytest-<file's stem> (its run directory: runs/pytest-<stem>-<time>).
+// JSON text, which YAML reads; the run directory keeps it as its sweep.yaml.
+struct PytestSuite {
+  std::string file;
+  std::string select;
+  std::vector<std::string> args;
+};
+std::string pytest_sweep_text(const PytestSuite& suite, const std::string& device);
+
 // <build>/python: the isobench package of the build whose bin/ holds this executable.
 std::string own_python_package();
 

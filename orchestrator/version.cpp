@@ -5,7 +5,8 @@
 namespace isobench::orchestrator {
 
 std::string version_line() {
-  return std::string("orchestrate ") + ISOBENCH_VERSION + " (commit " + ISOBENCH_GIT_COMMIT + ")";
+  return std::string("orchestrate ") + ISOBENCH_VERSION + " (commit " + ISOBENCH_GIT_COMMIT + "; " +
+         ISOBENCH_BACKENDS + ")";
 }
 
 }  // namespace isobench::orchestrator

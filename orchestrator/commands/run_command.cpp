@@ -1,5 +1,6 @@
 #include "run_command.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 #include "orchestrator/commands/compare_command.hpp"
@@ -97,6 +98,15 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                  "worker executable of the candidate build, or a build of the sweep's plugin (.so); required unless "
                  "the sides differ in their Python options only");
   add_python_side_options(*ab, options.python);
+  auto* pytest = ab->add_option("--pytest", options.pytest.file,
+                                "a pytest-benchmark test file to compare instead of a sweep: each test that takes the "
+                                "benchmark fixture is an instance, run on the --device (docs/python.md)")
+                     ->check(CLI::ExistingFile);
+  ab->add_option("-k", options.pytest.select, "with --pytest: pytest's -k expression, the tests to compare")
+      ->needs(pytest);
+  ab->add_option("--pytest-arg", options.pytest.args, "with --pytest: one more pytest argument; repeatable")
+      ->allow_extra_args(false)
+      ->needs(pytest);
   // One value per occurrence: a repeatable option that took every value after it would take the
   // sweep file too (`--candidate-set algo=1 sweep.yaml`, the README's own command).
   ab->add_option("--baseline-set", options.baseline_sets,
@@ -130,6 +140,8 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
   ab->footer(kExitCodesHelp);
   ab->callback([&command, &exit_code] {
     command.request.ab = true;
+    if (!command.request.pytest.file.empty())
+      command.request.pytest.file = std::filesystem::absolute(command.request.pytest.file).lexically_normal().string();
     // An A/B across Python environments: one worker build on both sides.
     auto& r = command.request;
     if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())

@@ -4,7 +4,8 @@ find_package(SQLite3 REQUIRED)  # Debian's libsqlite3-dev
 add_library(isobench_sqlite INTERFACE)
 if(ISOBENCH_STATIC_RUNTIME)
   # The device machine has no libsqlite3: the device build carries it inside orchestrate.
-  target_link_libraries(isobench_sqlite INTERFACE /usr/lib/x86_64-linux-gnu/libsqlite3.a ${CMAKE_DL_LIBS} Threads::Threads)
+  find_library(ISOBENCH_SQLITE_ARCHIVE NAMES libsqlite3.a REQUIRED)
+  target_link_libraries(isobench_sqlite INTERFACE ${ISOBENCH_SQLITE_ARCHIVE} ${CMAKE_DL_LIBS} Threads::Threads)
   target_include_directories(isobench_sqlite INTERFACE ${SQLite3_INCLUDE_DIRS})
 else()
   target_link_libraries(isobench_sqlite INTERFACE SQLite::SQLite3)

@@ -97,7 +97,11 @@ DirectoryLock lock_run(const RunDirectory& dir, const std::string& what) {
 
 // A new run: everything checked first, then the run directory with its sweep, plan and run.json.
 OpenRun open_new_run(const RunRequest& request) {
-  if (request.sweep_path.empty()) throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
+  if (request.sweep_path.empty() && request.pytest.file.empty())
+    throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
+  if (!request.sweep_path.empty() && !request.pytest.file.empty())
+    throw UsageError("--pytest " + request.pytest.file + " and a sweep file " + request.sweep_path +
+                     ": --pytest makes the sweep; give one of them");
   std::optional<LikeRun> like;
   if (!request.like.empty()) {
     // --replay-from takes choices from one run and --like all of them from another: one source.
@@ -107,13 +111,21 @@ OpenRun open_new_run(const RunRequest& request) {
     like = read_like_run(request.like);
   }
   const SettingsOverrides overrides = sequential_overrides(request);
-  Sweep sweep = load_sweep(request.sweep_path, like ? like_overrides(*like, overrides) : overrides,
-                           {pytest_collector_python(request.python),
-                            [&request] { return pytest_collector_variables(request.python); }});
+  const SweepLoadOptions load_options{pytest_collector_python(request.python),
+                                      [&request] { return pytest_collector_variables(request.python); }};
+  const SettingsOverrides& sweep_overrides = like ? like_overrides(*like, overrides) : overrides;
+  // ab --pytest: the suite's sweep runs on the machine's device, so the machine comes first.
+  std::optional<Machine> pytest_machine;
+  if (!request.pytest.file.empty()) pytest_machine = resolve_machine(request);
+  Sweep sweep =
+      pytest_machine
+          ? parse_sweep(pytest_sweep_text(request.pytest, pytest_machine->device == kernels::Backend::cuda ? "cuda" : "cpu"),
+                        "--pytest " + request.pytest.file, sweep_overrides, load_options)
+          : load_sweep(request.sweep_path, sweep_overrides, load_options);
   if (!request.instances.empty()) keep_instances(sweep, request.instances);
   if (!request.quiet)
     for (const auto& note : sweep.notes) std::cerr << "note: " << note << "\n";
-  const Machine machine = resolve_machine(request);
+  const Machine machine = pytest_machine ? *pytest_machine : resolve_machine(request);
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine, like ? &*like : nullptr);
   if (interrupt_requested()) throw Interrupted("interrupted while planning " + sweep.path + "; nothing was measured");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/pytest_collection.hpp"
 #include "orchestrator/python_environments.hpp"
 #include "orchestrator/runner/runner.hpp"
 #include "orchestrator/slurm/slurm_options.hpp"
@@ -19,8 +20,10 @@
 namespace isobench::orchestrator {
 
 struct RunRequest {
-  // What: a sweep to plan and run, or a run directory to finish (--resume).
+  // What: a sweep to plan and run, a pytest suite to run as one (ab --pytest: the sweep is made
+  // from it, orchestrator/pytest_collection.hpp), or a run directory to finish (--resume).
   std::string sweep_path;
+  PytestSuite pytest;
   std::string resume_dir;
   std::string out_dir;  // a new run's directory; default runs/<sweep>-<utc time>
   // Where: the device and GPUs, and how much device memory one worker may hold.

@@ -14,8 +14,9 @@ which times what the function returns with the same timers as isobench's own ker
         return lambda: torch.softmax(x, dim=-1)
 
 The worker is started by `orchestrate`, never by hand; this package needs no installation (the
-orchestrator puts its build's copy on the zygote's PYTHONPATH). Installing it (`pip install
-python/`) gives a benchmark's own tests `isobench.check` and `isobench.torch_stream`.
+orchestrator puts its build's copy on the zygote's PYTHONPATH). Installed with isobench (`pip
+install .` from a checkout, or the wheel: docs/install.md), it gives a benchmark's own tests
+`isobench.check` and `isobench.torch_stream`.
 """
 
 from .benchmark import ContractError

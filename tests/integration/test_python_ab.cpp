@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "harness.hpp"
 
@@ -113,4 +114,65 @@ TEST_CASE("ab: the same environment on both sides is not SLOWER") {
   const auto r = run_ab(s, "--python-path a --baseline-env SPIN_FACTOR=1 --candidate-env SPIN_FACTOR=1");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(slower(r.result.out) == 0);
+}
+
+// ab --pytest: a pytest-benchmark file compared between two environments with no sweep file. The
+// candidate's environment makes the spin 1.5 times as long; the test without the fixture and the
+// one -k leaves out are not measured. No --device: auto measures on the CPU of a machine without a GPU.
+TEST_CASE("ab --pytest FILE -k EXPR: the suite without a sweep file, the same verdicts, exit code and run directory") {
+  Scratch s("python-ab-pytest");
+  s.write("test_suite.py", R"(import os, time
+import pytest
+
+FACTOR = float(os.environ.get("SPIN_FACTOR", "1"))
+
+
+def spin(us):
+    end = time.perf_counter() + us * 1e-6 * FACTOR
+    while time.perf_counter() < end:
+        pass
+
+
+@pytest.mark.parametrize("us", [100, 200])
+def test_spin(benchmark, us):
+    benchmark(spin, us)
+
+
+def test_left_out(benchmark):
+    benchmark(spin, 1)
+
+
+def test_no_fixture():
+    pass
+)");
+  const std::string ab = "cd " + s.dir.string() + " && " + bin("orchestrate") + " ab --quiet --format json ";
+  auto r = run(ab + "--pytest test_suite.py -k spin --samples 20 --inner 40 --statistic min --seed 3 "
+                    "--candidate-env SPIN_FACTOR=1.5 --out " + s.path("run"),
+               s);
+  REQUIRE_MESSAGE(r.exit_code == 1, r.err);
+  CHECK(slower(r.out) == 2);
+  const auto verdicts = nlohmann::json::parse(r.out);
+  std::set<std::string> instances;
+  for (const auto& row : verdicts["instances"]) instances.insert(row["instance"].get<std::string>());
+  CHECK(instances == std::set<std::string>{"test_spin[us=100]", "test_spin[us=200]"});
+  // The run directory is an ab run's, its sweep the one entry --pytest made, on the run's device.
+  const auto sweep = read_json(s.path("run/sweep.yaml"));
+  CHECK(sweep["name"] == "pytest-test_suite");
+  CHECK(sweep["benchmarks"][0]["pytest"] == s.path("test_suite.py"));
+  CHECK(sweep["benchmarks"][0]["select"] == "spin");
+  const auto device = sweep["benchmarks"][0]["device"];
+  CHECK((device == "cpu" || device == "cuda"));
+  CHECK(std::filesystem::exists(s.path("run/samples.jsonl")));
+  CHECK(read_json(s.path("run/python.json"))["sides"][1]["variables"][0] == "SPIN_FACTOR=1.5");
+  // Bad input: exit 2, one line naming what is wrong, no run directory.
+  r = run(ab + "--pytest test_suite.py --candidate-env SPIN_FACTOR=1 --out " + s.path("both") + " " + s.path("test_suite.py"), s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--pytest " + s.path("test_suite.py") + " and a sweep file") != std::string::npos);
+  CHECK(!std::filesystem::exists(s.path("both")));
+  r = run(ab + "-k spin --candidate-env SPIN_FACTOR=1 " + s.path("test_suite.py"), s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("-k requires --pytest") != std::string::npos);
+  r = run(ab + "--pytest missing_suite.py --candidate-env SPIN_FACTOR=1", s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("missing_suite.py") != std::string::npos);
 }
