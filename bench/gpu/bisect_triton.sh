@@ -7,6 +7,7 @@
 #   bench/gpu/bisect_triton.sh RESULTS_DIR
 set -euo pipefail
 results=$(realpath -m "${1:?give a results folder}")
+source=$(realpath "$(dirname "$0")/softmax_mod.py")
 mkdir -p "$results"
 work=$(mktemp -d)
 repo=$work/repo
@@ -15,57 +16,12 @@ cd "$repo"
 git config user.email bisect@isobench.invalid
 git config user.name "isobench bisect"
 
-# The module at revision $1: EXTRA_PASS from revision 5 on; every revision changes a comment, so
-# every commit is a commit of the kernel file.
+# The module at revision $1 (bench/gpu/softmax_mod.py): EXTRA_PASS from revision 5 on; every
+# revision changes its docstring, so every commit is a commit of the kernel file.
 module() {
   local extra=False
   [ "$1" -ge 5 ] && extra=True
-  cat <<EOF
-"""A Triton softmax, revision $1 of the bisection's history."""
-import torch
-import triton
-import triton.language as tl
-
-EXTRA_PASS = $extra
-
-
-@triton.jit
-def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    x = tl.load(in_ptr + row * stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
-    x = x - tl.max(x, axis=0)
-    e = tl.exp(x)
-    tl.store(out_ptr + row * stride + cols, (e / tl.sum(e, axis=0)).to(out_ptr.dtype.element_ty), mask=mask)
-
-
-@triton.jit
-def scale_kernel(ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(ptr + offsets, tl.load(ptr + offsets, mask=mask) * 1.0, mask=mask)
-
-
-class Softmax:
-    def __init__(self, rows, cols, seed, device):
-        g = torch.Generator(device=device).manual_seed(seed)
-        self.x = torch.randn((rows, cols), generator=g, device=device).to(torch.bfloat16)
-        self.y = torch.empty_like(self.x)
-        self.rows, self.cols = rows, cols
-        self.block = triton.next_power_of_2(cols)
-
-    def launch(self):
-        softmax_kernel[(self.rows,)](self.y, self.x, self.x.stride(0), self.cols, BLOCK=self.block, num_warps=8)
-        if EXTRA_PASS:
-            n = self.y.numel()
-            scale_kernel[(triton.cdiv(n, 4096),)](self.y, n, BLOCK=4096)
-
-
-def softmax(rows, cols, seed, device, stream):
-    # revision $1
-    return Softmax(rows, cols, seed, device)
-EOF
+  sed -e "s/^EXTRA_PASS = .*/EXTRA_PASS = $extra/" -e "s/revision 0 of/revision $1 of/" "$source"
 }
 for i in $(seq 0 8); do
   module "$i" >softmax_mod.py
