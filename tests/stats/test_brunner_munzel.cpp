@@ -196,7 +196,9 @@ TEST_SUITE("brunner_munzel") {
         CHECK_FALSE(near.resolved);
         CHECK(near.p_value > options.levels[0]);  // the conservative side: not below the level
         CHECK(near.p_lower <= exact);
-        CHECK(near.labellings == std::ceil(kDrawsPerLevel / options.levels[0]));
+        // It gives up at the first look (every 5% more draws) from kDrawsPerLevel / level on.
+        CHECK(near.labellings >= kDrawsPerLevel / options.levels[0]);
+        CHECK(near.labellings <= 1.06 * kDrawsPerLevel / options.levels[0] + 64);
         ++undecided;
       }
     }
