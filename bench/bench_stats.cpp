@@ -1,24 +1,40 @@
 // Times the statistics: bench_stats [n] (default 1000000 per side).
-// First the permutation p-value at the sample sizes users take (8, 12, 20, 30 per side): the
-// first call of a size builds its table (exact, or the Monte Carlo draws), later calls look up;
-// tied samples are enumerated or drawn per call. Then the large-sample path, which must stay
-// well under a second for 10^6 + 10^6 values (O(n log n)).
+// First the verdicts as compare decides them (stats::decide_sweep): one instance at 50 and 200
+// per side, A/A and 4% slower, each in a fresh table cache as a fresh `compare --samples` has it
+// (the goal: under 50 ms); then sweeps of 1,000 instances at 20 per side, A/A and with 50 of
+// them 5% slower (the goal: under 1 s). Then the permutation p-value at the sample sizes users
+// take (8, 12, 20, 30 per side): the first call of a size builds its table (exact) or starts
+// its draws, later calls look up or continue them; tied samples are enumerated or drawn per
+// call. Then the large-sample path, which must stay well under a second for 10^6 + 10^6 values
+// (O(n log n)).
 #include <algorithm>
 #include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench/verdict_sweeps.hpp"
 #include "stats/brunner_munzel.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/mann_whitney.hpp"
+#include "stats/sweep_verdict.hpp"
 
 namespace {
+
+// Process CPU seconds (every thread) of `work`: on a shared machine the wall time also holds
+// the other processes' turns.
+template <class F>
+double cpu_seconds(F&& work) {
+  const std::clock_t start = std::clock();
+  work();
+  return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+}
 
 template <class F>
 double seconds(F&& work) {
@@ -35,7 +51,27 @@ int main(int argc, char** argv) {
   std::mt19937_64 engine(1);
   std::lognormal_distribution<double> noise(0.0, 0.05);
 
-  std::printf("permutation p-value, lognormal 5%%, default resolution 1e-5 (alpha 0.001 over 100 instances)\n");
+  std::printf("verdicts (decide_sweep, alpha 0.001, Holm, floor 2%%), lognormal 5%% noise, first call of each size\n");
+  std::printf("%-62s %10s %10s  %s\n", "sweep", "wall", "CPU", "first instance: p [method, draws]; verdicts");
+  for (const auto& sw : isobench::bench::kVerdictSweeps) {
+    std::vector<std::vector<double>> a, b;
+    sw.draw(a, b);
+    std::vector<SamplePair> pairs;
+    for (std::size_t i = 0; i < sw.instances; ++i) pairs.push_back({a[i], b[i]});
+    SweepRule rule;
+    rule.seed += sw.seed;  // a seed of its own: no table of an earlier sweep is reused
+    std::vector<InstanceVerdict> v;
+    double cpu = 0;
+    const double s = seconds([&] { cpu = cpu_seconds([&] { v = decide_sweep(pairs, rule); }); });
+    std::size_t counts[4] = {0, 0, 0, 0};
+    for (const auto& r : v) ++counts[static_cast<int>(r.verdict)];
+    std::printf("%-62s %7.1f ms %7.1f ms  p %.3g [%s, %.0f]; SLOWER %zu, FASTER %zu, SAME %zu, UNCERTAIN %zu\n",
+                sw.name, s * 1e3, cpu * 1e3, v[0].test.p_value, std::string(to_string(v[0].test.method)).c_str(), v[0].test.labellings,
+                counts[0], counts[1], counts[2], counts[3]);
+  }
+  std::printf("\n");
+
+  std::printf("permutation p-value, lognormal 5%%, default level 0.001\n");
   std::printf("%4s  %-28s %12s %12s %12s  %s\n", "n", "samples", "first call", "next (mean)", "p", "method");
   for (std::size_t small : {8, 12, 20, 30}) {
     for (const char* kind : {"untied, A/A", "untied, 10% slower", "ties (clock of 1%), A/A", "ties, 10% slower"}) {

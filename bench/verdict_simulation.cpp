@@ -37,6 +37,7 @@
 #include "stats/random.hpp"
 #include "stats/sequential_design.hpp"
 #include "stats/studentized_permutation.hpp"
+#include "stats/sweep_verdict.hpp"
 #include "stats/verdict.hpp"
 #include "stats/wilson_interval.hpp"
 
@@ -100,26 +101,22 @@ std::vector<double> sample(const Draw& draw, std::mt19937_64& e, std::size_t n, 
   return v;
 }
 
-double p_value(std::span<const double> a, std::span<const double> b, double resolution) {
+// The permutation p, resolved at `level` (the raw test's alpha, or Bonferroni's alpha / m).
+double p_value(std::span<const double> a, std::span<const double> b, double level) {
   PermutationOptions o;
-  o.resolution = resolution;
+  o.levels = {level};
   return brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, o).p_value;
 }
 
-// compare's verdicts on one sweep: Holm over it, then the interval and floor where it matters.
+// compare's verdicts on one sweep: stats::decide_sweep, the function compare decides with.
 std::vector<Verdict> sweep_verdicts(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
-  const std::size_t m = a.size();
-  std::vector<double> p(m);
-  for (std::size_t i = 0; i < m; ++i) p[i] = p_value(a[i], b[i], kAlpha / static_cast<double>(m));
-  const auto adjusted = holm_adjust(p);
-  std::vector<Verdict> out(m, Verdict::uncertain);
-  for (std::size_t i = 0; i < m; ++i) {
-    // Without significance the verdict is SAME or UNCERTAIN, neither a false positive nor a
-    // detection: the interval is computed only where it can change the count.
-    if (adjusted[i] >= kAlpha) continue;
-    const auto hl = hodges_lehmann_ratio(a[i], b[i]);
-    out[i] = decide({hl.lo, hl.hi, adjusted[i], kAlpha, kThreshold});
-  }
+  std::vector<SamplePair> pairs;
+  for (std::size_t i = 0; i < a.size(); ++i) pairs.push_back({a[i], b[i]});
+  SweepRule rule;
+  rule.alpha = kAlpha;
+  rule.threshold = kThreshold;
+  std::vector<Verdict> out;
+  for (const auto& v : decide_sweep(pairs, rule)) out.push_back(v.verdict);
   return out;
 }
 
@@ -167,8 +164,8 @@ SequentialOutcome run_sequential(const SequentialDesign& design, const std::vect
     }
     if (with_naive) {
       const std::size_t n = design.looks[look].n;
-      PermutationOptions coarse;
-      coarse.resolution = 0.5;
+      PermutationOptions coarse;  // only the asymptotic p is read, or the closed form's
+      coarse.levels = {};
       const auto r = brunner_munzel(std::span(a).first(n), std::span(b).first(n), Alternative::two_sided,
                                     BrunnerMunzelDistribution::t, coarse);
       const double p = std::isnan(r.asymptotic_p_value) ? r.p_value : r.asymptotic_p_value;

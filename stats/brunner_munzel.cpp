@@ -145,6 +145,7 @@ BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const do
     else
       result.p_value = 1.0;
     result.labellings = 1 / labelling_probability(1.0, nx, ny);
+    result.p_lower = result.p_value;
     return result;
   }
 
@@ -160,11 +161,14 @@ BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const do
   }
   if (nx + ny > kPermutationMaxValues) {
     result.method = BrunnerMunzelMethod::asymptotic;
-    result.p_value = result.asymptotic_p_value;
+    result.p_value = result.p_lower = result.asymptotic_p_value;
     return result;
   }
   const PermutationPValue p = studentized_permutation_p(observed, s.value, alternative, permutation);
   result.p_value = p.p_value;
+  result.p_lower = p.p_lower;
+  result.extreme = p.hits;
+  result.resolved = p.resolved;
   result.labellings = p.labellings;
   result.method = p.method == PermutationMethod::exact ? BrunnerMunzelMethod::exact_permutation
                                                        : BrunnerMunzelMethod::monte_carlo_permutation;

@@ -41,6 +41,13 @@ struct BrunnerMunzelResult {
   // Labellings behind a permutation p-value: all C(n_x+n_y, n_x) when exact (separation
   // included), the draws made for Monte Carlo; 0 for the asymptotic p-value and all tied.
   double labellings = 0;
+  // Monte Carlo: p_value is the upper end of the interval the draws left the exact p in, p_lower
+  // its lower end, `extreme` the draws at least as extreme (extreme / labellings the estimate);
+  // resolved is false when the draws ran out before every level's side was known
+  // (studentized_permutation.hpp). Every other method: p_lower = p_value, resolved.
+  double p_lower = 1;
+  double extreme = 0;
+  bool resolved = true;
 };
 
 // Brunner-Munzel test of x against y. Alternatives mean what they mean for
@@ -56,7 +63,7 @@ struct BrunnerMunzelResult {
 //    same way (one) and, two-sided, the other way (one if the pooled order allows it), out of
 //    C(n+m, n), at any size: n = m = 3 gives 1/20 one-sided in the observed direction, 2/20
 //    two-sided, 1 against it (method separation).
-// `permutation` sets the Monte Carlo's resolution (alpha / m under Holm) and seed.
+// `permutation` sets the levels the Monte Carlo resolves (Holm's alpha / m ... alpha) and its seed.
 // O((n+m) log(n+m)) on the asymptotic path; see studentized_permutation.hpp for the rest.
 // Throws std::invalid_argument when a sample has fewer than 2 values or a value is not finite.
 BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const double> y,

@@ -28,6 +28,12 @@ std::vector<double> holm_adjust(std::span<const double> p_values) {
   return adjusted;
 }
 
+std::vector<double> holm_levels(double alpha, std::size_t m) {
+  std::vector<double> levels;
+  for (std::size_t k = m; k >= 1; --k) levels.push_back(alpha / static_cast<double>(k));
+  return levels;
+}
+
 std::vector<double> benjamini_hochberg_adjust(std::span<const double> p_values) {
   const std::size_t m = p_values.size();
   const auto order = ascending_order(p_values);

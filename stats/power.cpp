@@ -27,13 +27,13 @@ double resampled(std::span<const double> pilot, std::mt19937_64& engine) {
 bool detected(std::span<const double> baseline, std::span<const double> candidate, const PowerOptions& options) {
   PermutationOptions permutation;
   if (!options.verdict) {
-    permutation.resolution = options.alpha;
+    permutation.levels = {options.alpha};
     const auto r = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
     return r.p_value < options.alpha && r.relative_effect > 0.5;
   }
   const VerdictRule& rule = *options.verdict;
   const double m = static_cast<double>(rule.instances);
-  permutation.resolution = options.alpha / m;
+  permutation.levels = {options.alpha / m};
   const double p = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
   const auto hl = hodges_lehmann_ratio(baseline, candidate, rule.confidence);
   return decide({hl.lo, hl.hi, std::min(1.0, m * p), options.alpha, rule.threshold}) == Verdict::slower;

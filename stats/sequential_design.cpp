@@ -68,8 +68,10 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
   const auto a = baseline.first(at.n), b = candidate.first(at.n);
   LookDecision d;
   PermutationOptions permutation;
-  permutation.resolution = at.alpha > 0 ? at.alpha : design.alpha / static_cast<double>(design.instances);
-  d.p_value = brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
+  // A look that cannot reject needs no level resolved: its p only describes.
+  permutation.levels = at.alpha > 0 ? std::vector<double>{at.alpha} : std::vector<double>{};
+  d.test = brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
+  d.p_value = d.test.p_value;
   d.ratio = hodges_lehmann_ratio(a, b, design.look_confidence);
   // A look that cannot reject has level 0: p < 0 never holds, so it can only say SAME.
   d.verdict = decide({d.ratio.lo, d.ratio.hi, d.p_value, at.alpha, threshold});

@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "stats/brunner_munzel.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/verdict.hpp"
 
@@ -54,7 +55,8 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
 struct LookDecision {
   bool stop = false;  // SLOWER, FASTER or SAME, or the last look
   Verdict verdict = Verdict::uncertain;
-  double p_value = 1;  // two-sided permutation p of this look's samples
+  double p_value = 1;  // two-sided permutation p of this look's samples (test.p_value)
+  BrunnerMunzelResult test;  // the test it came from: its method and Monte Carlo interval
   HodgesLehmannRatio ratio;
 };
 

@@ -1,16 +1,15 @@
 #include "stats/studentized_permutation.hpp"
 
 #include <algorithm>
-#include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 #include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
-#include <random>
+#include <thread>
 #include <tuple>
 
-#include "stats/random.hpp"
+#include "stats/confidence_sequence.hpp"
 
 namespace isobench::stats {
 namespace {
@@ -121,6 +120,46 @@ void enumerate(const TiedLabelling& l, Leaf&& leaf) {
   walk(walk, 0, 0.0, 0.0, PlacementSums{}, 1.0);
 }
 
+// The draws' random numbers: xoshiro256** (Blackman and Vigna), seeded by splitmix64, written
+// out here so that the draws are the same with every standard library. A draw takes n_x
+// numbers, where mt19937_64's refills were a fifth of a calibration's analysis.
+class DrawEngine {
+ public:
+  explicit DrawEngine(std::uint64_t seed) {
+    for (auto& word : state_) {
+      seed += 0x9E3779B97F4A7C15ull;
+      std::uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      word = z ^ (z >> 31);
+    }
+  }
+  std::uint64_t operator()() {
+    const std::uint64_t result = rotate(state_[1] * 5, 7) * 9, t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = rotate(state_[3], 45);
+    return result;
+  }
+  // Uniform in [0, bound), bound > 0: Lemire's multiply-and-shift, as stats::uniform_below.
+  std::uint64_t below(std::uint64_t bound) {
+    __extension__ using wide = unsigned __int128;
+    wide product = static_cast<wide>((*this)()) * bound;
+    if (static_cast<std::uint64_t>(product) < bound) {
+      const std::uint64_t threshold = (0 - bound) % bound;
+      while (static_cast<std::uint64_t>(product) < threshold) product = static_cast<wide>((*this)()) * bound;
+    }
+    return static_cast<std::uint64_t>(product >> 64);
+  }
+
+ private:
+  static std::uint64_t rotate(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t state_[4];
+};
+
 // Uniform random labellings of the pooled values, one at a time, as statistics.
 class LabellingDraws {
  public:
@@ -131,9 +170,13 @@ class LabellingDraws {
     is_x_.assign(total, 0);
   }
   double next() {
+    if (labelling_.untied() && is_x_.size() <= 64) return small_untied_statistic();
     // The first n_x positions after a partial Fisher-Yates are a uniform random x sample.
-    partial_shuffle(positions_, labelling_.n_x, engine_);
+    const std::size_t total = positions_.size();
+    for (std::size_t i = 0; i < labelling_.n_x && i + 1 < total; ++i)
+      std::swap(positions_[i], positions_[i + engine_.below(total - i)]);
     for (std::size_t i = 0; i < labelling_.n_x; ++i) is_x_[positions_[i]] = 1;
+    if (labelling_.untied()) return untied_statistic();
     PlacementSums sums;
     double x_below = 0, y_below = 0;
     std::size_t at = 0;
@@ -151,32 +194,120 @@ class LabellingDraws {
   }
 
  private:
+  // Without ties every placement is a whole number: the sums in integers, without branches, in
+  // one pass over the pooled order. The same sums as add_group's (exact either way), so the
+  // same statistic bit for bit.
+  double untied_statistic() {
+    std::int64_t u = 0, squares_x = 0, squares_y = 0, x_below = 0, y_below = 0;
+    for (unsigned char& is_x : is_x_) {
+      const std::int64_t x = is_x, y = 1 - x;
+      u += x * y_below;
+      squares_x += x * y_below * y_below;
+      squares_y += y * x_below * x_below;
+      x_below += x;
+      y_below += y;
+      is_x = 0;
+    }
+    const PlacementSums sums{static_cast<double>(u), static_cast<double>(squares_x), static_cast<double>(squares_y)};
+    return studentized_statistic(labelling_.n_x, labelling_.n_y, sums).value;
+  }
+
+  // Up to 64 untied values: the x positions as the bits of one word, chosen by Floyd's algorithm
+  // (a uniform n_x-subset from n_x draws, no array to shuffle or clear), and the sums from the
+  // set bits alone: the i-th x (from 0) at position r has r - i y below it, and the y between
+  // it and the x before have i x below them.
+  double small_untied_statistic() {
+    const std::size_t total = is_x_.size();
+    std::uint64_t mask = 0;
+    for (std::size_t j = total - labelling_.n_x; j < total; ++j) {
+      const std::uint64_t bit = std::uint64_t{1} << engine_.below(j + 1);
+      mask |= (mask & bit) ? std::uint64_t{1} << j : bit;
+    }
+    std::int64_t u = 0, squares_x = 0, squares_y = 0, i = 0, previous = -1;
+    for (std::uint64_t rest = mask; rest != 0; rest &= rest - 1, ++i) {
+      const std::int64_t r = __builtin_ctzll(rest), y_below = r - i;
+      u += y_below;
+      squares_x += y_below * y_below;
+      squares_y += i * i * (r - previous - 1);
+      previous = r;
+    }
+    squares_y += i * i * (static_cast<std::int64_t>(total) - previous - 1);
+    const PlacementSums sums{static_cast<double>(u), static_cast<double>(squares_x), static_cast<double>(squares_y)};
+    return studentized_statistic(labelling_.n_x, labelling_.n_y, sums).value;
+  }
+
   const TiedLabelling& labelling_;
-  std::mt19937_64 engine_;
+  DrawEngine engine_;
   std::vector<std::uint32_t> positions_;
   std::vector<unsigned char> is_x_;
 };
 
-// Untied samples of one size share their permutation distribution (and their Monte Carlo
-// draws): tables kept across calls, least recently used dropped beyond a memory budget.
+// The draws untied samples of one size share, drawn as far as some p-value needed it: pieces of
+// kPiece draws, piece j from its own engine seeded from (seed, j), so that the table is the same
+// however far and in whatever steps it grew, and a long extension (from 16 pieces, 65,536
+// draws) is drawn by two threads, one half each. Each extension doubles the table (one piece
+// first), up to the draws asked for. The mutex guards the table and its extension.
+class SharedDraws {
+ public:
+  static constexpr std::size_t kPiece = 4096;
+  SharedDraws(const TiedLabelling& untied, std::uint64_t seed) : labelling_(untied), seed_(seed) {}
+  SharedDraws(const SharedDraws&) = delete;
+  SharedDraws& operator=(const SharedDraws&) = delete;
+  void extend(std::size_t most) {
+    const std::size_t done = table.size() / kPiece;
+    const std::size_t wanted = std::min(std::max(kPiece, 2 * table.size()), most);
+    const std::size_t pieces = std::max<std::size_t>(1, (wanted + kPiece - 1) / kPiece - done);
+    std::vector<float> draws(pieces * kPiece);
+    const auto fill = [&](std::size_t first, std::size_t last) {
+      for (std::size_t p = first; p < last; ++p) {
+        LabellingDraws source(labelling_, piece_seed(done + p));
+        for (std::size_t k = 0; k < kPiece; ++k) draws[p * kPiece + k] = static_cast<float>(source.next());
+      }
+    };
+    if (pieces >= 16 && std::thread::hardware_concurrency() >= 2) {
+      std::thread helper(fill, pieces / 2, pieces);
+      fill(0, pieces / 2);
+      helper.join();
+    } else {
+      fill(0, pieces);
+    }
+    table.append(draws);
+  }
+  std::mutex mutex;
+  detail::DrawnTable table;
+
+ private:
+  std::uint64_t piece_seed(std::size_t piece) const {  // splitmix64 of (seed, piece)
+    std::uint64_t z = seed_ + 0x9E3779B97F4A7C15ull * (piece + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  TiedLabelling labelling_;
+  std::uint64_t seed_;
+};
+
+// Tables kept across calls, least recently used dropped beyond a memory budget.
 struct TableKey {
   std::size_t n_x, n_y;
   bool exact;
-  std::size_t draws;
   std::uint64_t seed;
   bool operator==(const TableKey& o) const {
-    return std::tie(n_x, n_y, exact, draws, seed) == std::tie(o.n_x, o.n_y, o.exact, o.draws, o.seed);
+    return std::tie(n_x, n_y, exact, seed) == std::tie(o.n_x, o.n_y, o.exact, o.seed);
   }
 };
 
 std::size_t table_bytes(const std::vector<double>& t) { return t.size() * sizeof(double); }
-std::size_t table_bytes(const detail::DrawnTable& t) { return t.bytes(); }
+std::size_t table_bytes(SharedDraws& t) {
+  std::lock_guard lock(t.mutex);
+  return t.table.bytes();
+}
 
 template <class Table>
 class TableCache {
  public:
   template <class Build>
-  std::shared_ptr<const Table> get(const TableKey& key, Build&& build) {
+  std::shared_ptr<Table> get(const TableKey& key, Build&& build) {
     {
       std::lock_guard lock(mutex_);
       for (auto it = entries_.begin(); it != entries_.end(); ++it)
@@ -185,7 +316,7 @@ class TableCache {
           return it->second;
         }
     }
-    auto table = std::make_shared<const Table>(build());
+    std::shared_ptr<Table> table = build();
     std::lock_guard lock(mutex_);
     entries_.emplace_front(key, table);
     std::size_t bytes = 0;
@@ -200,85 +331,121 @@ class TableCache {
   }
 
  private:
-  static constexpr std::size_t kBudgetBytes = 64u << 20;
+  static constexpr std::size_t kBudgetBytes = 128u << 20;
   std::mutex mutex_;
-  std::list<std::pair<TableKey, std::shared_ptr<const Table>>> entries_;
+  std::list<std::pair<TableKey, std::shared_ptr<Table>>> entries_;
 };
 
 // Exact tables hold every labelling's statistic (ties between them matter); Monte Carlo tables
 // hold draws, kept as float (a relative 1e-7 is far below what separates the statistics that
-// decide a p-value), with their block summaries: 4 million draws in 16.2 MB.
-TableCache<std::vector<double>>& exact_tables() {
-  static TableCache<std::vector<double>> cache;
+// decide a p-value), with their block summaries: 10 million draws in 49 MB.
+TableCache<const std::vector<double>>& exact_tables() {
+  static TableCache<const std::vector<double>> cache;
   return cache;
 }
-TableCache<detail::DrawnTable>& drawn_tables() {
-  static TableCache<detail::DrawnTable> cache;
+TableCache<SharedDraws>& drawn_tables() {
+  static TableCache<SharedDraws> cache;
   return cache;
 }
 
-using detail::kStopAfterExtreme;
-
-std::size_t draws_for(double resolution) {
-  if (!(resolution > 0)) return 4'000'000;
-  return static_cast<std::size_t>(std::clamp(std::ceil(100 / resolution), 1e4, 4e6));
+const ConfidenceSequence& sequence() {
+  static const ConfidenceSequence s(kMonteCarloRisk);
+  return s;
 }
 
-// The one-sided upper confidence bound (Clopper-Pearson, 1 - kMonteCarloRisk) of the exact
-// p-value, from `hits` of `draws` labellings at least as extreme.
-double p_upper_bound(std::size_t hits, std::size_t draws) {
-  if (hits >= draws) return 1.0;
-  return boost::math::ibeta_inv(static_cast<double>(hits + 1), static_cast<double>(draws - hits), 1 - kMonteCarloRisk);
+// The most draws for one p-value (studentized_permutation.hpp).
+std::size_t draws_for(const std::vector<double>& ascending_levels) {
+  const double wanted = ascending_levels.empty() ? 0.0 : std::ceil(kDrawsPerLevel / ascending_levels.front());
+  return static_cast<std::size_t>(std::clamp(wanted, static_cast<double>(kMinDraws), static_cast<double>(kMaxDraws)));
 }
 
-// A sequential count's p-value: the upper bound, from the labellings drawn.
-PermutationPValue monte_carlo_p(const detail::SequentialCount& c) {
+// Whether the draws have gone as far as the levels still in the interval are worth: the
+// smallest of them, t, is worth kDrawsPerLevel / t draws (the interval's half-width is then
+// about a third of t), so a p near a level gives up there rather than at the budget of the smallest level
+// of all. The levels in the interval are contiguous (it is an interval): a binary search.
+bool beyond_budget(std::span<const double> levels, std::size_t hits, std::size_t made) {
+  const double centre = static_cast<double>(hits) / static_cast<double>(made);
+  const auto inside = [&](double level) { return sequence().contains(hits, made, level); };
+  auto above = std::lower_bound(levels.begin(), levels.end(), centre);
+  // The first level of [begin, above) that the interval holds (those after it all are).
+  auto first = std::partition_point(levels.begin(), above, [&](double level) { return !inside(level); });
+  if (first == above && (above == levels.end() || !inside(*above))) return false;  // none held
+  return static_cast<double>(made) >= kDrawsPerLevel / *first;
+}
+
+// A finished count's p-value: the upper end of the confidence sequence's interval, resolved when
+// no level lies in it, whether the count stopped there, gave up or ran out of draws.
+PermutationPValue monte_carlo_p(const detail::SequentialCount& c, std::span<const double> levels) {
+  const ProportionBounds bounds = sequence().bounds(c.hits, c.made);
   PermutationPValue r;
   r.method = PermutationMethod::monte_carlo;
-  r.p_value = p_upper_bound(c.hits, c.made);
+  r.p_value = bounds.upper;
+  r.p_lower = bounds.lower;
   r.labellings = static_cast<double>(c.made);
+  r.hits = static_cast<double>(c.hits);
+  r.resolved = sequence().separates(levels, c.hits, c.made);
   return r;
 }
 
-// Besag-Clifford over a sequence of drawn statistics, reported as the upper bound.
-template <class Next>
-PermutationPValue sequential_monte_carlo(const Extremeness& extreme, std::size_t draws, Next&& next) {
-  std::size_t hits = 0, made = 0;
-  while (made < draws && hits < kStopAfterExtreme) {
-    ++made;
-    if (extreme(next())) ++hits;
-  }
-  return monte_carlo_p({hits, made});
+PermutationPValue exact_p(double p, double labellings) {
+  PermutationPValue r;
+  r.p_value = r.p_lower = p;
+  r.labellings = labellings;
+  return r;
+}
+
+// The levels as the confidence sequence takes them: ascending, inside (0, 1).
+std::vector<double> usable_levels(const std::vector<double>& levels) {
+  std::vector<double> out;
+  for (double level : levels)
+    if (level > 0 && level < 1) out.push_back(level);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace
 
 namespace detail {
 
-DrawnTable::DrawnTable(std::vector<float> draws) : draws_(std::move(draws)) {
-  has_nan_ = std::any_of(draws_.begin(), draws_.end(), [](float v) { return std::isnan(v); });
-  for (std::size_t begin = 0; begin < draws_.size(); begin += kBlock) {
-    const auto first = draws_.begin() + static_cast<std::ptrdiff_t>(begin);
-    const auto last = draws_.begin() + static_cast<std::ptrdiff_t>(std::min(begin + kBlock, draws_.size()));
-    const auto [low, high] = std::minmax_element(first, last);
+bool look(SequentialCount& c, std::span<const double> levels) {
+  if (c.made < c.next_look || c.made % kLookStep != 0) return false;
+  const std::size_t later = c.made + c.made / 20;
+  c.next_look = std::max(c.made + kLookStep, later - later % kLookStep);
+  c.stopped = sequence().separates(levels, c.hits, c.made) || beyond_budget(levels, c.hits, c.made);
+  return c.stopped;
+}
+
+void DrawnTable::append(const std::vector<float>& draws) {
+  // A partial last block is summarised again with the draws that complete it.
+  if (!blocks_.empty() && draws_.size() % kBlock != 0) blocks_.pop_back();
+  const std::size_t first = blocks_.size() * kBlock;
+  draws_.insert(draws_.end(), draws.begin(), draws.end());
+  has_nan_ = has_nan_ || std::any_of(draws.begin(), draws.end(), [](float v) { return std::isnan(v); });
+  for (std::size_t begin = first; begin < draws_.size(); begin += kBlock) {
+    const auto from = draws_.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto to = draws_.begin() + static_cast<std::ptrdiff_t>(std::min(begin + kBlock, draws_.size()));
+    const auto [low, high] = std::minmax_element(from, to);
     blocks_.push_back({*low, *high, std::max(std::abs(*low), std::abs(*high))});
   }
 }
 
-std::size_t DrawnTable::bytes() const { return draws_.size() * sizeof(float) + blocks_.size() * sizeof(Block); }
-
-SequentialCount DrawnTable::walk(float statistic, Alternative alternative) const {
+void DrawnTable::walk(SequentialCount& c, float statistic, Alternative alternative, std::span<const double> levels,
+                      std::size_t most) const {
   const Extremeness extreme(statistic, alternative);
-  SequentialCount c;
-  while (c.made < draws_.size() && c.hits < kStopAfterExtreme)
+  const std::size_t last = std::min(most, draws_.size());
+  while (!c.stopped && c.made < last) {
     if (extreme(static_cast<double>(draws_[c.made++]))) ++c.hits;
-  return c;
+    look(c, levels);
+  }
 }
 
-SequentialCount DrawnTable::count(float statistic, Alternative alternative) const {
-  if (has_nan_) return walk(statistic, alternative);
+void DrawnTable::count(SequentialCount& c, float statistic, Alternative alternative, std::span<const double> levels,
+                       std::size_t most) const {
+  if (has_nan_) return walk(c, statistic, alternative, levels, most);
+  const std::size_t last = std::min(most, draws_.size());
   const Extremeness extreme(statistic, alternative);
-  // The draw of a block that counts first, if any of them does.
+  // Whether any draw of a block can count: its extreme one does.
   const auto may_count = [&](const Block& b) {
     switch (alternative) {
       case Alternative::less: return extreme(b.highest);
@@ -287,17 +454,18 @@ SequentialCount DrawnTable::count(float statistic, Alternative alternative) cons
     }
     return true;
   };
-  SequentialCount c;
-  for (std::size_t k = 0; k < blocks_.size() && c.hits < kStopAfterExtreme; ++k) {
-    const std::size_t end = std::min((k + 1) * kBlock, draws_.size());
-    if (!may_count(blocks_[k])) {
-      c.made = end;
+  while (!c.stopped && c.made < last) {
+    const std::size_t k = c.made / kBlock, end = std::min((k + 1) * kBlock, last);
+    if (c.made % kBlock == 0 && end == (k + 1) * kBlock && !may_count(blocks_[k])) {
+      c.made = end;  // a look, if any, falls on the block's end
+      look(c, levels);
       continue;
     }
-    while (c.made < end && c.hits < kStopAfterExtreme)
+    while (!c.stopped && c.made < end) {
       if (extreme(static_cast<double>(draws_[c.made++]))) ++c.hits;
+      look(c, levels);
+    }
   }
-  return c;
 }
 
 }  // namespace detail
@@ -322,15 +490,14 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
   const bool untied = observed.untied();
 
   if (untied && labellings <= kExactTableLabellings) {
-    const auto table = exact_tables().get({observed.n_x, observed.n_y, true, 0, 0}, [&] {
-      std::vector<double> t;
-      t.reserve(static_cast<std::size_t>(labellings));
-      enumerate(observed, [&](double s, double) { t.push_back(s); });
-      std::sort(t.begin(), t.end());
+    const auto table = exact_tables().get({observed.n_x, observed.n_y, true, 0}, [&] {
+      auto t = std::make_shared<std::vector<double>>();
+      t->reserve(static_cast<std::size_t>(labellings));
+      enumerate(observed, [&](double s, double) { t->push_back(s); });
+      std::sort(t->begin(), t->end());
       return t;
     });
-    return {static_cast<double>(extreme.count_in(*table)) / static_cast<double>(table->size()),
-            PermutationMethod::exact, labellings};
+    return exact_p(static_cast<double>(extreme.count_in(*table)) / static_cast<double>(table->size()), labellings);
   }
   if (!untied && compositions(observed, kExactCompositions) <= kExactCompositions) {
     double hits = 0, all = 0;
@@ -338,23 +505,33 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
       all += weight;
       if (extreme(s)) hits += weight;
     });
-    return {std::min(1.0, hits / all), PermutationMethod::exact, labellings};
+    return exact_p(std::min(1.0, hits / all), labellings);
   }
 
-  const std::size_t draws = draws_for(options.resolution);
+  const std::vector<double> levels = usable_levels(options.levels);
+  const std::size_t most = draws_for(levels);
+  detail::SequentialCount c;
   if (untied) {
-    const auto table = drawn_tables().get({observed.n_x, observed.n_y, false, draws, options.seed}, [&] {
-      LabellingDraws source(observed, options.seed);
-      std::vector<float> t(draws);
-      for (float& s : t) s = static_cast<float>(source.next());
-      return detail::DrawnTable(std::move(t));
-    });
+    const auto shared = drawn_tables().get({observed.n_x, observed.n_y, false, options.seed},
+                                           [&] { return std::make_shared<SharedDraws>(observed, options.seed); });
+    std::lock_guard lock(shared->mutex);
     // Compared as stored: the observed statistic rounded to float like the draws, so a draw
     // equal to it counts.
-    return monte_carlo_p(table->count(static_cast<float>(statistic), alternative));
+    const auto rounded = static_cast<float>(statistic);
+    for (;;) {
+      shared->table.count(c, rounded, alternative, levels, most);
+      if (c.stopped || c.made >= most) break;
+      shared->extend(most);
+    }
+    return monte_carlo_p(c, levels);
   }
   LabellingDraws source(observed, options.seed);
-  return sequential_monte_carlo(extreme, draws, [&] { return source.next(); });
+  while (!c.stopped && c.made < most) {
+    ++c.made;
+    if (extreme(source.next())) ++c.hits;
+    detail::look(c, levels);
+  }
+  return monte_carlo_p(c, levels);
 }
 
 }  // namespace isobench::stats

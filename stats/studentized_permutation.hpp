@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <climits>
+#include <span>
 #include <vector>
 
 #include "stats/alternative.hpp"
@@ -24,22 +26,26 @@ struct TiedLabelling {
 PlacementSums placement_sums(const TiedLabelling& labelling);
 
 struct PermutationOptions {
-  // The smallest p-value the Monte Carlo must resolve: alpha / m for Holm's correction over m
-  // instances at level alpha. It draws ceil(100 / resolution) labellings at most, clamped to
-  // [10^4, 4 x 10^6]: about 100 draws beyond the critical value, so that the upper bound below
-  // is close to the estimate there. Below 2.5e-5 the cap leaves fewer, and the bound, still
-  // valid, grows relative to the estimate (p-values far below the resolution stay far below).
-  double resolution = 1e-5;
+  // The levels the p-value will be compared with, ascending: Holm's alpha / m, ..., alpha
+  // (holm_levels in multiple_testing.hpp) for m instances at level alpha. The Monte Carlo draws
+  // until it knows on which side of each of them the exact p lies, and no further.
+  std::vector<double> levels = {0.001};
   std::uint64_t seed = 20261129;
 };
 
 enum class PermutationMethod { exact, monte_carlo };
 
 struct PermutationPValue {
+  // Exact: the p-value. Monte Carlo: the upper end of the confidence sequence's interval, on the
+  // same side of every level as the exact p (but with probability kMonteCarloRisk), or above
+  // the levels still undecided when the draws ran out.
   double p_value = 1;
+  double p_lower = 1;  // Monte Carlo: the interval's lower end; exact: the p-value
   PermutationMethod method = PermutationMethod::exact;
   // exact: labellings counted, C(n_x + n_y, n_x); Monte Carlo: labellings drawn.
   double labellings = 0;
+  double hits = 0;       // Monte Carlo: the drawn labellings at least as extreme
+  bool resolved = true;  // Monte Carlo: every level's side known before the draws ran out
 };
 
 // Limits of the exact enumeration. Per call it walks every choice of per-group counts, up to
@@ -50,7 +56,19 @@ struct PermutationPValue {
 inline constexpr double kExactCompositions = 1e5;
 inline constexpr double kExactTableLabellings = 3e6;
 
+// The Monte Carlo's error budget: the chance that it puts the p-value on the wrong side of any
+// of its levels (confidence_sequence.hpp), and how far it draws for one p-value:
+// kDrawsPerLevel / (the smallest level), within [kMinDraws, kMaxDraws], and a p whose interval
+// still holds a level t gives up after kDrawsPerLevel / t. By then the interval's half-width is
+// about a third of t, so only a p within about 35% of a level is left undecided, above it (the
+// rule it replaced, 100 extreme draws and a 99.9% bound, left p in [0.77, 1] alpha above alpha);
+// a p far below the smallest level t is decided after about 8.5 / t draws, well within. 10^7
+// draws give levels down to 2e-5 their full budget, and decide a p far below levels down to
+// 8.7e-7 (Holm's alpha / m at alpha 0.001 over 1,150 instances).
 inline constexpr double kMonteCarloRisk = 1e-3;
+inline constexpr double kDrawsPerLevel = 200;
+inline constexpr std::size_t kMinDraws = 10'000;
+inline constexpr std::size_t kMaxDraws = 10'000'000;
 
 // The p-value of the studentized permutation test (Neubert and Brunner, 2007): the share of
 // all C(n_x + n_y, n_x) labellings of the pooled values whose studentized Brunner-Munzel
@@ -63,44 +81,56 @@ inline constexpr double kMonteCarloRisk = 1e-3;
 // estimate has T* = +-infinity (separation) or 0 (all tied), see StudentizedStatistic. The
 // observed labelling always counts, so p > 0.
 // Exact where the enumeration is affordable (see the limits above), otherwise seeded Monte
-// Carlo: labellings are drawn uniformly until 100 of them are at least as extreme (Besag and
-// Clifford's sequential stop: a large p costs about 100 / p draws) or the draws run out, and
-// the p-value is the upper end of the one-sided 1 - kMonteCarloRisk Clopper-Pearson interval of
-// the exact p from k extreme of L draws. A fixed seed meets the same draws at every call of one
-// size, so a plain estimate k / L would realise, for a whole run of comparisons, a level that
-// strays above alpha whenever those draws happen to fall short in the tail (one seed's table
-// of 10 draws per resolution realised 1.5 alpha at n = 30); the bound exceeds the exact p except
-// with probability kMonteCarloRisk over the draws, so the realised level stays at or below
-// alpha but for draws that unlucky. It costs power only near the threshold: with k = 100 draws
-// beyond it the bound is about 1.3 times the estimate. Never below (k + 1) / (L + 1).
-// Untied samples of one size share their draws, which are kept per (n_x, n_y, draws, seed).
+// Carlo that decides rather than estimates: labellings are drawn uniformly, the share of
+// extreme ones followed by a confidence sequence (risk kMonteCarloRisk, valid at every draw at
+// once), and the drawing stops as soon as no level of `options.levels` lies in its interval:
+// the side of each is then known. The p-value is the interval's upper end, below a level
+// exactly when the exact p is (but with probability kMonteCarloRisk), so Holm's correction
+// over such p-values decides as over the exact ones. A p far from every level costs few draws
+// (p = 0.5 against 0.001: 32), one far below the smallest level t about 8.5 / t; one near a
+// level t gives up after kDrawsPerLevel / t draws and stays above it (resolved = false): the
+// conservative side. Untied samples of one size share their draws, a table kept per
+// (n_x, n_y, seed) and extended as far as some p-value needed it, so a sweep of one size draws
+// once.
 PermutationPValue studentized_permutation_p(const TiedLabelling& observed, double statistic,
                                             Alternative alternative, const PermutationOptions& options = {});
 
 namespace detail {
 
-// Besag and Clifford's sequential stop over a table of drawn statistics, in draw order: the
-// draws are taken one by one until kStopAfterExtreme of them are at least as extreme as the
-// statistic (hits), or the table ends; made is how many were taken.
-inline constexpr std::size_t kStopAfterExtreme = 100;
+// A sequential count over drawn statistics, in draw order: `made` drawn, `hits` of them at
+// least as extreme as the observed statistic; `stopped` once a look found every level's side
+// known. Looks come at block ends (multiples of kLookStep), from kLookStep draws on, then
+// every 5% more draws: a stop may come at any draw without harm to the error bound, and looks
+// this sparse keep their cost (a few logarithms) below that of the draws.
+inline constexpr std::size_t kLookStep = 32;
 struct SequentialCount {
   std::size_t hits = 0, made = 0;
+  std::size_t next_look = kLookStep;
+  bool stopped = false;
   bool operator==(const SequentialCount&) const = default;
 };
 
-// A table of drawn statistics with the lowest, highest and largest-magnitude draw of every block
-// of kBlock draws, so that a sequential count skips the blocks in which no draw can count
-// instead of walking through up to 4 million draws one by one (that walk was 85% of a
-// calibration's analysis: 5.8 minutes for 12 runs of 10 instances, 2026-12-01-h200-d). Whether
-// a draw counts is monotone in its value (less, greater) or magnitude (two-sided), so a block
-// whose extreme draw does not count has none that does: `count` gives exactly `walk`'s result.
+// After a draw: if `made` is a look, whether the confidence sequence separates the levels (the
+// count then stops).
+bool look(SequentialCount& c, std::span<const double> levels);
+
+// Drawn statistics with the lowest, highest and largest-magnitude draw of every block of
+// kLookStep draws, so that a sequential count skips the blocks in which no draw can count
+// instead of walking through millions of draws one by one. Whether a draw counts is monotone in
+// its value (less, greater) or magnitude (two-sided), so a block whose extreme draw does not
+// count has none that does, and looks fall on block ends: `count` gives exactly `walk`'s result.
+// Both continue a count through the draws the table holds, up to `most` draws in all.
 class DrawnTable {
  public:
-  static constexpr std::size_t kBlock = 256;
-  explicit DrawnTable(std::vector<float> draws);
-  SequentialCount count(float statistic, Alternative alternative) const;
-  SequentialCount walk(float statistic, Alternative alternative) const;  // the definition, draw by draw
-  std::size_t bytes() const;
+  static constexpr std::size_t kBlock = kLookStep;
+  DrawnTable() = default;
+  explicit DrawnTable(const std::vector<float>& draws) { append(draws); }
+  void append(const std::vector<float>& draws);
+  void count(SequentialCount& c, float statistic, Alternative alternative, std::span<const double> levels,
+             std::size_t most = SIZE_MAX) const;
+  void walk(SequentialCount& c, float statistic, Alternative alternative, std::span<const double> levels,
+            std::size_t most = SIZE_MAX) const;
+  std::size_t bytes() const { return draws_.size() * sizeof(float) + blocks_.size() * sizeof(Block); }
   std::size_t size() const { return draws_.size(); }
 
  private:
@@ -108,8 +138,8 @@ class DrawnTable {
     float lowest, highest, largest_magnitude;
   };
   std::vector<float> draws_;
-  std::vector<Block> blocks_;
-  bool has_nan_ = false;  // then count() walks
+  std::vector<Block> blocks_;  // the last one over a partial block while the table is not a multiple
+  bool has_nan_ = false;       // then count() walks
 };
 
 }  // namespace detail

@@ -11,8 +11,7 @@
 #include "stats/brunner_munzel.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
-#include "stats/multiple_testing.hpp"
-#include "stats/verdict.hpp"
+#include "stats/sweep_verdict.hpp"
 
 namespace isobench::orchestrator::calibration {
 
@@ -88,11 +87,12 @@ std::vector<double> pooled_side(const std::vector<RunData>& runs, std::size_t in
   return out;
 }
 
-// The raw test as the power simulation runs it: two-sided, its permutation p resolved to the
-// smallest alpha it is read at.
-stats::BrunnerMunzelResult raw_test(std::span<const double> x, std::span<const double> y, double smallest_alpha) {
+// The raw test as the power simulation runs it: two-sided, its permutation p resolved at the
+// alphas it is read at.
+stats::BrunnerMunzelResult raw_test(std::span<const double> x, std::span<const double> y,
+                                    const std::vector<double>& alphas) {
   stats::PermutationOptions permutation;
-  permutation.resolution = smallest_alpha;
+  permutation.levels = alphas;
   return stats::brunner_munzel(x, y, stats::Alternative::two_sided, stats::BrunnerMunzelDistribution::t, permutation);
 }
 
@@ -108,26 +108,14 @@ RateCell rate_cell(double alpha, std::size_t hits, std::size_t trials, bool with
 
 using SidePair = std::pair<std::span<const double>, std::span<const double>>;
 
-// The verdicts `compare` gives one sweep, per alpha (then per instance): Holm over the sweep's
-// instances, the Hodges-Lehmann interval, the noise floor.
+// The verdicts `compare` gives one sweep, per alpha (then per instance): stats::decide_sweep,
+// the function compare decides with, once per alpha.
 std::vector<std::vector<stats::Verdict>> sweep_verdicts(const std::vector<SidePair>& sweep, const AnalysisOptions& o) {
-  const std::size_t m = sweep.size();
+  std::vector<stats::SamplePair> pairs;
+  for (const auto& [x, y] : sweep) pairs.push_back({x, y});
   std::vector<std::vector<stats::Verdict>> out(o.alphas.size());
-  if (m == 0) return out;
-  stats::PermutationOptions permutation;
-  permutation.resolution = *std::min_element(o.alphas.begin(), o.alphas.end()) / static_cast<double>(m);
-  std::vector<double> p(m);
-  std::vector<stats::HodgesLehmannRatio> hl(m);
-  for (std::size_t i = 0; i < m; ++i) {
-    p[i] = stats::brunner_munzel(sweep[i].first, sweep[i].second, stats::Alternative::two_sided,
-                                 stats::BrunnerMunzelDistribution::t, permutation)
-               .p_value;
-    hl[i] = stats::hodges_lehmann_ratio(sweep[i].first, sweep[i].second, o.confidence);
-  }
-  const auto adjusted = stats::holm_adjust(p);
   for (std::size_t a = 0; a < o.alphas.size(); ++a)
-    for (std::size_t i = 0; i < m; ++i)
-      out[a].push_back(stats::decide({hl[i].lo, hl[i].hi, adjusted[i], o.alphas[a], o.threshold}));
+    for (const auto& v : stats::decide_sweep(pairs, {o.alphas[a], o.threshold, o.confidence})) out[a].push_back(v.verdict);
   return out;
 }
 
@@ -334,7 +322,7 @@ std::vector<Comparison> aa_comparisons(const ModeRuns& mode, std::size_t n_insta
 }
 
 bool slowdown_detected(const std::vector<double>& x, const std::vector<double>& y, double alpha) {
-  const auto r = raw_test(x, y, alpha);
+  const auto r = raw_test(x, y, {alpha});
   return r.p_value < alpha && r.relative_effect > 0.5;
 }
 
@@ -375,7 +363,6 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     const auto sweeps = aa_sweeps(mode, n_instances, &m.skipped_comparisons);
     std::vector<Comparison> comparisons;
     for (const auto& sweep : sweeps) comparisons.insert(comparisons.end(), sweep.begin(), sweep.end());
-    const double smallest_alpha = *std::min_element(options.alphas.begin(), options.alphas.end());
 
     // False positives: two-sided, either direction counts.
     RateCounter all(options.alphas);
@@ -384,7 +371,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     for (const auto& c : comparisons) {
       const std::size_t smaller = std::min(c.x->size(), c.y->size());
       m.samples_per_side = m.samples_per_side == 0 ? smaller : std::min(m.samples_per_side, smaller);
-      const double p = raw_test(*c.x, *c.y, smallest_alpha).p_value;
+      const double p = raw_test(*c.x, *c.y, options.alphas).p_value;
       all.add(p);
       by_family.at(input.instances[c.instance].family).add(p);
     }
@@ -398,7 +385,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
       RateCounter counter(options.alphas);
       for (const auto& c : comparisons) {
         for (const auto& [x, y] : {std::pair{c.x, c.y}, std::pair{c.y, c.x}}) {
-          const auto r = raw_test(*x, scaled(*y, 1 + delta), smallest_alpha);
+          const auto r = raw_test(*x, scaled(*y, 1 + delta), options.alphas);
           counter.add(r.p_value, r.relative_effect > 0.5);
         }
       }
@@ -420,7 +407,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
             const auto& x = b.values[inst][0];
             const auto& y = s.values[inst][0];
             if (x.size() < 2 || y.size() < 2) continue;
-            const auto r = raw_test(x, y, smallest_alpha);
+            const auto r = raw_test(x, y, options.alphas);
             counter.add(r.p_value, r.relative_effect > 0.5);
             ++trials;
             detected += r.p_value < options.target_alpha && r.relative_effect > 0.5;

@@ -14,7 +14,7 @@
 #include "orchestrator/compare/resolution.hpp"
 #include "orchestrator/printers/text.hpp"
 #include "stats/descriptive.hpp"
-#include "stats/multiple_testing.hpp"
+#include "stats/sweep_verdict.hpp"
 #include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator {
@@ -34,34 +34,29 @@ const std::vector<std::string>& measurement_fields() {
   return fields;
 }
 
-// `instances`: how many are compared in all, so the permutation p resolves alpha / m (Holm).
-Comparison compare_samples(const std::string& id, const std::vector<double>& a, const std::vector<double>& b,
-                           const VerdictRule& rule, std::size_t instances) {
+// An instance's sides, described; its test and verdict come from decide().
+Comparison describe(const std::string& id, const std::vector<double>& a, const std::vector<double>& b) {
   Comparison c;
   c.id = id;
   c.n_a = a.size();
   c.n_b = b.size();
   c.median_a = stats::median(a);
   c.median_b = stats::median(b);
-  c.hl = stats::hodges_lehmann_ratio(a, b, rule.confidence);
-  stats::PermutationOptions permutation;
-  permutation.resolution = std::min(permutation.resolution, rule.alpha / static_cast<double>(std::max<std::size_t>(1, instances)));
-  c.bm = stats::brunner_munzel(a, b, stats::Alternative::two_sided, stats::BrunnerMunzelDistribution::t, permutation);
-  c.p_adjusted = c.bm.p_value;
   return c;
 }
 
-// Holm across the compared instances, then each verdict.
-void decide(ComparisonReport& report) {
-  std::vector<double> p;
-  for (const auto& c : report.compared) p.push_back(c.bm.p_value);
-  const auto adjusted = stats::holm_adjust(p);
-  double log_sum = 0;
+// The verdict rule over the compared instances (`samples` in their order): stats::decide_sweep,
+// the one function that decides (calibrate counts its verdicts through it too).
+void decide(ComparisonReport& report, const std::vector<stats::SamplePair>& samples) {
   const VerdictRule& rule = report.rule;
+  const auto verdicts = stats::decide_sweep(samples, {rule.alpha, rule.threshold, rule.confidence});
+  double log_sum = 0;
   for (std::size_t i = 0; i < report.compared.size(); ++i) {
     auto& c = report.compared[i];
-    c.p_adjusted = adjusted[i];
-    c.verdict = stats::decide({c.hl.lo, c.hl.hi, c.p_adjusted, rule.alpha, rule.threshold});
+    c.bm = verdicts[i].test;
+    c.hl = verdicts[i].ratio;
+    c.p_adjusted = verdicts[i].p_adjusted;
+    c.verdict = verdicts[i].verdict;
     log_sum += std::log(c.hl.ratio);
   }
   if (!report.compared.empty())
@@ -192,7 +187,7 @@ void decide_sequentially(ComparisonReport& report, const Run& a, const Run& b, c
     c.median_a = medians_of_first(sa);
     c.median_b = medians_of_first(sb);
     c.hl = outcome->decision.ratio;
-    c.bm.p_value = outcome->decision.p_value;
+    c.bm = outcome->decision.test;
     c.p_adjusted = at.alpha > 0 ? std::min(1.0, outcome->decision.p_value * plan.alpha / at.alpha) : 1.0;
     c.verdict = outcome->decision.verdict;
     c.look = outcome->look;
@@ -248,14 +243,17 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
     }
     pairs.push_back({id, sa, sb, ga, gb});
   }
+  std::vector<stats::SamplePair> samples;
   for (const auto& pair : pairs) {
-    report.compared.push_back(compare_samples(pair.id, pair.a, pair.b, request.rule, pairs.size()));
+    report.compared.push_back(describe(pair.id, pair.a, pair.b));
+    samples.push_back({pair.a, pair.b});
     report.compared.back().gpus_a = pair.gpus_a;
     report.compared.back().gpus_b = pair.gpus_b;
     report.gpus_a.insert(pair.gpus_a.begin(), pair.gpus_a.end());
     report.gpus_b.insert(pair.gpus_b.begin(), pair.gpus_b.end());
   }
   if (!report.gpu_refusals.empty()) return report;
+  decide(report, samples);
   for (const auto& id : b.order)
     if (!a.plan.count(id)) report.excluded.push_back({id, "only in " + b.dir, one_sweep});
   std::vector<std::string> shared_ids;
@@ -272,7 +270,6 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
       throw UsageError(request.runs[0] + "/plan.json: " + e.what());
     }
   } else {
-    decide(report);
     // The smallest n among the compared sets what the sweep could reach.
     std::size_t n_a = SIZE_MAX, n_b = SIZE_MAX;
     for (const auto& c : report.compared) n_a = std::min(n_a, c.n_a), n_b = std::min(n_b, c.n_b);
@@ -296,17 +293,21 @@ ComparisonReport compare_sample_files(const CompareRequest& request) {
   report.rule = request.rule;
   report.a = request.samples[0];
   report.b = request.samples[1];
-  report.compared.push_back(compare_samples(request.samples[1] + " vs " + request.samples[0], a, b, request.rule, 1));
-  decide(report);
+  report.compared.push_back(describe(request.samples[1] + " vs " + request.samples[0], a, b));
+  decide(report, {{a, b}});
   report.unreachable = unreachable_verdict(a.size(), b.size(), 1, request.rule);
   using stats::Alternative;
   const Alternative alternatives[] = {Alternative::two_sided, Alternative::less, Alternative::greater};
+  // The other alternatives' permutation p-values, resolved at the rule's alpha (the verdict's
+  // two-sided one is the same draws, resolved at Holm's levels: alpha itself for one instance).
+  stats::PermutationOptions permutation;
+  permutation.levels = {request.rule.alpha};
   SamplesDetail detail;
   for (auto [name, dist] : {std::pair{"t", stats::BrunnerMunzelDistribution::t},
                             std::pair{"normal", stats::BrunnerMunzelDistribution::normal}}) {
     SamplesDetail::Test test;
     test.distribution = name;
-    for (int k = 0; k < 3; ++k) test.by_alternative[k] = stats::brunner_munzel(a, b, alternatives[k], dist);
+    for (int k = 0; k < 3; ++k) test.by_alternative[k] = stats::brunner_munzel(a, b, alternatives[k], dist, permutation);
     detail.brunner_munzel.push_back(test);
   }
   for (int k = 0; k < 3; ++k) detail.mann_whitney[k] = stats::mann_whitney_u(a, b, alternatives[k]);

@@ -55,8 +55,8 @@ std::vector<std::string> comparison_row(const ComparisonReport& report, const Co
                                format_ratio(c.median_ratio()),
                                format_ratio(c.hl.ratio),
                                format_interval(c.hl),
-                               format_p(c.bm.p_value),
-                               format_p(c.p_adjusted),
+                               format_p(c.bm),
+                               format_p_adjusted(c.bm, c.p_adjusted),
                                std::string(stats::to_string(c.verdict))};
   if (report.kernels.shown()) row.push_back(kernels_cell(report.kernels, c.id));
   return row;

@@ -41,7 +41,7 @@ void print_detail(std::ostream& out, const ComparisonReport& report) {
     // The verdict's p-value: valid at every n (docs/statistics.md), whatever the distribution.
     const auto& permutation = d.brunner_munzel.front().by_alternative;
     out << "Brunner-Munzel studentized permutation (" << stats::to_string(permutation[0].method) << "): p";
-    for (int k = 0; k < 3; ++k) out << " " << alternatives[k] << " " << format_p(permutation[k].p_value);
+    for (int k = 0; k < 3; ++k) out << " " << alternatives[k] << " " << format_p(permutation[k]);
     if (permutation[0].method == stats::BrunnerMunzelMethod::separation) out << " (complete separation)";
     if (permutation[0].method == stats::BrunnerMunzelMethod::all_tied) out << " (all values equal)";
     out << "\n";

@@ -27,6 +27,18 @@ std::string format_interval(const stats::HodgesLehmannRatio& hl) {
 
 std::string format_p(double p) { return format("%.3g", p); }
 
+std::string format_p(const stats::BrunnerMunzelResult& test) {
+  if (test.method != stats::BrunnerMunzelMethod::monte_carlo_permutation) return format_p(test.p_value);
+  if (test.extreme == 0 || test.p_lower < test.p_value / 10) return "< " + format("%.2g", test.p_value);
+  return format("%.3g", test.extreme / test.labellings) + " [" + format("%.2g", test.p_lower) + ", " +
+         format("%.2g", test.p_value) + "]";
+}
+
+std::string format_p_adjusted(const stats::BrunnerMunzelResult& test, double p_adjusted) {
+  if (test.method != stats::BrunnerMunzelMethod::monte_carlo_permutation || p_adjusted >= 1) return format_p(p_adjusted);
+  return "< " + format("%.2g", p_adjusted);
+}
+
 std::string format_percent(double fraction) { return format("%.2f%%", fraction * 100); }
 
 std::string csv_field(const std::string& s) {

@@ -1,14 +1,20 @@
 // The calibration analysis on constructed runs: exact false-positive counts where the answer is
 // known, pair counts, scaled power at the extremes, real-slowdown power, sample size, cost, and
-// the report and charts it renders.
+// the report and charts it renders; and that its verdicts are compare's, on every committed
+// reference set.
 
 #include "orchestrator/calibration/analysis.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
+#include <sstream>
 
 #include "orchestrator/calibration/report.hpp"
+#include "orchestrator/compare/comparison.hpp"
+#include "temp_dir.hpp"
+#include "tests/stats/scipy_reference.hpp"
 
 using namespace isobench::orchestrator::calibration;
 
@@ -305,5 +311,116 @@ TEST_SUITE("calibration analysis: the verdict users get") {
     const auto md = report_markdown(r, {"t", "cpu", 3, {}});
     CHECK(md.find("## Verdicts as `compare` gives them") != std::string::npos);
     CHECK(md.find("## Sequential sampling") != std::string::npos);
+  }
+}
+
+namespace {
+
+// Every two-sample case of the committed reference sets (tests/data/scipy, tests/data/permutation),
+// moved to positive values (the ratio interval needs them; both sides move alike).
+std::vector<std::pair<std::vector<double>, std::vector<double>>> reference_cases() {
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> cases;
+  const auto add = [&](const nlohmann::json& c) {
+    auto x = c["x"].get<std::vector<double>>(), y = c["y"].get<std::vector<double>>();
+    double lowest = 1;
+    for (double v : x) lowest = std::min(lowest, v);
+    for (double v : y) lowest = std::min(lowest, v);
+    for (auto* side : {&x, &y})
+      for (double& v : *side) v += 1 - lowest;
+    cases.emplace_back(std::move(x), std::move(y));
+  };
+  for (const auto& c : isobench::stats::testing::scipy_reference()["two_sample"]) add(c);
+  const auto permutation = isobench::stats::testing::reference_data("tests/data/permutation/reference.json");
+  for (const auto& c : permutation["cases"]) add(c);
+  return cases;
+}
+
+// A run directory of one side: plan.json with the instances, their samples.
+void write_side(const isobench::testing::TempDir& dir, const std::string& name, const std::vector<std::string>& ids,
+                const std::vector<const std::vector<double>*>& values) {
+  nlohmann::json instances = nlohmann::json::array();
+  std::ostringstream samples;
+  samples.precision(17);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    instances.push_back({{"id", ids[i]}, {"kernel", "cast"}, {"params", {{"n", 1024}}}, {"inner", 20}});
+    for (std::size_t k = 0; k < values[i]->size(); ++k)
+      samples << nlohmann::json{{"instance", ids[i]}, {"value", (*values[i])[k]}, {"sample", k}}.dump() << "\n";
+  }
+  dir.write(name + "/plan.json", nlohmann::json{{"schema_version", 1}, {"instances", instances}}.dump());
+  dir.write(name + "/samples.jsonl", samples.str());
+}
+
+}  // namespace
+
+TEST_SUITE("calibration analysis") {
+  TEST_CASE("calibrate counts the verdicts compare gives, on every committed reference set") {
+    // The reference cases in sweeps of 10 instances, each side a run: compare RUN_A RUN_B
+    // decides each sweep (Holm over its 10), and calibrate's analysis of the same runs, as a
+    // baseline and a slowed run, counts SLOWER per instance at its target alpha and in all at
+    // each alpha. Both directions, so FASTER is checked as the other's SLOWER. At alphas 0.01
+    // and 0.05: the rule is the same function at every alpha, and Holm's levels over 10 at 0.001
+    // (down to 1e-4) would have the Monte Carlo draw ten times as far, for a minute of CI.
+    const auto cases = reference_cases();
+    REQUIRE(cases.size() > 250);
+    const std::vector<double> alphas = {0.01, 0.05};
+    std::size_t slower_seen = 0, instances_seen = 0;
+    for (std::size_t first = 0; first < cases.size(); first += 10) {
+      const std::size_t m = std::min<std::size_t>(10, cases.size() - first);
+      for (bool swapped : {false, true}) {
+        std::vector<InstanceInfo> info;
+        std::vector<std::string> ids;
+        std::vector<const std::vector<double>*> a, b;
+        RunData run_a, run_b;
+        for (std::size_t i = 0; i < m; ++i) {
+          const auto& [x, y] = cases[first + i];
+          ids.push_back("case" + std::to_string(first + i));
+          info.push_back({ids.back(), "reference"});
+          a.push_back(swapped ? &y : &x);
+          b.push_back(swapped ? &x : &y);
+          run_a.values.push_back({*a.back(), {}});
+          run_b.values.push_back({*b.back(), {}});
+        }
+        isobench::testing::TempDir dir;
+        write_side(dir, "a", ids, a);
+        write_side(dir, "b", ids, b);
+
+        ModeRuns mode{"process", false, {run_a}, {{5, {run_b}}}};
+        const CalibrationInput input{"cpu", info, {mode}};
+        AnalysisOptions o;
+        o.alphas = alphas;
+        o.target_alpha = 0.01;
+        o.deltas = {};
+        o.power_repetitions = 1;
+        o.max_n = 2;
+        o.sequential_looks = {};
+        const auto verdict = analyse(input, o).modes.at(0).verdict;
+        REQUIRE(verdict.real_slower_per_instance.size() == m);
+        for (std::size_t k = 0; k < alphas.size(); ++k) {
+          isobench::orchestrator::CompareRequest request;
+          request.runs = {dir / "a", dir / "b"};
+          request.rule.alpha = alphas[k];
+          std::ostringstream warnings;
+          const auto report = isobench::orchestrator::compare(request, warnings);
+          REQUIRE(report.compared.size() == m);
+          CAPTURE(first);
+          CAPTURE(swapped);
+          CAPTURE(alphas[k]);
+          std::size_t slower = 0;
+          for (std::size_t i = 0; i < m; ++i) {
+            const bool is_slower = report.compared[i].verdict == isobench::stats::Verdict::slower;
+            slower += is_slower;
+            if (alphas[k] == o.target_alpha) {
+              CAPTURE(report.compared[i].id);
+              CHECK(verdict.real_slower_per_instance[i].hits == (is_slower ? 1u : 0u));
+            }
+          }
+          CHECK(verdict.real_power.at(0).by_alpha.at(k).hits == slower);
+          slower_seen += slower;
+        }
+        instances_seen += m;
+      }
+    }
+    MESSAGE(instances_seen << " instances compared both ways; " << slower_seen << " SLOWER verdicts over 2 alphas");
+    CHECK(slower_seen > 20);  // the reference sets hold real differences, not only A/A
   }
 }

@@ -81,9 +81,9 @@ std::pair<std::vector<double>, std::vector<double>> nearly_separated(std::size_t
 TEST_SUITE("brunner_munzel") {
   TEST_CASE("the asymptotic p-value and the statistic agree with scipy.stats.brunnermunzel") {
     int compared = 0, tiny = 0, defined_by_us = 0;
-    // The permutation p-value is not what is compared here: coarse draws keep it cheap.
+    // The permutation p-value is not what is compared here: no level to resolve keeps it cheap.
     PermutationOptions coarse;
-    coarse.resolution = 0.1;
+    coarse.levels = {};
     for (const auto& c : isobench::stats::testing::scipy_reference()["two_sample"]) {
       const auto x = doubles(c["x"]), y = doubles(c["y"]);
       for (const auto& [dist_name, by_alt] : c["brunnermunzel"].items()) {
@@ -138,10 +138,12 @@ TEST_SUITE("brunner_munzel") {
         CAPTURE(r.p_value);
         if (!c["statistic"].is_null()) CHECK(agrees(r.statistic, c["statistic"].get<double>()));
         if (r.method == BrunnerMunzelMethod::monte_carlo_permutation) {
-          // An upper confidence bound of the exact p from (at least) 100 extreme draws: above
-          // it but for a 1e-3 chance, and about 1.3 times it (a 10% standard error each way).
+          // Resolved at the default level 0.001, far from these p-values: an interval that holds
+          // the exact p but for a 1e-3 chance, on its side of the level.
+          CHECK(r.resolved);
+          CHECK(r.p_lower <= reference);
           CHECK(r.p_value >= reference);
-          CHECK(r.p_value <= 2 * reference);
+          CHECK((r.p_value < 0.001) == (reference < 0.001));
           ++monte_carlo;
         } else {
           CHECK(agrees(r.p_value, reference));
@@ -156,36 +158,80 @@ TEST_SUITE("brunner_munzel") {
     CHECK(monte_carlo >= 6);
   }
 
-  TEST_CASE("the Monte Carlo p-value is reproducible by seed and bounds the exact one from above") {
+  TEST_CASE("the Monte Carlo p-value is reproducible by seed and puts the exact p on its side of every level") {
+    // Both Monte Carlo cases of the reference (13 + 13 untied: all 10,400,600 labellings; 12 + 13
+    // tied), every alternative, with levels a factor 2 around the exact p and others at least 1.7
+    // times away: every side must come out as the exact p's, the interval must hold it, and a
+    // seed must give the same answer every time. A level within 3% of a small exact p is beyond
+    // what the draws resolve (kDrawsPerLevel): undecided, and the p-value above it.
+    int decided = 0, undecided = 0;
+    for (const auto& c : permutation_reference()["cases"]) {
+      if (c["kind"].get<std::string>().rfind("monte_carlo", 0) != 0) continue;
+      const auto x = doubles(c["x"]), y = doubles(c["y"]);
+      for (const auto& [alt_name, expected] : c["p"].items()) {
+        const double exact = expected.get<double>();
+        const Alternative alt = alternative_named(alt_name);
+        CAPTURE(c["kind"].get<std::string>());
+        CAPTURE(alt_name);
+        CAPTURE(exact);
+        PermutationOptions options;
+        options.levels = {exact / 2, 0.001, 0.005, 0.06, 0.5};
+        if (exact < 0.4) options.levels.push_back(exact * 2);
+        const auto r = brunner_munzel(x, y, alt, BrunnerMunzelDistribution::t, options);
+        REQUIRE(r.method == BrunnerMunzelMethod::monte_carlo_permutation);
+        CAPTURE(r.p_lower);
+        CAPTURE(r.p_value);
+        CHECK(r.resolved);
+        CHECK(r.p_lower <= exact);
+        CHECK(r.p_value >= exact);
+        for (double level : options.levels) CHECK((r.p_value < level) == (exact < level));
+        const auto again = brunner_munzel(x, y, alt, BrunnerMunzelDistribution::t, options);
+        CHECK(again.p_value == r.p_value);
+        CHECK(again.labellings == r.labellings);
+        ++decided;
+
+        if (exact > 0.5) continue;  // near 1 the spread is small: 3% is resolved
+        options.levels = {exact * 0.97};
+        const auto near = brunner_munzel(x, y, alt, BrunnerMunzelDistribution::t, options);
+        CHECK_FALSE(near.resolved);
+        CHECK(near.p_value > options.levels[0]);  // the conservative side: not below the level
+        CHECK(near.p_lower <= exact);
+        // It gives up at the first look (every 5% more draws) from kDrawsPerLevel / level on.
+        CHECK(near.labellings >= kDrawsPerLevel / options.levels[0]);
+        CHECK(near.labellings <= 1.06 * kDrawsPerLevel / options.levels[0] + 64);
+        ++undecided;
+      }
+    }
+    CHECK(decided == 6);
+    CHECK(undecided == 4);
+  }
+
+  TEST_CASE("over 100 seeds the Monte Carlo interval holds the exact p and stops once the levels are decided") {
     const nlohmann::json* untied = nullptr;
     for (const auto& c : permutation_reference()["cases"])
       if (c["kind"] == "monte_carlo_untied") untied = &c;
     REQUIRE(untied != nullptr);
     const auto x = doubles((*untied)["x"]), y = doubles((*untied)["y"]);
-    const double exact = (*untied)["p"]["two-sided"].get<double>();  // all 10,400,600 labellings
+    const double exact = (*untied)["p"]["two-sided"].get<double>();  // 0.0334
     PermutationOptions options;
-    options.resolution = 1e-3;  // at most 10^5 draws per seed; this p stops after about 3,000
-    const auto first = brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options);
-    REQUIRE(first.method == BrunnerMunzelMethod::monte_carlo_permutation);
-    CHECK(brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options).p_value ==
-          first.p_value);
-    options.seed += 1;
-    CHECK(brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options).p_value !=
-          first.p_value);
-    // 100 seeds: each bound lies above the exact p but with probability 1e-3, and 100 extreme
-    // draws put it about 1 + 3.1 / sqrt(100) = 1.31 times the exact p on average.
-    double ratio_sum = 0;
-    int below = 0;
+    options.levels = {0.001, 0.01, 0.1};
+    int misses = 0, wrong_side = 0;
+    double draws = 0;
     const int seeds = 100;
     for (int s = 0; s < seeds; ++s) {
       options.seed = 1000 + static_cast<std::uint64_t>(s);
-      const double p = brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options).p_value;
-      ratio_sum += p / exact;
-      below += p < exact;
+      const auto r = brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, options);
+      misses += !(r.p_lower <= exact && exact <= r.p_value);
+      wrong_side += (r.p_value < 0.1) != (exact < 0.1) || (r.p_value < 0.01) != (exact < 0.01);
+      draws += r.labellings;
     }
     CAPTURE(exact);
-    CHECK(below == 0);
-    CHECK(ratio_sum / seeds == doctest::Approx(1.31).epsilon(0.06));
+    CHECK(misses == 0);  // each misses with probability at most 1e-3
+    CHECK(wrong_side == 0);
+    // 0.0334 lies between 0.01 and 0.1, a factor 3 from either: a few hundred draws decide it,
+    // where an estimate to 100 extreme draws took about 3,000.
+    MESSAGE("mean draws to decide p = " << exact << " against 0.01 and 0.1: " << draws / seeds);
+    CHECK(draws / seeds < 3000);
   }
 
   TEST_CASE("complete separation is the most significant labelling, one inversion the next") {

@@ -1,8 +1,8 @@
 // The indexed sequential count of drawn permutation statistics (detail::DrawnTable::count) is
 // the draw-by-draw walk's result exactly: for every alternative, at statistics that equal drawn
 // values, fall between them or beyond them, with ties, infinities and zeros among the draws, in
-// each of its regimes (fewer extreme draws than the stop, which it takes all of; the stop deep in
-// the table, where it skips blocks; the stop early).
+// each of its regimes (no stop: every draw taken; the stop deep in the table, where it skips
+// blocks; the stop early), and when the count is continued over a table extended in pieces.
 #include "stats/studentized_permutation.hpp"
 
 #include <doctest/doctest.h>
@@ -15,7 +15,6 @@
 
 using namespace isobench::stats;
 using isobench::stats::detail::DrawnTable;
-using isobench::stats::detail::kStopAfterExtreme;
 using isobench::stats::detail::SequentialCount;
 
 namespace {
@@ -56,29 +55,61 @@ TEST_CASE("the indexed sequential count of drawn statistics equals the walk thro
   const auto draws = drawn(200'000, 7);
   const DrawnTable table(draws);
   REQUIRE(table.size() == draws.size());
-  bool few = false, deep = false, early = false;
+  // Holm's levels over 50 instances at 0.001, and one level in the body of the distribution.
+  std::vector<double> levels;
+  for (int k = 50; k >= 1; --k) levels.push_back(0.001 / k);
+  levels.push_back(0.3);
+  bool all = false, deep = false, early = false;
   for (Alternative alternative : {Alternative::less, Alternative::greater, Alternative::two_sided}) {
     for (float statistic : probes(draws)) {
       CAPTURE(static_cast<int>(alternative));
       CAPTURE(statistic);
-      const SequentialCount indexed = table.count(statistic, alternative);
-      const SequentialCount walk = table.walk(statistic, alternative);
-      CHECK(indexed.hits == walk.hits);
-      CHECK(indexed.made == walk.made);
-      if (walk.hits < kStopAfterExtreme) few = true;
+      SequentialCount indexed, walk;
+      table.count(indexed, statistic, alternative, levels);
+      table.walk(walk, statistic, alternative, levels);
+      CHECK(indexed == walk);
+      if (!walk.stopped) all = all || walk.made == draws.size();
       else if (walk.made > 100 * DrawnTable::kBlock) deep = true;
       else early = true;
     }
   }
-  CHECK(few);    // fewer than the stop: every draw taken
+  CHECK(all);    // no stop: every draw taken
   CHECK(deep);   // the stop deep in the table, past blocks with nothing extreme
   CHECK(early);  // the stop within the first blocks
+}
+
+TEST_CASE("a count continued over a table extended in pieces equals the count over the whole") {
+  const auto draws = drawn(50'000, 11);
+  const DrawnTable whole(draws);
+  DrawnTable pieces;
+  const std::vector<double> levels = {1e-4, 1e-3};
+  for (float statistic : probes(draws)) {
+    CAPTURE(statistic);
+    SequentialCount once, continued;
+    whole.count(once, statistic, Alternative::two_sided, levels);
+    pieces = DrawnTable();
+    // Pieces that end inside blocks too: a partial block is summarised again when completed.
+    for (std::size_t from = 0, step = 1000; from < draws.size(); from += step, step += 77) {
+      const std::size_t to = std::min(draws.size(), from + step);
+      pieces.append(std::vector<float>(draws.begin() + static_cast<std::ptrdiff_t>(from),
+                                       draws.begin() + static_cast<std::ptrdiff_t>(to)));
+      pieces.count(continued, statistic, Alternative::two_sided, levels);
+      if (continued.stopped) break;
+    }
+    CHECK(continued == once);
+  }
 }
 
 TEST_CASE("a table of drawn statistics with a NaN among them is counted by the walk") {
   auto draws = drawn(5'000, 3);
   draws[2'000] = std::numeric_limits<float>::quiet_NaN();
   const DrawnTable table(draws);
+  const std::vector<double> levels = {1e-3};
   for (Alternative alternative : {Alternative::less, Alternative::greater, Alternative::two_sided})
-    for (float statistic : {0.5f, 4.0f, -6.0f, 9.0f}) CHECK(table.count(statistic, alternative) == table.walk(statistic, alternative));
+    for (float statistic : {0.5f, 4.0f, -6.0f, 9.0f}) {
+      SequentialCount indexed, walk;
+      table.count(indexed, statistic, alternative, levels);
+      table.walk(walk, statistic, alternative, levels);
+      CHECK(indexed == walk);
+    }
 }

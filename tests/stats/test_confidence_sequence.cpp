@@ -1,0 +1,92 @@
+// The confidence sequence behind the permutation p's Monte Carlo: it holds the true proportion at
+// every draw at once but with probability `risk` (checked on simulated draws), its interval
+// brackets the estimate, and with no hit it excludes a level t after about ln(1/risk) / t draws.
+#include "stats/confidence_sequence.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace isobench::stats;
+
+TEST_CASE("the sequence holds the true proportion at every draw but with probability risk") {
+  const ConfidenceSequence sequence(0.05);
+  std::mt19937_64 engine(20261202);
+  for (double p : {0.5, 0.05, 0.002}) {
+    std::bernoulli_distribution draw(p);
+    const int sequences = 300, draws = 1000;
+    int missed = 0;
+    for (int s = 0; s < sequences; ++s) {
+      std::size_t hits = 0;
+      for (int n = 1; n <= draws; ++n) {
+        hits += draw(engine);
+        if (!sequence.contains(hits, static_cast<std::size_t>(n), p)) {
+          ++missed;
+          break;
+        }
+      }
+    }
+    CAPTURE(p);
+    // Ville's inequality: at most 5% of sequences ever lose p (3 standard errors of slack).
+    CHECK(missed <= 0.05 * sequences + 3 * std::sqrt(0.05 * 0.95 * sequences));
+  }
+}
+
+TEST_CASE("with no hit a level t is excluded after about ln(1/risk) / t draws") {
+  const ConfidenceSequence sequence(1e-3);
+  for (double t : {1e-2, 1e-3, 1e-5}) {
+    std::size_t lo = 1, hi = static_cast<std::size_t>(100 / t);  // contains at lo, not at hi
+    REQUIRE(sequence.contains(0, lo, t));
+    REQUIRE_FALSE(sequence.contains(0, hi, t));
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      (sequence.contains(0, mid, t) ? lo : hi) = mid;
+    }
+    CAPTURE(t);
+    CAPTURE(hi);
+    // ln(1000) = 6.9 for one look; the mixture adds 0.1 ln n + ln(1/Gamma(1.1)) (about 1.6 at
+    // n = 10^6), where Robbins' uniform mixture would add ln n.
+    CHECK(static_cast<double>(hi) * t > 6.9);
+    CHECK(static_cast<double>(hi) * t < 6.9 + 0.1 * std::log(static_cast<double>(hi)) + 0.2);
+  }
+}
+
+TEST_CASE("the interval brackets the estimate and its ends are where the sequence stops holding") {
+  const ConfidenceSequence sequence(1e-3);
+  for (auto [hits, draws] : {std::pair<std::size_t, std::size_t>{0, 100}, {3, 100}, {50, 100}, {100, 100},
+                             {7, 100000}, {3000, 100000}}) {
+    CAPTURE(hits);
+    CAPTURE(draws);
+    const auto b = sequence.bounds(hits, draws);
+    const double centre = static_cast<double>(hits) / static_cast<double>(draws);
+    CHECK(b.lower <= centre);
+    CHECK(b.upper >= centre);
+    if (hits > 0) {
+      CHECK(sequence.contains(hits, draws, b.lower));
+      CHECK_FALSE(sequence.contains(hits, draws, b.lower * (1 - 1e-9)));
+    } else {
+      CHECK(b.lower == 0);
+    }
+    if (hits < draws) {
+      CHECK(sequence.contains(hits, draws, b.upper));
+      CHECK_FALSE(sequence.contains(hits, draws, b.upper * (1 + 1e-9)));
+    } else {
+      CHECK(b.upper == 1);
+    }
+  }
+}
+
+TEST_CASE("the levels are separated once none lies in the interval") {
+  const ConfidenceSequence sequence(1e-3);
+  const std::vector<double> levels = {0.01, 0.05};
+  CHECK_FALSE(sequence.separates(levels, 0, 0));
+  CHECK_FALSE(sequence.separates(levels, 30, 1000));  // 0.03: [0.017, 0.05] still holds 0.05
+  CHECK(sequence.separates(levels, 3000, 100000));    // 0.03 to within 0.003
+  CHECK(sequence.separates(levels, 16, 32));          // 0.5: far above both after 32 draws
+  CHECK(sequence.separates({}, 0, 1));
+  const auto b = sequence.bounds(3000, 100000);
+  CHECK(b.lower > 0.01);
+  CHECK(b.upper < 0.05);
+}
