@@ -210,7 +210,7 @@ TEST_SUITE("series_changes") {
     }
     isobench::orchestrator::HistoryOptions options;
     options.history = dir / "history.sqlite";
-    HistoryStore(options.history, /*create=*/true).add(runs);
+    HistoryStore(options.history, Access::add).add(runs);
     options.ci.junit = dir / "regressions.xml";
     options.ci.summary = dir / "regressions.md";
     std::ostringstream out, err;
