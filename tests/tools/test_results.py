@@ -10,6 +10,7 @@ import io
 import json
 import math
 import os
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -124,6 +125,25 @@ class Archive(unittest.TestCase):
             self.assertFalse(ok)
             self.assertIn("missing from raw.tar.xz: session/lost.err", lines)
             self.assertIn("changed in raw.tar.xz: session/run.out", lines)
+
+
+    def test_packing_again_keeps_what_was_archived(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "session"))
+            for rel, data in (("session/run.out", b"first\n"), ("session/old.log", b"old\n")):
+                with open(os.path.join(tmp, rel), "wb") as f:
+                    f.write(data)
+            subprocess.run([sys.executable, os.path.join(REPO, "tools", "results"), "pack", tmp], cwd=REPO, check=True,
+                           capture_output=True)
+            os.remove(os.path.join(tmp, "session/old.log"))  # git rm'd once packed
+            with open(os.path.join(tmp, "session/run.out"), "wb") as f:
+                f.write(b"second\n")
+            with open(os.path.join(tmp, "later.out"), "wb") as f:
+                f.write(b"later\n")
+            subprocess.run([sys.executable, os.path.join(REPO, "tools", "results"), "pack", tmp], cwd=REPO, check=True,
+                           capture_output=True)
+            self.assertEqual(ResultsFolder(tmp).members(), {"session/old.log": b"old\n", "session/run.out": b"second\n",
+                                                            "later.out": b"later\n"})
 
 
 class Statistics(unittest.TestCase):

@@ -8,7 +8,8 @@
                                              path resolves (in place or inside an archive), none
                                              leads out of the repository, and every results folder
                                              with an archive tracks nothing else but Markdown/SVG/PNG
-  python3 tools/results pack FOLDER...       archive each folder's raw files into FOLDER/raw.tar.xz
+  python3 tools/results pack FOLDER...       archive each folder's raw files into FOLDER/raw.tar.xz,
+                                             keeping what it already archived
                                              (the files stay; delete them with git rm once verified)
   python3 tools/results verify REV FOLDER... list each folder's files at git revision REV against
                                              what the folder holds now, in place and archived
@@ -44,7 +45,9 @@ def main(argv):
         return 1 if problems else 0
     if verb == "pack":
         for path in args:
-            archive.pack(path, archive.raw_files_on_disk(path))
+            # Members archived before stay: a folder packed once and given more files later
+            # would otherwise lose everything it had archived (files on disk win where both are).
+            archive.pack(path, {**ResultsFolder(path).members(), **archive.raw_files_on_disk(path)})
             print(f"{path}/{archive.ARCHIVE}: {os.path.getsize(os.path.join(path, archive.ARCHIVE))} bytes")
         return 0
     if verb == "verify":
