@@ -129,7 +129,7 @@ inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;
 // python3 from PATH).
 // How a sweep's `pytest:` files are collected: the interpreter (empty: python3 from PATH) and,
 // asked only when there is one to collect, the variables to set over this environment for it
-// (the baseline side's, PYTHONPATH included: orchestrator/python_environments.hpp).
+// (the baseline side's, PYTHONPATH included: orchestrator/python/python_environments.hpp).
 struct SweepLoadOptions {
   std::string pytest_python;
   std::function<std::vector<std::string>()> pytest_variables;

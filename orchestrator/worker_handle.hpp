@@ -1,6 +1,6 @@
 #pragma once
 // A worker process as the runner follows it, however it was started: spawned from the worker
-// executable (WorkerProcess) or forked by a Python zygote (orchestrator/zygote.hpp). The runner
+// executable (WorkerProcess) or forked by a Python zygote (orchestrator/python/zygote.hpp). The runner
 // polls it, kills it and reads how it ended, the same way for both.
 
 #include <sys/types.h>

@@ -2,7 +2,7 @@
 // A worker child process: started with Boost.Process v2, polled (never waited on asynchronously:
 // terminate() plus an async wait reaps twice, boostorg/process #357), and its end decoded into
 // an exit code or the signal that killed it. (Workers of Python benchmarks are forked by a
-// zygote instead: orchestrator/zygote.hpp.)
+// zygote instead: orchestrator/python/zygote.hpp.)
 
 #include <sys/types.h>
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "orchestrator/compare/comparison.hpp"
-#include "orchestrator/pytest_collection.hpp"
-#include "orchestrator/python_environments.hpp"
+#include "orchestrator/python/pytest_collection.hpp"
+#include "orchestrator/python/python_environments.hpp"
 #include "orchestrator/runner/runner.hpp"
 #include "orchestrator/slurm/slurm_options.hpp"
 #include "orchestrator/summary.hpp"
@@ -21,7 +21,7 @@ namespace isobench::orchestrator {
 
 struct RunRequest {
   // What: a sweep to plan and run, a pytest suite to run as one (ab --pytest: the sweep is made
-  // from it, orchestrator/pytest_collection.hpp), or a run directory to finish (--resume).
+  // from it, orchestrator/python/pytest_collection.hpp), or a run directory to finish (--resume).
   std::string sweep_path;
   PytestSuite pytest;
   std::string resume_dir;

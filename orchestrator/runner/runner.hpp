@@ -26,7 +26,7 @@ namespace isobench::orchestrator {
 struct WorkerCommand {
   std::string executable;
   std::vector<std::string> extra_args;
-  // A side with Python benchmarks: its zygote forks the workers (orchestrator/zygote.hpp);
+  // A side with Python benchmarks: its zygote forks the workers (orchestrator/python/zygote.hpp);
   // null: `executable` is spawned.
   std::shared_ptr<WorkerLauncher> launcher;
 };

@@ -10,7 +10,7 @@ measure permit, times them, seals its slots and exits. Nothing a worker did surv
 next one: each is forked from the zygote's state as it was after the imports.
 
 The orchestrator talks to it over the AF_UNIX stream socket on its stdin, one JSON object per
-line (orchestrator/zygote.cpp is the other end):
+line (orchestrator/python/zygote.cpp is the other end):
 
   orchestrator -> zygote
     {"op": "load", "protocol": 1, "library": PATH, "benchmarks": [{"module": M, "function": F,

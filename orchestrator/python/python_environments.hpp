@@ -20,7 +20,7 @@
 #include "orchestrator/plan.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/runner/runner.hpp"
-#include "orchestrator/zygote.hpp"
+#include "orchestrator/python/zygote.hpp"
 
 namespace isobench::orchestrator {
 

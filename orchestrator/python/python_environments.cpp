@@ -1,6 +1,6 @@
-#include "orchestrator/python_environments.hpp"
+#include "orchestrator/python/python_environments.hpp"
 
-#include "orchestrator/pytest_collection.hpp"
+#include "orchestrator/python/pytest_collection.hpp"
 
 #include <unistd.h>
 

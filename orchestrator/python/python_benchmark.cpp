@@ -1,4 +1,4 @@
-#include "orchestrator/python_benchmark.hpp"
+#include "orchestrator/python/python_benchmark.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "orchestrator/zygote.hpp"
+#include "orchestrator/python/zygote.hpp"
 
 #include <poll.h>
 #include <signal.h>

@@ -1,9 +1,9 @@
 #pragma once
 // The `python:` benchmark kind (docs/python.md): what a sweep entry names, checked when the sweep
 // is loaded. Whether the module imports, has the function and takes the instances' parameters is
-// found by each side's zygote before anything is measured (orchestrator/zygote.hpp): the
+// found by each side's zygote before anything is measured (orchestrator/python/zygote.hpp): the
 // orchestrator runs Python only in child processes (the zygotes, and the collector of a `pytest:`
-// entry's tests, orchestrator/pytest_collection.hpp).
+// entry's tests, orchestrator/python/pytest_collection.hpp).
 
 #include <string>
 
