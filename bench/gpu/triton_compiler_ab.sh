@@ -36,6 +36,8 @@ for p in $parts; do
   esac
 done
 source "$(dirname "$0")/preamble.sh"
+# The summary reads each side's cache in the run directory: a fresh folder per run and side.
+export ISOBENCH_TRITON_CACHE=run
 out=$(cd "$out" && pwd)
 deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-300} ))
 if ! python3 -c "import torch, triton, pytest" 2>"$out/python-check.err"; then

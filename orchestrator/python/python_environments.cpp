@@ -1,6 +1,7 @@
 #include "orchestrator/python/python_environments.hpp"
 
 #include "orchestrator/python/pytest_collection.hpp"
+#include "orchestrator/sha256.hpp"
 
 #include <unistd.h>
 
@@ -130,9 +131,11 @@ std::string beside_worker(const std::string& worker, const std::string& relative
   return (fs::path(worker).parent_path().parent_path() / relative).lexically_normal().string();
 }
 
-// Each side compiles its Triton kernels into its own cache folder in the run directory, so that
-// two compilers never share a compiled kernel. A TRITON_CACHE_DIR the user gave (the side's
-// options, or the orchestrator's environment) is kept. Returns the side's folder.
+// Each side compiles its Triton kernels into the cache folder of its compile environment
+// (triton_cache_folder), so that two compilers or two settings never share a compiled kernel and a
+// later run of the same environment finds its kernels compiled. A TRITON_CACHE_DIR the user gave
+// (the side's options, or the orchestrator's environment) is kept. Returns the folder the user
+// gave, or "" when the side got its environment's.
 std::string default_triton_cache(PythonEnvironment& env, const std::string& run_dir, std::size_t side) {
   const std::string prefix = std::string(kTritonCacheVariable) + "=";
   std::string given;
@@ -143,12 +146,57 @@ std::string default_triton_cache(PythonEnvironment& env, const std::string& run_
     if (inherited && *inherited) given = inherited;
   }
   if (!given.empty()) return fs::absolute(given).lexically_normal().string();
-  const std::string folder = (fs::path(run_dir) / kTritonCacheFolder / ("side-" + std::to_string(side))).string();
-  env.variables.push_back(prefix + folder);
-  return folder;
+  env.variables.push_back(prefix + triton_cache_folder(env, run_dir, side));
+  return "";
 }
 
 }  // namespace
+
+std::string compile_environment_key(const PythonEnvironment& env) {
+  std::string interpreter = env.interpreter.empty() ? "python3" : env.interpreter;
+  try {
+    interpreter = fs::weakly_canonical(find_interpreter(interpreter, "--python")).string();
+  } catch (const std::exception&) {
+    // Not found: the zygote's start says so, in one line, before anything runs.
+  }
+  nlohmann::json described = {{"interpreter", interpreter}, {"pythonpath", nlohmann::json::array()}};
+  for (const auto& dir : env.pythonpath) {
+    std::error_code ec;
+    const auto canonical = fs::weakly_canonical(fs::absolute(dir), ec);
+    described["pythonpath"].push_back(ec ? dir : canonical.string());
+  }
+  const char* inherited_path = std::getenv("PYTHONPATH");
+  described["inherited_pythonpath"] = inherited_path ? inherited_path : "";
+  const std::string cache_prefix = std::string(kTritonCacheVariable) + "=";
+  std::map<std::string, std::string> variables;  // the side's own over the inherited TRITON_*
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("TRITON_", 0) == 0 && entry.rfind(cache_prefix, 0) != 0)
+      variables[entry.substr(0, entry.find('='))] = entry.substr(entry.find('=') + 1);
+  }
+  for (const auto& v : env.variables)
+    if (v.rfind(cache_prefix, 0) != 0) variables[v.substr(0, v.find('='))] = v.substr(v.find('=') + 1);
+  described["variables"] = variables;
+  return sha256_hex(described.dump()).substr(0, 16);
+}
+
+std::string triton_cache_folder(const PythonEnvironment& env, const std::string& run_dir, std::size_t side) {
+  const auto run_folder = [&] {
+    return (fs::path(run_dir) / kTritonCacheFolder / ("side-" + std::to_string(side))).string();
+  };
+  fs::path root;
+  if (const char* chosen = std::getenv(kTritonCacheRootVariable); chosen && *chosen) {
+    if (std::string(chosen) == "run") return run_folder();
+    root = fs::absolute(chosen);
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    root = fs::path(xdg) / "isobench" / "triton";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    root = fs::path(home) / ".cache" / "isobench" / "triton";
+  } else {
+    return run_folder();
+  }
+  return (root / compile_environment_key(env)).lexically_normal().string();
+}
 
 std::string pytest_collector_python(const PythonOptions& options) {
   return options.sides[0].interpreter.empty() ? options.all.interpreter : options.sides[0].interpreter;
@@ -234,10 +282,12 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
                                ", and there is no " + s["library"].get<std::string>());
       sides.push_back(std::move(s));
     }
-    if (caches.size() == 2 && caches[0] == caches[1])
+    // Folders of the sides' own environments are shared only by equal environments; folders the
+    // user gave are shared whatever the sides' settings.
+    if (caches.size() == 2 && !caches[0].empty() && caches[0] == caches[1])
       std::cerr << "warning: both sides compile Triton kernels into " << caches[0] << " (TRITON_CACHE_DIR): a compiler "
                 << "switch that is not part of Triton's cache key would reach both; leave TRITON_CACHE_DIR unset, "
-                << "and each side gets its own folder in the run directory\n";
+                << "and each side gets the folder of its own environment\n";
   }
   const auto benchmarks = benchmarks_of(plan);
   for (std::size_t side = 0; side < sides.size(); ++side) {

@@ -45,14 +45,17 @@ struct AbRun {
   nlohmann::json python;
 };
 
-AbRun run_ab(const Scratch& s, const std::string& args) {
+// Triton cache folders under the scratch folder's tc-root unless `environment` says otherwise
+// (ISOBENCH_TRITON_CACHE: never the user's ~/.cache from a test).
+AbRun run_ab(const Scratch& s, const std::string& args, std::string environment = "") {
+  if (environment.empty()) environment = "ISOBENCH_TRITON_CACHE=" + s.path("tc-root");
   std::filesystem::create_directories(s.path("a"));
   std::filesystem::create_directories(s.path("b"));
   s.write("a/abmod.py", module("1"));
   s.write("b/abmod.py", module("2"));
   const auto sweep = s.write("sweep.yaml", kSweep);
   AbRun r;
-  r.result = run("cd " + s.dir.string() + " && " + bin("orchestrate") + " ab --device cpu --quiet --format json " +
+  r.result = run("cd " + s.dir.string() + " && " + environment + " " + bin("orchestrate") + " ab --device cpu --quiet --format json " +
                      args + " --out " + s.path("run") + " " + sweep,
                  s);
   if (std::filesystem::exists(s.path("run/python.json"))) r.python = read_json(s.path("run/python.json"));
@@ -85,11 +88,19 @@ TEST_CASE("ab: one module, the candidate's environment sets it slower: SLOWER") 
   const auto r = run_ab(s, "--python-path a --candidate-env SPIN_FACTOR=1.5");
   REQUIRE_MESSAGE(r.result.exit_code == 1, r.result.err);
   CHECK(slower(r.result.out) == 2);
-  // Each side's own Triton cache folder in the run directory (docs/python.md, "Two compilers in
-  // one A/B"), recorded beside the side's own variables.
-  CHECK(r.python["sides"][0]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + s.path("run/triton-cache/side-0")}));
-  CHECK(r.python["sides"][1]["variables"] ==
-        nlohmann::json::array({"SPIN_FACTOR=1.5", "TRITON_CACHE_DIR=" + s.path("run/triton-cache/side-1")}));
+  // Each side's Triton cache is the folder of its compile environment (docs/python.md, "Two
+  // compilers in one A/B"), recorded beside the side's own variables: the candidate's setting
+  // gives it another folder than the baseline's.
+  const auto cache_of = [&](int side) {
+    const std::string last = r.python["sides"][side]["variables"].back().get<std::string>();
+    REQUIRE(last.rfind("TRITON_CACHE_DIR=" + s.path("tc-root") + "/", 0) == 0);
+    return last.substr(last.rfind('/') + 1);
+  };
+  CHECK(cache_of(0).size() == 16);
+  CHECK(cache_of(1).size() == 16);
+  CHECK(cache_of(0) != cache_of(1));
+  CHECK(r.python["sides"][0]["variables"].size() == 1);
+  CHECK(r.python["sides"][1]["variables"][0] == "SPIN_FACTOR=1.5");
   CHECK(r.result.err.find("TRITON_CACHE_DIR") == std::string::npos);
 }
 
@@ -102,7 +113,8 @@ TEST_CASE("ab: a Triton cache folder the user gives is kept, and two sides shari
   CHECK(r.result.err.find("warning: both sides compile Triton kernels into " + s.path("tc") + " (TRITON_CACHE_DIR)") !=
         std::string::npos);
   Scratch t("python-ab-cache-one");
-  const auto own = run_ab(t, "--python-path a --candidate-env TRITON_CACHE_DIR=" + t.path("tc"));
+  // ISOBENCH_TRITON_CACHE=run: a folder per side in the run directory, as before caches were kept.
+  const auto own = run_ab(t, "--python-path a --candidate-env TRITON_CACHE_DIR=" + t.path("tc"), "ISOBENCH_TRITON_CACHE=run");
   REQUIRE_MESSAGE(own.result.exit_code == 0, own.result.err);
   CHECK(own.python["sides"][0]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + t.path("run/triton-cache/side-0")}));
   CHECK(own.python["sides"][1]["variables"] == nlohmann::json::array({"TRITON_CACHE_DIR=" + t.path("tc")}));
@@ -114,6 +126,9 @@ TEST_CASE("ab: the same environment on both sides is not SLOWER") {
   const auto r = run_ab(s, "--python-path a --baseline-env SPIN_FACTOR=1 --candidate-env SPIN_FACTOR=1");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(slower(r.result.out) == 0);
+  // One compile environment: one Triton cache folder, shared without a warning.
+  CHECK(r.python["sides"][0]["variables"] == r.python["sides"][1]["variables"]);
+  CHECK(r.result.err.find("warning: both sides") == std::string::npos);
 }
 
 // ab --pytest: a pytest-benchmark file compared between two environments with no sweep file. The

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Time to a verdict of a Python A/B on the H200 (issue 30, item 2): a Triton row softmax over 4
+# shapes (bench/gpu/python_ab_speed.yaml; bench/gpu/softmax_mod.py in three folders: a and b the
+# same file, c with an extra pass), each command's wall time in OUT/commands.log:
+#
+#   do-bench-a, do-bench-c   what a user runs without isobench: one fresh process per side of
+#                            triton.testing.do_bench_cudagraph over the 4 shapes
+#                            (bench/gpu/softmax_do_bench.py)
+#   cold-slower, cold-same   ab --until-verdict, a against c and a against b, the first runs of
+#                            these environments: every side compiles its kernels
+#   until-slower, until-same the same again: each side's Triton cache warm from the cold runs
+#                            (the folder of its compile environment under OUT/triton-cache)
+#   fixed-slower, fixed-same ab at the default samples
+#   pytest-until-slower, pytest-until-same, pytest-fixed-slower
+#                            the same through the pytest bridge (bench/gpu/test_softmax_speed.py)
+#   phases                   bench/gpu/worker_phases.py over every run: where a worker's time goes
+#
+#   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench cold until fixed pytest; default all)
+#
+# The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
+# ISOBENCH_TRITON_CACHE=run in the environment instead, every run compiles into its own run
+# directory, as isobench did before caches were kept per environment (that is how the runs of
+# docs/results/2026-12-02-h200-python-ab/before were made, with the wheel of that time).
+#
+# orchestrate is taken from PATH (a wheel installed into a venv, or ISOBENCH_BIN/orchestrate),
+# the zygotes' interpreter from ISOBENCH_PYTHON (default python3); it must import torch and triton.
+out=${1:?usage: python_ab_speed.sh OUT [PART...]}
+shift
+parts=${*:-do-bench cold until fixed pytest}
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/preamble.sh"
+out=$(cd "$out" && pwd)
+deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-480} ))
+orchestrate=${ISOBENCH_BIN:+$ISOBENCH_BIN/}orchestrate
+py=${ISOBENCH_PYTHON:-python3}
+folders=$out/folders
+mkdir -p "$folders/a" "$folders/b" "$folders/c"
+cp "$here/softmax_mod.py" "$folders/a/"
+cp "$here/softmax_mod.py" "$folders/b/"
+sed 's/^EXTRA_PASS = .*/EXTRA_PASS = True/' "$here/softmax_mod.py" >"$folders/c/softmax_mod.py"
+# The pytest file away from any softmax_mod.py: pytest puts a test file's folder first on sys.path,
+# and a module beside it would shadow each side's own copy (both sides would measure that one).
+cp "$here/test_softmax_speed.py" "$folders/"
+if [ "${ISOBENCH_TRITON_CACHE:-}" != run ]; then export ISOBENCH_TRITON_CACHE=$out/triton-cache; fi
+"$py" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" >"$out/versions.txt" 2>&1
+"$orchestrate" --version >>"$out/versions.txt" 2>&1
+ab() {  # ab NAME CAP CANDIDATE_FOLDER [orchestrate ab options...]: exit 1 is a SLOWER verdict, not a failure
+  local name=$1 cap=$2 candidate=$3; shift 3
+  bounded "$name" "$cap" "$orchestrate" ab --python "$py" --baseline-pythonpath "$folders/a" \
+    --candidate-pythonpath "$folders/$candidate" --out "$out/runs/$name" "$@"
+}
+runs=()
+for p in $parts; do
+  case "$p" in
+    do-bench)
+      for side in a c; do bounded "do-bench-$side" 60 "$py" "$here/softmax_do_bench.py" "$folders/$side"; done ;;
+    cold)
+      ab cold-slower 90 c --until-verdict "$here/python_ab_speed.yaml"
+      ab cold-same 90 b --until-verdict "$here/python_ab_speed.yaml"
+      runs+=(cold-slower cold-same) ;;
+    until)
+      ab until-slower 90 c --until-verdict "$here/python_ab_speed.yaml"
+      ab until-same 90 b --until-verdict "$here/python_ab_speed.yaml"
+      runs+=(until-slower until-same) ;;
+    fixed)
+      ab fixed-slower 120 c "$here/python_ab_speed.yaml"
+      ab fixed-same 120 b "$here/python_ab_speed.yaml"
+      runs+=(fixed-slower fixed-same) ;;
+    pytest)
+      ab pytest-until-slower 120 c --until-verdict --pytest "$folders/test_softmax_speed.py"
+      ab pytest-until-same 120 b --until-verdict --pytest "$folders/test_softmax_speed.py"
+      ab pytest-fixed-slower 150 c --pytest "$folders/test_softmax_speed.py"
+      runs+=(pytest-until-slower pytest-until-same pytest-fixed-slower) ;;
+    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest)" >&2; exit 2 ;;
+  esac
+done
+dirs=()
+for r in "${runs[@]}"; do [ -f "$out/runs/$r/samples.jsonl" ] && dirs+=("$out/runs/$r"); done
+[ ${#dirs[@]} -gt 0 ] && step phases python3 "$here/worker_phases.py" "${dirs[@]}" --json "$out/phases.json"
+gpu_state after
+cat "$log"
