@@ -14,8 +14,12 @@
 #   pytest-until-slower, pytest-until-same, pytest-fixed-slower
 #                            the same through the pytest bridge (bench/gpu/test_softmax_speed.py)
 #   phases                   bench/gpu/worker_phases.py over every run: where a worker's time goes
+#   probe                    bench/gpu/worker_setup_probe.py: a worker's set-up step by step, in 5
+#                            children forked from a zygote-like parent (the first compiles into
+#                            OUT/probe-cache, the others load), the last one profiled
 #
-#   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench cold until fixed pytest; default all)
+#   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe cold until fixed pytest;
+#                                                   default all)
 #
 # The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
 # ISOBENCH_TRITON_CACHE=run in the environment instead, every run compiles into its own run
@@ -26,7 +30,7 @@
 # the zygotes' interpreter from ISOBENCH_PYTHON (default python3); it must import torch and triton.
 out=${1:?usage: python_ab_speed.sh OUT [PART...]}
 shift
-parts=${*:-do-bench cold until fixed pytest}
+parts=${*:-do-bench probe cold until fixed pytest}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
 out=$(cd "$out" && pwd)
@@ -71,7 +75,9 @@ for p in $parts; do
       ab pytest-until-same 120 b --until-verdict --pytest "$folders/test_softmax_speed.py"
       ab pytest-fixed-slower 150 c --pytest "$folders/test_softmax_speed.py"
       runs+=(pytest-until-slower pytest-until-same pytest-fixed-slower) ;;
-    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest)" >&2; exit 2 ;;
+    probe)
+      bounded probe 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" ;;
+    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest, probe)" >&2; exit 2 ;;
   esac
 done
 dirs=()

@@ -34,8 +34,17 @@ from . import benchmark as contract
 # pytest-benchmark's own plugin would give the test a fixture of the same name; the cache
 # provider would write .pytest_cache beside the tests; capturing stays off so a test's output
 # goes to workers.log as any benchmark's does.
+# Every set-up runs a pytest session of its own, so the built-in plugins that give a test nothing
+# are left out: they cost a session more than its test does (bench/python_pytest_session.py times
+# a session with and without them). unraisableexception and threadexception
+# collect the garbage twice per session to report objects freed with an error (the most of it);
+# the others offer options or reports (faulthandler, pastebin, stepwise, setuponly, setupplan)
+# or collect what the bridge never runs (doctest). The plugins that give tests fixtures stay
+# (tmpdir and testdir in legacypath, record_property in junitxml, caplog, monkeypatch, ...).
+_QUIET_PLUGINS = ("unraisableexception", "threadexception", "faulthandler", "pastebin", "stepwise", "setuponly",
+                  "setupplan", "doctest")
 _COMMON_ARGS = ["-p", "no:cacheprovider", "-p", "no:benchmark", "-p", "no:randomly", "-q", "-s",
-                "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+                "-W", "ignore::pytest.PytestAssertRewriteWarning"] + [a for p in _QUIET_PLUGINS for a in ("-p", "no:" + p)]
 FIXTURE = "benchmark"
 
 
