@@ -42,6 +42,7 @@ import sys
 import time
 
 from . import benchmark as contract
+from . import fork_warmup
 from . import pytest_bridge
 from .worker_library import WorkerLibrary
 
@@ -160,11 +161,17 @@ class Zygote:
                 self.library.register(module, function, found)
             except contract.ContractError as error:
                 raise Refusal(module, function, first, str(error)) from None
+        # What every worker's first Triton launch would compute again (isobench.fork_warmup).
+        warmed = fork_warmup.warm_up()
+        if _cuda_initialised_by("isobench.fork_warmup"):
+            raise Refusal("", "", "", "isobench's warm-up of the zygote (%s) initialised CUDA, so no worker forked "
+                          "from it could use CUDA: this Triton touches CUDA where it did not before (isobench.fork_warmup)"
+                          % ", ".join(w["step"] for w in warmed))
         # Every object the imports made goes to the permanent generation: the workers' collections
         # then never walk them, so they neither pay for it nor copy the zygote's pages on write.
         gc.freeze()
         self.channel.send({"op": "ready", "protocol": PROTOCOL, "pid": os.getpid(), "python": sys.version.split()[0],
-                           "executable": sys.executable, "imports": imports, "notes": notes,
+                           "executable": sys.executable, "imports": imports, "warm_up": warmed, "notes": notes,
                            "versions": {name: getattr(sys.modules[name], "__version__", "?")
                                         for name in ("torch", "triton", "numpy") if name in sys.modules}})
 
