@@ -46,22 +46,6 @@ nlohmann::json benchmarks_of(const Plan& plan) {
   return benchmarks;
 }
 
-std::string find_interpreter(const std::string& given, const std::string& flag) {
-  if (given.find('/') != std::string::npos) {
-    const fs::path path = fs::absolute(given).lexically_normal();
-    if (::access(path.c_str(), X_OK) != 0) throw UsageError(flag + " " + given + ": not an executable");
-    return path.string();
-  }
-  std::stringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const fs::path path = fs::path(dir) / given;
-    std::error_code ec;
-    if (fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0) return fs::absolute(path).string();
-  }
-  throw UsageError(flag + " " + given + ": not found in PATH");
-}
-
 void check_variable(const std::string& assignment, const std::string& flag) {
   const auto eq = assignment.find('=');
   bool name_ok = eq != std::string::npos && eq > 0 && !std::isdigit(static_cast<unsigned char>(assignment[0]));
@@ -149,6 +133,22 @@ std::string default_triton_cache(PythonEnvironment& env, const std::string& run_
 }
 
 }  // namespace
+
+std::string find_interpreter(const std::string& given, const std::string& flag) {
+  if (given.find('/') != std::string::npos) {
+    const fs::path path = fs::absolute(given).lexically_normal();
+    if (::access(path.c_str(), X_OK) != 0) throw UsageError(flag + " " + given + ": not an executable");
+    return path.string();
+  }
+  std::stringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path path = fs::path(dir) / given;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0) return fs::absolute(path).string();
+  }
+  throw UsageError(flag + " " + given + ": not found in PATH");
+}
 
 std::string pytest_collector_python(const PythonOptions& options) {
   return options.sides[0].interpreter.empty() ? options.all.interpreter : options.sides[0].interpreter;
