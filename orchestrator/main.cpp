@@ -52,12 +52,23 @@ int main(int argc, char** argv) {
   register_slurm_command(app, command_line, exit_code);
   register_bisect_command(app, command_line, exit_code);
   app.require_subcommand(0, 1);
+  bool parse_only = false;
+  app.add_flag("--parse-only", parse_only,
+               "check the command line and run nothing: every verb and option exists, every value converts and "
+               "passes its option's check; what a verb checks once it starts (the sweep file, say) is not checked. "
+               "Exit 0, or 2 naming the problem. It goes before the verb: orchestrate --parse-only ab ...");
+  // The main app's parse-complete callback runs after every option and value is parsed and checked, and
+  // before any verb's callback: CLI::Success ends the parse there, with exit code 0.
+  // tests/tools/test_doc_commands.py checks every command of the README and docs/ this way.
+  app.parse_complete_callback([&parse_only] {
+    if (parse_only) throw CLI::Success();
+  });
   // Every verb turns what it throws into its exit code (exit_code_of); what is left here is the
   // command line's own mistakes, and anything no verb expected, which still gets an exit code.
   return exit_code_of("orchestrate", std::cerr, [&] {
     try {
       app.parse(argc, argv);
-    } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed, exit code 0
+    } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed; --parse-only; exit code 0
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
       throw UsageError(e.what());

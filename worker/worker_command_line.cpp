@@ -2,10 +2,15 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "kernels/benchmark.hpp"
 #include "kernels/catalog.hpp"
 #include "worker_session.hpp"
+#ifdef ISOBENCH_WITH_CUDA
+#include "worker/cuda/gpu_fit.hpp"
+#endif
 
 namespace isobench::worker {
 
@@ -23,6 +28,18 @@ int run_worker_command_line(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--group", options.group, "the rank group's index in the segment");
   app.add_flag("--list-kernels", list, "print the kernels this build implements and exit");
+  std::optional<std::vector<std::string>> check_gpu;
+  app.add_option_function<std::string>(
+      "--check-gpu",
+      [&check_gpu](const std::string& text) {
+        check_gpu.emplace();
+        std::stringstream in(text);
+        for (std::string stem; std::getline(in, stem, ',');)
+          if (!stem.empty()) check_gpu->push_back(stem);
+      },
+      "LIBRARIES: whether the GPU software here fits this build, and exit: the driver against its CUDA runtime, "
+      "then each runtime library named (comma-separated, e.g. libcublasLt,libcublas; may be empty) opened as "
+      "a kernel opens it. Exit 0, or 2 with one line naming what was found, what is needed and what to do");
   app.add_option("--artifact-root", options.artifact_root,
                  "folder of this side's artifact folders: each instance gets one, named in ISOBENCH_ARTIFACT_DIR "
                  "while it is set up");
@@ -58,6 +75,16 @@ int run_worker_command_line(int argc, char** argv) {
       if (isobench::kernels::create_benchmark(spec.name))
         std::cout << spec.name << "\t" << isobench::kernels::to_string(spec.backend) << "\n";
     return 0;
+  }
+  if (check_gpu) {
+#ifdef ISOBENCH_WITH_CUDA
+    const std::string problem = gpu_fit_problem(*check_gpu);
+#else
+    const std::string problem = "this worker was built without CUDA";
+#endif
+    if (problem.empty()) return 0;
+    std::cerr << "isobench-worker: " << problem << "\n";
+    return 2;
   }
   if (options.segment.empty()) {
     std::cerr << "isobench-worker: --segment is required (workers are started by orchestrate)\n";

@@ -14,6 +14,7 @@ std::uint64_t element_bytes(const Params& p) { return p.at("dtype").get<std::str
 std::vector<KernelSpec> allgather_gemm_kernel_specs() {
   KernelSpec spec;
   spec.name = "allgather_gemm";
+  spec.runtime_libraries = {"libcublasLt", "libnccl"};
   spec.family = "allgather_gemm";
   spec.backend = Backend::cuda;
   spec.description =

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <string>
 
-#include "shared_library.hpp"
+#include <cuda_runtime_api.h>
+
+#include "kernels/runtime_library.hpp"
 
 namespace isobench::kernels::cuda {
 
@@ -11,8 +13,11 @@ namespace {
 
 std::atomic<bool> g_loaded{false};
 
+// runtime_library() knows cuBLAS by the CUDA major version, which is cuBLAS's own.
+static_assert(CUBLAS_VER_MAJOR == CUDART_VERSION / 1000, "cuBLAS of another major version than the CUDA runtime");
+
 void* open_library(const std::string& stem) {
-  void* handle = open_shared_library(stem, CUBLAS_VER_MAJOR, "the GEMM kernels", {"/usr/local/cuda/lib64"});
+  void* handle = open_runtime_library(*runtime_library(stem, CUDART_VERSION / 1000));
   g_loaded = true;
   return handle;
 }

@@ -9,6 +9,7 @@ std::vector<KernelSpec> gemm_kernel_specs() {
   gemm.name = "gemm";
   gemm.family = "gemm";
   gemm.backend = Backend::cuda;
+  gemm.runtime_libraries = {"libcublasLt"};
   gemm.description =
       "cuBLASLt matmul D[m,n] = op(A)[m,k] op(B)[k,n] (column-major, fp32 accumulation). bf16 and "
       "fp8e4m3 write bf16, fp16 writes fp16, tf32 reads and writes fp32. fp8e4m3 needs trans=tn. "

@@ -9,6 +9,7 @@ std::vector<KernelSpec> grouped_gemm_kernel_specs() {
   grouped.name = "grouped_gemm";
   grouped.family = "grouped_gemm";
   grouped.backend = Backend::cuda;
+  grouped.runtime_libraries = {"libcublas"};
   grouped.description =
       "MoE-style grouped GEMM: for each of `groups` experts, D_e[m_per_group,n] = X_e W_e^T "
       "(bf16 in/out, fp32 accumulation). impl grouped_batched: one cublasGemmGroupedBatchedEx "

@@ -4,10 +4,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "shared_library.hpp"
+#include <cuda_runtime_api.h>
+
+#include "kernels/runtime_library.hpp"
 
 namespace isobench::kernels::cuda {
 
+static_assert(NCCL_MAJOR == 2, "runtime_library() opens libnccl.so.2");
 static_assert(sizeof(ncclUniqueId) <= 128, "the rank group's broadcast field holds 128 bytes");
 
 const NcclLibrary& nccl() {
@@ -16,8 +19,7 @@ const NcclLibrary& nccl() {
     // machines it measures on (issue 8): set here, before any communicator, so every rank
     // measures the same all-gather algorithms whatever the environment it was started with.
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-    void* lib = open_shared_library("libnccl", NCCL_MAJOR, "the multi-rank kernels",
-                                    {"/usr/local/cuda/lib64", "/usr/local/cuda/lib"});
+    void* lib = open_runtime_library(*runtime_library("libnccl", CUDART_VERSION / 1000));
     const char* n = "libnccl";
     NcclLibrary t{};
     resolve(lib, n, "ncclGetErrorString", t.GetErrorString);

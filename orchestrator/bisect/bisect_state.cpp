@@ -44,6 +44,7 @@ nlohmann::json BisectState::to_json() const {
           {"artifact_kind", kArtifactKinds[static_cast<int>(artifact_kind)]},
           {"artifact", artifact},
           {"sweep", sweep},
+          {"python", python},
           {"instances", instances},
           {"device", device},
           {"overrides", overrides},
@@ -74,6 +75,7 @@ BisectState BisectState::from_json(const nlohmann::json& j) {
     s.artifact_kind = parse_artifact_kind(j.at("artifact_kind").get<std::string>());
     s.artifact = j.at("artifact").get<std::string>();
     s.sweep = j.at("sweep").get<std::string>();
+    s.python = j.value("python", "");  // recorded since bisect --python; before it, python3
     s.instances = j.at("instances").get<std::vector<std::string>>();
     s.device = j.at("device").get<std::string>();
     s.overrides = j.at("overrides");

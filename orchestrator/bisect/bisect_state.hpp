@@ -47,6 +47,7 @@ struct BisectState {
   BuildArtifact artifact_kind = BuildArtifact::worker;
   std::string artifact;  // relative to {out}
   std::string sweep;     // absolute
+  std::string python;    // both sides' interpreter, absolute (Python benchmarks); empty: python3 from PATH
   std::vector<std::string> instances;  // the endpoint check's, M of them
   std::string device = "auto";
   nlohmann::json overrides = nlohmann::json::object();  // SettingsOverrides::values()

@@ -10,6 +10,7 @@
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/printers/text.hpp"
+#include "orchestrator/python/python_environments.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "stats/sequential_design.hpp"
@@ -73,6 +74,14 @@ BisectState new_state(const BisectRequest& request) {
   s.artifact_kind = request.artifact_kind;
   s.artifact = request.artifact;
   s.sweep = fs::absolute(request.sweep_path).lexically_normal().string();
+  if (!request.python.empty()) {
+    if (std::none_of(sweep.instances.begin(), sweep.instances.end(), [&](const Instance& i) {
+          return !i.python_module.empty() && std::count(s.instances.begin(), s.instances.end(), i.id);
+        }))
+      throw UsageError("bisect: --python " + request.python + ": the interpreter of Python benchmarks, and the "
+                       "instances bisected have none");
+    s.python = find_interpreter(request.python, "bisect: --python");  // absolute: the steps run elsewhere
+  }
   s.device = request.device;
   s.overrides = request.overrides.values();
   s.max_samples = request.max_samples;
@@ -173,6 +182,7 @@ class Bisection {
     r.verdict.confidence = state_.budget.step_confidence();
     r.verdict.threshold = state_.threshold;
     r.verdict.fail_on = FailOn::never;
+    r.python.all.interpreter = state_.python;
     const std::string good = cache_.artifact(state_.range.commits[0]);
     const std::string candidate = cache_.artifact(state_.range.commits[step.commit]);
     if (state_.artifact_kind == BuildArtifact::python_path) {

@@ -22,6 +22,7 @@ struct BisectRequest {
   std::string build_command;   // {worktree} and {out} replaced
   BuildArtifact artifact_kind = BuildArtifact::worker;
   std::string artifact;        // relative to {out}
+  std::string python;          // --python: both sides' interpreter (Python benchmarks); empty: python3
   std::string sweep_path;
   std::vector<std::string> select;  // --instances: an instance is walked when its id holds one of them
   std::string out_dir;              // default runs/bisect-<utc time>

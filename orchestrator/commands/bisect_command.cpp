@@ -37,7 +37,7 @@ struct BisectCommand {
 
 // A resumed bisection asks nothing anew: every option of a new one is refused beside --resume.
 void check_resume_options(const CLI::App& cmd, const BisectRequest& request) {
-  for (const char* name : {"--good", "--bad", "--build", "--worker", "--plugin", "--python-path", "--instances",
+  for (const char* name : {"--good", "--bad", "--build", "--worker", "--plugin", "--python-path", "--python", "--instances",
                            "--out", "--device", "--max-samples", "--alpha", "--confidence", "--threshold", "sweep"})
     if (cmd.count(name) > 0)
       throw UsageError("bisect --resume " + request.resume_dir + ": " + name +
@@ -104,6 +104,9 @@ void register_bisect_command(CLI::App& app, const std::vector<std::string>& comm
   cmd->add_option("--python-path", command->python_path,
                   "a folder a build leaves, relative to {out}, put first on each side's Python path (Python "
                   "benchmarks)");
+  cmd->add_option("--python", r.python,
+                  "the Python interpreter of both sides of every step (Python benchmarks; default python3 from "
+                  "PATH): a venv's bin/python, say, whose torch and Triton the benchmarks import");
   cmd->add_option("--instances", r.select,
                   "bisect only the instances whose id holds this text (e.g. 'n=4096'); repeatable")
       ->allow_extra_args(false);

@@ -47,22 +47,6 @@ nlohmann::json benchmarks_of(const Plan& plan) {
   return benchmarks;
 }
 
-std::string find_interpreter(const std::string& given, const std::string& flag) {
-  if (given.find('/') != std::string::npos) {
-    const fs::path path = fs::absolute(given).lexically_normal();
-    if (::access(path.c_str(), X_OK) != 0) throw UsageError(flag + " " + given + ": not an executable");
-    return path.string();
-  }
-  std::stringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const fs::path path = fs::path(dir) / given;
-    std::error_code ec;
-    if (fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0) return fs::absolute(path).string();
-  }
-  throw UsageError(flag + " " + given + ": not found in PATH");
-}
-
 void check_variable(const std::string& assignment, const std::string& flag) {
   const auto eq = assignment.find('=');
   bool name_ok = eq != std::string::npos && eq > 0 && !std::isdigit(static_cast<unsigned char>(assignment[0]));
@@ -196,6 +180,22 @@ std::string triton_cache_folder(const PythonEnvironment& env, const std::string&
     return run_folder();
   }
   return (root / compile_environment_key(env)).lexically_normal().string();
+}
+
+std::string find_interpreter(const std::string& given, const std::string& flag) {
+  if (given.find('/') != std::string::npos) {
+    const fs::path path = fs::absolute(given).lexically_normal();
+    if (::access(path.c_str(), X_OK) != 0) throw UsageError(flag + " " + given + ": not an executable");
+    return path.string();
+  }
+  std::stringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path path = fs::path(dir) / given;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0) return fs::absolute(path).string();
+  }
+  throw UsageError(flag + " " + given + ": not found in PATH");
 }
 
 std::string pytest_collector_python(const PythonOptions& options) {

@@ -47,6 +47,10 @@ std::string pytest_collector_python(const PythonOptions& options);
 // variable is a UsageError naming its option.
 std::vector<std::string> pytest_collector_variables(const PythonOptions& options);
 
+// The interpreter `given` (a path, or a name looked up in PATH) as an absolute path; a UsageError
+// naming `flag` when it is not an executable or not in PATH.
+std::string find_interpreter(const std::string& given, const std::string& flag);
+
 // --python, --python-env, --python-path: every side's (every verb that runs sweeps).
 void add_python_options(CLI::App& app, PythonOptions& options);
 // orchestrate ab: --baseline-python, --candidate-python, --baseline-env, --candidate-env,

@@ -10,10 +10,12 @@
 #include <string_view>
 
 #include "ipc/rank_group.hpp"
+#include "kernels/catalog.hpp"
 #include "kernels/plugin_loader.hpp"
 #include "orchestrator/gpu_environment.hpp"
 #include "orchestrator/json_errors.hpp"
 #include "orchestrator/printers/text.hpp"
+#include "orchestrator/program_output.hpp"
 #include "orchestrator/run/run.hpp"
 #include "stats/verdict_feasibility.hpp"
 
@@ -159,6 +161,42 @@ void check_rank_gpus(const Plan& plan, int gpu, const std::string& sweep_path) {
   }
 }
 
+// The GPU software the plan's CUDA instances need, asked of each side's worker build before
+// anything runs (isobench-worker --check-gpu, kernels/runtime_library.hpp): a driver too old for
+// the worker's CUDA runtime, or a cuBLAS of another major version than it was built against, is
+// bad input in the worker's one line, not a run whose GEMMs all fail. Sharded runs are measured
+// on the cluster's nodes, which this host does not see. A worker build from before the option
+// answers with CLI11's exit code for an unknown option, not 2, and is let through: its kernels'
+// set-up still says what is missing.
+void check_gpu_fit(const Plan& plan, const RunRequest& request) {
+  if (plan.device != "cuda" || request.slurm.sharded()) return;
+  std::vector<std::string> libraries;
+  for (const auto& p : plan.instances) {
+    if (p.worker.backend != "cuda" || !p.worker.plugin.empty() || !p.worker.python_module.empty()) continue;
+    if (const auto* spec = kernels::find_kernel(p.worker.kernel))
+      for (const auto& stem : spec->runtime_libraries)
+        if (std::find(libraries.begin(), libraries.end(), stem) == libraries.end()) libraries.push_back(stem);
+  }
+  std::string list;
+  for (const auto& stem : libraries) list += (list.empty() ? "" : ",") + stem;
+  std::vector<std::string> workers = plan.workers;
+  if (workers.empty()) workers = {fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string()};
+  for (std::size_t side = 0; side < workers.size(); ++side) {
+    if (side > 0 && workers[side] == workers[0]) continue;
+    ProgramOutput answer;
+    try {
+      answer = run_program(workers[side], {"--check-gpu", list});
+    } catch (const std::runtime_error&) {
+      continue;  // the run itself says why it cannot start the worker
+    }
+    if (answer.exit_code == 2)
+      throw UsageError((workers.size() > 1 ? std::string(side == 0 ? "ab: --baseline " : "ab: --candidate ") +
+                                                 workers[side] + ": "
+                                           : std::string()) +
+                       first_line(answer.err));
+  }
+}
+
 // Whether the plan can reach a verdict at all (stats/verdict_feasibility.hpp), before anything
 // runs. An A/B run that cannot is refused with the smallest n that can, unless it is not a gate
 // (--fail-on never). A plain run is not judged itself and only gets a note: it is compared later,
@@ -251,6 +289,7 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
                      std::to_string(plan.skipped.size()) + " need another device)");
   check_rank_gpus(plan, machine.gpus.front(), sweep.path);
   check_feasible(plan, request, sweep);
+  check_gpu_fit(plan, request);
   if (!request.quiet) {
     if (machine.gpus.size() > 1 && machine.device == kernels::Backend::cpu)
       std::cerr << "note: --gpus with the CPU kernels runs " << machine.gpus.size()

@@ -3,13 +3,15 @@
 // slower (200 us -> 260 us, which no loaded 2-core machine hides), and bisect must name it in at
 // most 4 steps after the endpoint check; a range with no regression says so; a commit that does
 // not build is skipped and named; --resume after SIGINT finishes with the same answer; bad input
-// exits 2 before anything is built.
+// exits 2 before anything is built; --python-path and --python (Python benchmarks) reach both
+// sides of each step.
 
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -220,27 +222,67 @@ TEST_CASE("bisect --worker: what a build leaves is a worker executable, relative
 }
 
 #ifdef ISOBENCH_TEST_PYTHON
-TEST_CASE("bisect --python-path: what a build leaves is a folder on each side's Python path") {
-  Scratch s("bisect-python");
-  // A Python spin, 30% longer from commit 6 on; the "build" copies the module into {out}/py.
-  const Repo repo = make_repo(s, "spinmod.py", [](int i) {
-    return std::string("import time\nFACTOR = ") + (i >= 6 ? "1.3" : "1.0") +
+namespace {
+
+// A Python spin, 30% longer from commit `slow_at` on (0: never); the "build" (kPythonBuild) copies
+// the module into {out}/py.
+Repo make_python_repo(const Scratch& s, int slow_at) {
+  return make_repo(s, "spinmod.py", [=](int i) {
+    return std::string("import time\nFACTOR = ") + (slow_at && i >= slow_at ? "1.3" : "1.0") +
            "\ndef spin(us, seed, device, stream):\n"
            "    def launch(clock=time.perf_counter, seconds=us * 1e-6 * FACTOR):\n"
            "        end = clock() + seconds\n"
            "        while clock() < end: pass\n"
            "    return launch\n";
   });
-  const auto sweep = s.write("py.yaml", "settings: {samples: 24, inner: 20, statistic: min, seed: 3}\n"
-                                        "benchmarks:\n  - python: spinmod\n    function: spin\n    device: cpu\n"
-                                        "    axes: {us: [200]}\n");
-  const auto r = bisect_with(s, repo, sweep, "--build 'mkdir -p {out}/py && cp spinmod.py {out}/py/' --python-path py");
+}
+
+const char* kPythonBuild = "--build 'mkdir -p {out}/py && cp spinmod.py {out}/py/' --python-path py";
+
+std::string write_python_sweep(const Scratch& s) {
+  return s.write("py.yaml", "settings: {samples: 24, inner: 20, statistic: min, seed: 3}\n"
+                            "benchmarks:\n  - python: spinmod\n    function: spin\n    device: cpu\n"
+                            "    axes: {us: [200]}\n");
+}
+
+}  // namespace
+
+TEST_CASE("bisect --python-path: what a build leaves is a folder on each side's Python path") {
+  Scratch s("bisect-python");
+  const Repo repo = make_python_repo(s, 6);
+  const auto r = bisect_with(s, repo, write_python_sweep(s), kPythonBuild);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err << r.out);
   CHECK_MESSAGE(r.out.find("first bad commit " + repo.commits[6].substr(0, 10) + " (6 of 8)") != std::string::npos,
                 r.out);
   check_record(s, 1 + 3);
   const auto python = read_json(s.path("bisection/steps/00-" + repo.commits[8].substr(0, 10) + "/python.json"));
   CHECK(python["sides"][1]["pythonpath"][0] == s.path("bisection/builds/" + repo.commits[8] + "/py"));
+}
+
+TEST_CASE("bisect --python: both sides of every step run that interpreter") {
+  Scratch s("bisect-python-interpreter");
+  const Repo repo = make_python_repo(s, 0);
+  const std::string sweep = write_python_sweep(s);
+  // A venv's python as a user would name it, relative to the checkout: it records every start,
+  // then is python3.
+  std::filesystem::create_directories(s.path("venv/bin"));
+  const std::string python = s.write("venv/bin/python", "#!/bin/sh\necho \"$*\" >> " + s.path("starts.log") +
+                                                            "\nexec python3 \"$@\"\n");
+  std::filesystem::permissions(python, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
+  const auto r = bisect_with(s, repo, sweep, std::string(kPythonBuild) + " --python ../venv/bin/python");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err << r.out);
+  CHECK_MESSAGE(r.out.find("outcome: no regression between GOOD and BAD") != std::string::npos, r.out);
+  CHECK(read_json(s.path("bisection/bisect.json")).at("python") == python);
+  const auto sides = read_json(s.path("bisection/steps/00-" + repo.commits[8].substr(0, 10) + "/python.json"))["sides"];
+  CHECK(sides[0]["interpreter"] == python);
+  CHECK(sides[1]["interpreter"] == python);
+  const std::string starts = slurp(s.path("starts.log"));
+  CHECK_MESSAGE(std::count(starts.begin(), starts.end(), '\n') >= 2, starts);  // a zygote per side at least
+  // An interpreter that is not there is bad input, found before anything is built.
+  std::filesystem::remove_all(s.path("bisection"));
+  const auto missing = bisect_with(s, repo, sweep, std::string(kPythonBuild) + " --python ../venv/bin/pyhton");
+  CHECK_MESSAGE(bad_input_problem(missing, {"--python ../venv/bin/pyhton: not an executable"}, s.path("bisection")).empty(),
+                bad_input_problem(missing, {"--python ../venv/bin/pyhton: not an executable"}, s.path("bisection")));
 }
 #endif
 
@@ -354,6 +396,8 @@ TEST_CASE("bisect refuses bad input with one line and exit 2, before anything is
       {in_repo + "--good " + good + " --bad " + bad + build + "--instances nothing-like-it " + sweep,
        {"--instances nothing-like-it", "bisect_spin[microseconds=150]"}},
       {in_repo + "--good " + good + " --bad " + bad + build + "--max-samples 4 " + sweep, {"give --max-samples"}},
+      {in_repo + "--good " + good + " --bad " + bad + build + "--python python3 " + sweep,
+       {"--python python3: the interpreter of Python benchmarks, and the instances bisected have none"}},
       // GOOD does not build: found by the first build, and the bisection is removed again.
       {in_repo + "--good " + good + " --bad " + bad + " --build 'exit 3' --plugin libspin.so --out " +
            s.path("bisection") + " " + sweep,

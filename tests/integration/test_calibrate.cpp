@@ -18,18 +18,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Per-sample minimum of 20 launches: on a loaded 2-core machine, preemption inflates means.
-const char* kSweep = R"(name: spin
-settings: {samples: 8, warmup: 2, inner: 20, statistic: min, seed: 3}
-benchmarks:
-  - kernel: cpu_spin
-    axes: {microseconds: [5, 100]}
-)";
-
 const std::vector<std::string> kModes = {"sequential", "interleave", "process", "process-sample", "ab"};
 
 Result calibrate(const Scratch& s, const std::string& args) {
-  const auto sweep = s.write("spin.yaml", kSweep);
+  // The small calibration docs/calibration.md shows, with its sweep file.
+  const auto sweep = s.write("spin.yaml", slurp(source_dir() + "/configs/spin.yaml"));
   return run(bin("orchestrate") + " calibrate --device cpu --power-repetitions 50 --max-n 32 " + args + " " + sweep, s);
 }
 

@@ -1,5 +1,5 @@
 // The orchestrate command line itself through the real binary: --version, and the `kernels` verb
-// with its exit codes.
+// with its exit codes; and the worker's --check-gpu, which orchestrate asks before a CUDA run.
 
 #include <doctest/doctest.h>
 
@@ -49,4 +49,20 @@ TEST_CASE("orchestrate kernels lists the catalog; a plugin that does not load is
   CHECK(run(bin("orchestrate") + " --help", s).out.find("orchestrate kernels") != std::string::npos);
   CHECK(run(bin("orchestrate") + " kernels --help", s).out.find("Exit code 0: listed; 2: a plugin that does not load") !=
         std::string::npos);
+}
+
+TEST_CASE("isobench-worker --check-gpu: exit 0 when the GPU software fits the build, else 2 with one line") {
+  Scratch s("check-gpu");
+  auto r = run(bin("isobench-worker") + " --check-gpu ''", s);
+#ifdef ISOBENCH_WITH_CUDA
+  // The driver (none on a CPU machine, which is no mismatch) and no library: orchestrate asks this
+  // before a CUDA run whose kernels open nothing.
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  r = run(bin("isobench-worker") + " --check-gpu libcudnn", s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "isobench-worker: libcudnn: no such runtime library of the kernels (libcublasLt, libcublas, libnccl)\n");
+#else
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "isobench-worker: this worker was built without CUDA\n");
+#endif
 }

@@ -27,6 +27,7 @@ BisectState sample_state() {
   s.artifact_kind = BuildArtifact::plugin;
   s.artifact = "lib/libk.so";
   s.sweep = "/sweep.yaml";
+  s.python = "/venv/bin/python";
   s.instances = {"k[n=1]", "k[n=2]"};
   s.max_samples = 32;
   s.budget = {.alpha = 0.01, .confidence = 0.99, .tests = 4, .instances = 2};
@@ -52,11 +53,18 @@ TEST_CASE("bisect.json is read back as written") {
   CHECK(back.range.commits == s.range.commits);
   CHECK(back.artifact_kind == BuildArtifact::plugin);
   CHECK(back.max_samples == 32);
+  CHECK(back.python == "/venv/bin/python");
   CHECK(back.budget.instances == 2);  // M is the record's instances
   CHECK(back.builds.at(s.range.commits[4]).problem == "`make` exited 2");
   REQUIRE(back.steps.size() == 3);
   CHECK(back.steps[1].verdicts.at("k[n=2]") == Verdict::same);
   CHECK_FALSE(back.steps[2].done);
+}
+
+TEST_CASE("a bisect.json from before bisect --python reads as python3 from PATH") {
+  nlohmann::json j = sample_state().to_json();
+  j.erase("python");
+  CHECK(BisectState::from_json(j).python.empty());
 }
 
 TEST_CASE("the walk replays from the record: skips, and the finished steps only") {

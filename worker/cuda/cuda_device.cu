@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cuda_check.hpp"
+#include "gpu_fit.hpp"
 
 namespace isobench::worker {
 
@@ -31,6 +32,9 @@ int cuda_device_count() {
 }
 
 CudaDevice::CudaDevice(int index) : index_(index) {
+  // Too old a driver makes every CUDA call fail with cudaErrorInsufficientDriver, and the device
+  // count 0: say which versions do not fit instead of "does not exist".
+  if (const std::string problem = driver_problem(); !problem.empty()) throw std::runtime_error(problem);
   const int count = cuda_device_count();
   if (index < 0 || index >= count)
     throw std::runtime_error("CUDA device " + std::to_string(index) + " does not exist (" +
