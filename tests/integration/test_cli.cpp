@@ -15,14 +15,14 @@ TEST_CASE("--version: one line, the project version, the commit the build was ma
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
   std::smatch m;
-  REQUIRE_MESSAGE(std::regex_match(r.out, m, std::regex("orchestrate " ISOBENCH_VERSION
-                                                        " \\(commit ([0-9a-f]{12}(-dirty)?|unknown); "
 #ifdef ISOBENCH_WITH_CUDA
-                                                        "CUDA [0-9]+\\.[0-9]+ for sm_[0-9a-z_ ]+, and CPU"
+  const std::string backends = "CUDA [0-9]+\\.[0-9]+ for sm_[0-9a-z_ ]+, and CPU";
 #else
-                                                        "CPU only: built without the CUDA toolkit"
+  const std::string backends = "CPU only: built without the CUDA toolkit";
 #endif
-                                                        "\\)\n")),
+  REQUIRE_MESSAGE(std::regex_match(r.out, m, std::regex("orchestrate " ISOBENCH_VERSION
+                                                        " \\(commit ([0-9a-f]{12}(-dirty)?|unknown); " +
+                                                        backends + "\\)\n")),
                   r.out);
   // Built from a checkout, the commit is one of its commits (the tests run where they were built).
   if (run("git -C " + source_dir() + " rev-parse --git-dir", s).exit_code == 0) {
