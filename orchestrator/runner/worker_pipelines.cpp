@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <thread>
 
 #include "orchestrator/interrupt.hpp"
@@ -240,10 +241,21 @@ bool WorkerPipelines::repeats_cause(const Worker& w, const std::string& reason) 
   const std::size_t side = w.job.side & 1;
   side_reported_[side] = side_reported_[side] || w.next_task > 0;
   if (side_reported_[side]) return false;
+  // A lane that no longer holds what was written into it (another process wrote into the
+  // segment) failed the worker for a cause that a fresh worker on a freshly written lane does not
+  // meet: retried, and the cause is not remembered as the side's.
+  if (!lane_as_written(w)) return false;
   const std::string cause = cause_of(reason);
   const bool again = cause == fruitless_cause_[side];
   fruitless_cause_[side] = cause;
   return again;
+}
+
+bool WorkerPipelines::lane_as_written(const Worker& w) {
+  const ipc::Lane& lane = s_.seg.lane(w.lane);
+  const auto n = w.job.tasks.size();
+  return lane.n_tasks == n && lane.side == w.job.side &&
+         std::memcmp(s_.seg.lane_tasks(w.lane), w.job.tasks.data(), n * sizeof(ipc::Task)) == 0;
 }
 
 // The job's tasks that are not done yet, as a new attempt; nullopt when there are none or no

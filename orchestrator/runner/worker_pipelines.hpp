@@ -9,7 +9,8 @@
 // with the same cause (numbers aside: pids, task counts, seconds) as the side's worker before it,
 // which also reported nothing, and no worker of that side has reported anything in this run (a
 // --worker that is no worker, a Python set-up that raises, a baseline that exits 0 without a
-// report), the run stops there: nothing more is started, outcome.deterministic_failure names the
+// report), and its lane still holds what was written into it (no other process wrote there), the
+// run stops there: nothing more is started, outcome.deterministic_failure names the
 // cause, and a repeated cause is shown on the progress line once.
 
 #include <array>
@@ -46,6 +47,7 @@ class WorkerPipelines {
   void retire(std::unique_ptr<Worker> w, const std::string& reason, const ExitStatus* status);
   void note_failure(const Worker& w, const std::string& reason, const ExitStatus& status);
   bool repeats_cause(const Worker& w, const std::string& reason);
+  bool lane_as_written(const Worker& w);  // its tasks and side as LaneHost wrote them
   std::optional<Job> retry_of(const Worker& w);
   std::string failure_reason(Worker& w, const ExitStatus& status);
   std::optional<RankFailure> peer_failure(Worker& w);
