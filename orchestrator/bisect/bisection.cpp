@@ -8,8 +8,8 @@
 
 #include "orchestrator/bisect/build_cache.hpp"
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/interrupt.hpp"
-#include "orchestrator/printers/text.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "stats/sequential_design.hpp"

@@ -1,6 +1,6 @@
 // JSON: the same data as the table, for machines.
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/printers/printers.hpp"
-#include "orchestrator/printers/text.hpp"
 #include "orchestrator/run_directory.hpp"
 
 namespace isobench::orchestrator {

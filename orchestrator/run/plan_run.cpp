@@ -11,9 +11,9 @@
 
 #include "ipc/rank_group.hpp"
 #include "kernels/plugin_loader.hpp"
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/gpu_environment.hpp"
 #include "orchestrator/json_errors.hpp"
-#include "orchestrator/printers/text.hpp"
 #include "orchestrator/run/run.hpp"
 #include "stats/verdict_feasibility.hpp"
 
