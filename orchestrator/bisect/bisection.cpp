@@ -10,6 +10,7 @@
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/format/numbers.hpp"
 #include "orchestrator/interrupt.hpp"
+#include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "stats/sequential_design.hpp"
@@ -233,7 +234,8 @@ class Bisection {
     }
     RunResult result;
     try {
-      result = run(request);
+      LocalExecutor here;
+      result = run(request, here);
     } catch (const Interrupted&) {
       return false;  // before its run directory existed: the step starts afresh on --resume
     } catch (const MeasurementFailed& e) {
