@@ -112,6 +112,23 @@ class JsonPrinter final : public Printer {
     j["outcome"] = report.outcome();
     out << dump_json(j, 2) << "\n";
   }
+
+  void kernel_catalog(std::ostream& out, const std::vector<CatalogEntry>& catalog) const override {
+    out << kernel_catalog_json(catalog).dump(2) << "\n";
+  }
+
+  void history_runs(std::ostream& out, const std::string& history,
+                    const std::vector<history::StoredRun>& runs) const override {
+    out << dump_json(history_runs_json(history, runs), 2) << "\n";
+  }
+
+  void history_series(std::ostream& out, const HistorySeries& shown) const override {
+    out << dump_json(history_series_json(shown), 2) << "\n";
+  }
+
+  void history_regressions(std::ostream& out, const HistorySeries& searched) const override {
+    out << dump_json(history_regressions_json(searched), 2) << "\n";
+  }
 };
 
 }  // namespace
