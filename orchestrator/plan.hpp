@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ipc/instance_table.hpp"
-#include "orchestrator/compare/sequential_verdict.hpp"
+#include "orchestrator/sequential_plan.hpp"
 #include "schedule.hpp"
 #include "sweep.hpp"
 

@@ -1,7 +1,7 @@
 # isobench_sweep: sweep files (YAML) validated and expanded into benchmark instances.
 # Included from orchestrator/CMakeLists.txt.
 add_library(isobench_sweep STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep/sweep_parser.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep/benchmark_kinds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep/expansion.cpp

@@ -8,9 +8,10 @@
 
 #include "orchestrator/bisect/build_cache.hpp"
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/interrupt.hpp"
-#include "orchestrator/printers/text.hpp"
 #include "orchestrator/python/python_environments.hpp"
+#include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "stats/sequential_design.hpp"
@@ -243,7 +244,8 @@ class Bisection {
     }
     RunResult result;
     try {
-      result = run(request);
+      LocalExecutor here;
+      result = run(request, here);
     } catch (const Interrupted&) {
       return false;  // before its run directory existed: the step starts afresh on --resume
     } catch (const MeasurementFailed& e) {

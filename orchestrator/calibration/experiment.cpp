@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "orchestrator/json_errors.hpp"
+#include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/progress.hpp"
@@ -103,7 +104,10 @@ RunRequest resume_request(const RunRequest& fresh, const std::string& dir) {
 }
 
 // One run of the experiment; its exit code by the contract (130 interrupted, 3 incomplete).
-int run_experiment_run(const RunRequest& request) { return run(request).exit_code(); }
+int run_experiment_run(const RunRequest& request) {
+  LocalExecutor here;
+  return run(request, here).exit_code();
+}
 
 }  // namespace
 

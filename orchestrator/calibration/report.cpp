@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "orchestrator/calibration/svg_chart.hpp"
-#include "orchestrator/printers/text.hpp"
+#include "orchestrator/format/numbers.hpp"
 #include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator::calibration {

@@ -5,10 +5,17 @@
 #include <iostream>
 #include <memory>
 
-#include "orchestrator/compare/ir_diff.hpp"
 #include "orchestrator/errors.hpp"
+#include "orchestrator/printers/printer.hpp"
 
 namespace isobench::orchestrator {
+
+int run_ir_diff(const IrDiffRequest& request, std::ostream& out, std::ostream& err) {
+  return exit_code_of("orchestrate ir-diff", err, [&] {
+    make_printer(Format::table)->ir_diff(out, diff_ir(request));
+    return exit_ok;
+  });
+}
 
 void register_ir_diff_command(CLI::App& app, int& exit_code) {
   auto request = std::make_shared<IrDiffRequest>();

@@ -12,20 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/printers/printer.hpp"  // kKernelsSchemaVersion, the version of --json's document
+
 namespace CLI {
 class App;
 }
 
 namespace isobench::orchestrator {
 
-inline constexpr int kKernelsSchemaVersion = 1;
-
 struct KernelsOptions {
   std::vector<std::string> plugins;  // libraries whose kernels are listed after the built-in ones
   bool json = false;
 };
 
-// Prints the catalog; returns the process exit code (0 or 2).
+// Prints the catalog (orchestrator/printers/: text, or JSON with --json); returns the process
+// exit code (0 or 2).
 int run_kernels(const KernelsOptions& options, std::ostream& out, std::ostream& err);
 
 // Adds the `kernels` subcommand; its callback stores run_kernels's result in exit_code.

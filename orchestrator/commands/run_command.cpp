@@ -2,13 +2,37 @@
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "orchestrator/commands/compare_command.hpp"
 #include "orchestrator/commands/option_checks.hpp"
 #include "orchestrator/commands/slurm_command.hpp"
+#include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
+#include "orchestrator/slurm/slurm_executor.hpp"
 
 namespace isobench::orchestrator {
+
+namespace {
+
+// The one place a run's executor is chosen: for a new run by --executor; for --resume, the one
+// that made the run (a Slurm run's directory holds slurm.json), and Slurm's options on a run that
+// is not one are refused.
+std::unique_ptr<Executor> choose_executor(const RunRequest& request) {
+  const auto& s = request.slurm;
+  if (request.resume_dir.empty()) {
+    if (s.sharded()) return std::make_unique<SlurmExecutor>();
+    return std::make_unique<LocalExecutor>();
+  }
+  if (resumes_slurm_run(request)) return std::make_unique<SlurmExecutor>();
+  if (s.merge_only) throw UsageError(request.resume_dir + ": not a Slurm run (no slurm.json)");
+  if (s.sharded() || s.any_given())
+    throw UsageError("--resume " + request.resume_dir + ": not a Slurm run; --executor slurm and its options take a "
+                     "new sweep");
+  return std::make_unique<LocalExecutor>();
+}
+
+}  // namespace
 
 void add_run_options(CLI::App& app, RunCommand& command) {
   RunRequest& o = command.request;
@@ -160,7 +184,8 @@ int run_command(const RunCommand& command) {
                            " is required (a worker build or a build of the sweep's plugin; a Python sweep may give "
                            "per-side Python options instead)");
     check_ci_outputs(command.ci);
-    const RunResult result = run(r);
+    const auto executor = choose_executor(r);
+    const RunResult result = run(r, *executor);
     const int code = result.exit_code();
     if (result.status == RunStatus::already_complete || result.status == RunStatus::submitted) return code;
     if (result.comparison) {

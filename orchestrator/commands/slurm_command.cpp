@@ -9,6 +9,7 @@
 #include "orchestrator/commands/run_command.hpp"
 #include "orchestrator/directory_lock.hpp"
 #include "orchestrator/errors.hpp"
+#include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/sample_journal.hpp"
 #include "orchestrator/slurm/slurm_run.hpp"
@@ -96,7 +97,8 @@ int run_task(const std::string& run_path, std::optional<std::uint32_t> shard_giv
             << task_name(record) << " on " << record["host"].get<std::string>()
             << (record["gpu_uuid"].is_string() ? ", " + record["gpu_uuid"].get<std::string>() : std::string()) << "; "
             << journal.samples.size() << " samples were measured before\n";
-  const RunResult result = run(shard_request(slurm.task_options, shard.path(), argv));
+  LocalExecutor here;
+  const RunResult result = run(shard_request(slurm.task_options, shard.path(), argv), here);
   if (result.status == RunStatus::interrupted) return exit_interrupted;
   return result.status == RunStatus::incomplete ? exit_measurement_failed : exit_ok;
 }

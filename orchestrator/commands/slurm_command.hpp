@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "orchestrator/slurm/slurm_options.hpp"
+#include "orchestrator/run/slurm_options.hpp"
 
 namespace isobench::orchestrator {
 

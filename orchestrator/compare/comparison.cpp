@@ -12,7 +12,7 @@
 
 #include "ipc/instance_table.hpp"
 #include "orchestrator/compare/resolution.hpp"
-#include "orchestrator/printers/text.hpp"
+#include "orchestrator/format/numbers.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/sweep_verdict.hpp"
 #include "stats/verdict_feasibility.hpp"

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -30,11 +29,6 @@ json read_json_file(const std::string& path) {
   json document = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) throw UsageError(path + ": invalid JSON");
   return document;
-}
-
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
 }
 
 const json& member(const json& object, const char* name) {
@@ -168,62 +162,56 @@ std::vector<std::string> launch_option_changes(const json& a, const json& b) {
   return out;
 }
 
-int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::string>& stages, std::ostream& out) {
+IrDiffReport diff_ir(const IrSide& a, const IrSide& b, const std::vector<std::string>& stages) {
+  IrDiffReport report;
+  report.a = {a.label, a.folder};
+  report.b = {b.label, b.folder};
+  report.stages = stages;
   const auto la = launches_by_order(a), lb = launches_by_order(b);
   std::set<long long> orders;
   for (const auto& [o, l] : la) orders.insert(o);
   for (const auto& [o, l] : lb) orders.insert(o);
-  struct Count {
-    int compared = 0, real = 0, locations = 0;
-  };
-  std::map<std::string, Count> counts;  // per stage
-  std::vector<std::pair<bool, std::string>> blocks;  // (a real difference, the launch's text)
-  std::map<std::string, std::vector<std::string>> only_in;  // side label -> "<order> <name>" of its own launches
-  int differing = 0;
   const NormalisedFiles scratch;
   for (const auto order : orders) {
     const auto ia = la.find(order), ib = lb.find(order);
-    const std::string name = (ia != la.end() ? ia->second : ib->second).value("name", "?");
-    std::ostringstream block;
-    bool real = false;
-    block << "== launch " << order << ": " << name << "\n";
+    IrLaunchDiff launch;
+    launch.order = order;
+    launch.name = (ia != la.end() ? ia->second : ib->second).value("name", "?");
     if (ia == la.end() || ib == lb.end()) {
-      const std::string& side = ia == la.end() ? b.label : a.label;
-      block << "  only in " << side << "\n";
-      only_in[side].push_back(std::to_string(order) + " " + name);
-      ++differing;
-      blocks.emplace_back(true, block.str());
+      launch.only_in = ia == la.end() ? b.label : a.label;
+      launch.real = true;
+      report.only_in[launch.only_in].push_back(std::to_string(order) + " " + launch.name);
+      report.launches.push_back(std::move(launch));
       continue;
     }
-    for (const auto& line : launch_option_changes(ia->second, ib->second)) block << "  " << line << "\n";
+    launch.option_changes = launch_option_changes(ia->second, ib->second);
     for (const auto& stage : stages) {
       const std::string fa = stage_file(ia->second, stage), fb = stage_file(ib->second, stage);
       if (fa.empty() && fb.empty()) continue;
-      auto& count = counts[stage];
+      auto& count = report.counts[stage];
       ++count.compared;
+      IrStageDiff& d = launch.stages.emplace_back();
+      d.stage = stage;
       if (fa.empty() || fb.empty()) {
-        block << "  " << upper(stage) << ": only in " << (fa.empty() ? b.label : a.label) << "\n";
+        d.kind = IrStageDiff::Kind::only_in;
+        d.only_in = fa.empty() ? b.label : a.label;
         ++count.real;
-        ++differing;
-        real = true;
+        launch.real = true;
         continue;
       }
       const std::string pa = (fs::path(a.folder) / "triton" / fa).string(), pb = (fs::path(b.folder) / "triton" / fb).string();
       const std::string ta = read_text(pa), tb = read_text(pb);
       const IrDifference difference = compare_ir(ta, tb, stage);
-      if (difference == IrDifference::identical) {
-        block << "  " << upper(stage) << ": identical\n";
-        continue;
-      }
-      ++differing;
+      if (difference == IrDifference::identical) continue;  // Kind::identical
       if (difference == IrDifference::source_locations) {
         ++count.locations;
-        block << "  " << upper(stage) << ": differs only in source locations (" << a.label << ": "
-              << joined(ir_source_files(ta)) << "; " << b.label << ": " << joined(ir_source_files(tb)) << ")\n";
+        d.kind = IrStageDiff::Kind::source_locations;
+        d.sources_a = joined(ir_source_files(ta));
+        d.sources_b = joined(ir_source_files(tb));
         continue;
       }
       ++count.real;
-      real = true;
+      launch.real = true;
       // The diff of the IR without its source locations: a real change is not buried among
       // location lines (a kernel file in another folder changes every one of them).
       const std::string na = without_source_locations(ta, stage), nb = without_source_locations(tb, stage);
@@ -234,58 +222,37 @@ int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::strin
                                     "Debian: apt-get install diffutils");
       if (diff.exit_code != 1)
         throw UsageError("diff " + pa + " " + pb + ": " + first_line(diff.err.empty() ? diff.out : diff.err));
-      block << "  " << upper(stage) << ": differs\n" << diff.out;
-      if (!diff.out.empty() && diff.out.back() != '\n') block << "\n";
+      d.kind = IrStageDiff::Kind::differs;
+      d.diff = diff.out;
     }
-    blocks.emplace_back(real, block.str());
+    report.launches.push_back(std::move(launch));
   }
   // Launches with a real difference first, each group in launch order.
-  std::stable_partition(blocks.begin(), blocks.end(), [](const auto& block) { return block.first; });
-  for (const auto& [real, text] : blocks) out << text;
-  out << "\n";
-  for (const auto& stage : stages) {
-    const auto it = counts.find(stage);
-    if (it == counts.end()) {
-      out << upper(stage) << ": not recorded on either side\n";
-      continue;
-    }
-    out << upper(stage) << ": " << it->second.real << " of " << it->second.compared << " launches differ";
-    if (it->second.locations) out << ", " << it->second.locations << " more only in source locations";
-    out << "\n";
-  }
-  for (const auto& [side, launches] : only_in) {
-    out << (launches.size() == 1 ? "1 launch" : std::to_string(launches.size()) + " launches") << " only in " << side
-        << ":";
-    for (const auto& l : launches) out << " " << l << (&l == &launches.back() ? "" : ",");
-    out << "\n";
-  }
-  return differing;
+  std::stable_partition(report.launches.begin(), report.launches.end(), [](const IrLaunchDiff& l) { return l.real; });
+  return report;
 }
 
-int run_ir_diff(const IrDiffRequest& request, std::ostream& out, std::ostream& err) {
-  return exit_code_of("orchestrate ir-diff", err, [&] {
-    std::vector<std::string> stages;
-    if (request.stage == "all")
-      stages = kIrStages;
-    else if (std::find(kIrStages.begin(), kIrStages.end(), request.stage) != kIrStages.end())
-      stages = {request.stage};
-    else
-      throw UsageError("--stage " + request.stage + ": expected ttir, ttgir, llir, ptx, sass or all");
-    if (request.runs.empty() || request.runs.size() > 2) throw UsageError("give one A/B run or two runs");
-    const bool ab = request.runs.size() == 1;
-    // What the runs hold is input: a file they lack, or no diff on PATH (run_program), is bad input.
-    try {
-      const IrSide a = read_ir_side(request.runs[0], 0, request.instance, ab ? "baseline" : "A");
-      const IrSide b = read_ir_side(ab ? request.runs[0] : request.runs[1], ab ? 1 : 0, request.instance,
-                                    ab ? "candidate" : "B");
-      out << request.instance << ": " << a.label << " " << a.folder << "\n"
-          << std::string(request.instance.size() + 2, ' ') << b.label << " " << b.folder << "\n\n";
-      print_ir_diff(a, b, stages, out);
-    } catch (const std::runtime_error& e) {
-      throw UsageError(e.what());
-    }
-    return exit_ok;
-  });
+IrDiffReport diff_ir(const IrDiffRequest& request) {
+  std::vector<std::string> stages;
+  if (request.stage == "all")
+    stages = kIrStages;
+  else if (std::find(kIrStages.begin(), kIrStages.end(), request.stage) != kIrStages.end())
+    stages = {request.stage};
+  else
+    throw UsageError("--stage " + request.stage + ": expected ttir, ttgir, llir, ptx, sass or all");
+  if (request.runs.empty() || request.runs.size() > 2) throw UsageError("give one A/B run or two runs");
+  const bool ab = request.runs.size() == 1;
+  // What the runs hold is input: a file they lack, or no diff on PATH (run_program), is bad input.
+  try {
+    const IrSide a = read_ir_side(request.runs[0], 0, request.instance, ab ? "baseline" : "A");
+    const IrSide b =
+        read_ir_side(ab ? request.runs[0] : request.runs[1], ab ? 1 : 0, request.instance, ab ? "candidate" : "B");
+    IrDiffReport report = diff_ir(a, b, stages);
+    report.instance = request.instance;
+    return report;
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 }  // namespace isobench::orchestrator

@@ -17,7 +17,7 @@
 // 2 bad input (a run without artifacts, an instance that is not in the run or has no Triton IR on
 // a side, an unknown stage, no `diff` on PATH): one line naming what.
 
-#include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,11 +47,49 @@ IrSide read_ir_side(const std::string& run_dir, unsigned side, const std::string
 // and "order"), as "name: a -> b" lines.
 std::vector<std::string> launch_option_changes(const nlohmann::json& a, const nlohmann::json& b);
 
-// Prints the comparison; returns the number of (launch, stage) files that differ, in source
-// locations only or otherwise.
-int print_ir_diff(const IrSide& a, const IrSide& b, const std::vector<std::string>& stages, std::ostream& out);
+// One stage of one launch, side A against side B.
+struct IrStageDiff {
+  enum class Kind { identical, source_locations, differs, only_in };
+  std::string stage;
+  Kind kind = Kind::identical;
+  std::string sources_a, sources_b;  // source_locations: the source files each side's IR names
+  std::string diff;                  // differs: diff -u of the two files without their source locations
+  std::string only_in;               // only_in: the label of the side that has the file
+};
 
-// Runs the request (commands/ir_diff_command.cpp's entry point); returns the exit code.
-int run_ir_diff(const IrDiffRequest& request, std::ostream& out, std::ostream& err);
+// One kernel launch, by its order, side A against side B.
+struct IrLaunchDiff {
+  long long order = 0;
+  std::string name;
+  std::string only_in;  // the label of the one side that launched it; empty when both did
+  std::vector<std::string> option_changes;  // launch_option_changes
+  std::vector<IrStageDiff> stages;          // the stages either side recorded, in the order asked for
+  bool real = false;  // launched by one side alone, or a stage that differs beyond source locations
+};
+
+// One instance's Triton IR, side A against side B: what `orchestrate ir-diff` prints
+// (orchestrator/printers/).
+struct IrDiffReport {
+  struct Side {
+    std::string label, folder;
+  };
+  struct Count {
+    int compared = 0, real = 0, locations = 0;
+  };
+  std::string instance;
+  Side a, b;
+  std::vector<std::string> stages;
+  std::vector<IrLaunchDiff> launches;  // with a real difference first, each group in launch order
+  std::map<std::string, Count> counts;  // per stage that either side recorded
+  std::map<std::string, std::vector<std::string>> only_in;  // side label -> "<order> <name>" of its own launches
+};
+
+// The two sides compared stage by stage (`diff` run where a stage differs beyond its source
+// locations); UsageError when diff fails.
+IrDiffReport diff_ir(const IrSide& a, const IrSide& b, const std::vector<std::string>& stages);
+
+// The request's sides read and compared; UsageError for a stage, run or instance it cannot
+// compare (one line naming it).
+IrDiffReport diff_ir(const IrDiffRequest& request);
 
 }  // namespace isobench::orchestrator

@@ -5,7 +5,7 @@
 #include <map>
 #include <ostream>
 
-#include "orchestrator/printers/text.hpp"
+#include "orchestrator/format/numbers.hpp"
 
 namespace isobench::orchestrator {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "orchestrator/printers/text.hpp"
+#include "orchestrator/format/numbers.hpp"
 
 namespace isobench::orchestrator {
 

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "orchestrator/printers/text.hpp"
+#include "orchestrator/format/numbers.hpp"
+#include "orchestrator/printers/printers.hpp"
 
 namespace isobench::orchestrator {
 
@@ -37,6 +38,44 @@ CiCase compared_case(const ComparisonReport& report, const Comparison& c, const 
                     {"hl_hi", number(c.hl.hi)},          {"p", number(c.bm.p_value)},
                     {"p_holm", number(c.p_adjusted)},    {"verdict", out.verdict}};
   return out;
+}
+
+// A series as a CI case: failed when a change point is SLOWER, skipped when one is UNCERTAIN (and
+// none SLOWER), passed otherwise; its message the change lines `history regressions` prints.
+CiCase series_case(const SeriesChanges& sc) {
+  using stats::Verdict;
+  const history::InstanceSeries& s = *sc.series;
+  std::vector<std::string> lines;
+  for (const auto& change : sc.changes) lines.push_back(change_line(s, change));
+  CiCase c;
+  c.name = s.instance + (s.settings.empty() ? "" : " (" + s.settings + ")");  // a series split by settings
+  c.group = "isobench.history." + s.machine;
+  c.verdict = "no change";
+  const history::SeriesChange* worst = nullptr;
+  for (const Verdict v : {Verdict::slower, Verdict::uncertain, Verdict::faster, Verdict::same}) {
+    for (const auto& f : sc.changes)
+      if (f.verdict == v && !worst) worst = &f;
+  }
+  if (worst) c.verdict = stats::to_string(worst->verdict);
+  c.status = worst && worst->verdict == Verdict::slower      ? CiCase::Status::failed
+             : worst && worst->verdict == Verdict::uncertain ? CiCase::Status::skipped
+                                                             : CiCase::Status::passed;
+  c.notable = worst && (worst->verdict == Verdict::slower || worst->verdict == Verdict::faster);
+  std::string changes;
+  for (const auto& line : lines) changes += (changes.empty() ? "" : "; ") + line;
+  c.message = c.verdict + ": " + std::to_string(s.points.size()) + " runs on " + series_machine(s) +
+              (lines.empty() ? ", no change point" : ": " + changes);
+  c.cells = {s.instance, c.notable ? "**" + c.verdict + "**" : c.verdict, series_machine(s),
+             std::to_string(s.points.size()), changes};
+  c.properties = {{"runs", std::to_string(s.points.size())}};
+  if (!s.points.empty()) c.properties.emplace_back("median_last_s", number(s.points.back().median));
+  if (worst)
+    for (const auto& [name, v] : {std::pair{"mean_before_s", worst->point.mean_before},
+                                  std::pair{"mean_after_s", worst->point.mean_after}, std::pair{"hl_ratio", worst->ratio.ratio},
+                                  std::pair{"hl_lo", worst->ratio.lo}, std::pair{"hl_hi", worst->ratio.hi},
+                                  std::pair{"p", worst->point.p_value}})
+      c.properties.emplace_back(name, number(v));
+  return c;
 }
 
 }  // namespace
@@ -76,6 +115,19 @@ CiReport ci_report(const ComparisonReport& report, const std::string& title, int
   if (report.artifacts.shown())
     for (auto& line : ttgir_lines(report.artifacts)) out.notes.push_back(std::move(line));
   return out;
+}
+
+CiReport ci_report(const HistorySeries& searched, int exit_code) {
+  const auto& o = searched.options;
+  CiReport ci;
+  ci.title = "orchestrate history regressions";
+  ci.properties = {{"history", searched.history}, {"threshold", format("%g", o.threshold)},
+                   {"max_p", format("%g", o.detect.max_p)}, {"window", std::to_string(o.detect.window)}};
+  ci.columns = {"instance", "verdict", "machine", "runs", "change points"};
+  for (const auto& sc : searched.series) ci.cases.push_back(series_case(sc));
+  ci.exit_code = exit_code;
+  ci.outcome = regressions_outcome(searched) + " -> exit " + std::to_string(exit_code);
+  return ci;
 }
 
 }  // namespace isobench::orchestrator

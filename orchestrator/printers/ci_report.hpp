@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/printers/printer.hpp"
 
 namespace isobench::orchestrator {
 
@@ -44,5 +45,10 @@ struct CiReport {
 // its verdict meets --fail-on, skipped when UNCERTAIN) and per instance left out (skipped, with
 // the reason and its remedy). `title` names the verb; `exit_code` is the one the verb returns.
 CiReport ci_report(const ComparisonReport& report, const std::string& title, int exit_code);
+
+// History regressions as a CI report: a case per series, failed when a change point is SLOWER,
+// skipped when one is UNCERTAIN (and none SLOWER), passed otherwise, its message the change lines
+// `history regressions` prints. `exit_code` is the one the verb returns.
+CiReport ci_report(const HistorySeries& searched, int exit_code);
 
 }  // namespace isobench::orchestrator

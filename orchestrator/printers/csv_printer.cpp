@@ -1,6 +1,6 @@
 // CSV: one table for any reader, raw numbers rather than the rounded terminal text.
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/printers/printers.hpp"
-#include "orchestrator/printers/text.hpp"
 
 namespace isobench::orchestrator {
 

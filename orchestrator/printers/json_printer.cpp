@@ -1,6 +1,6 @@
 // JSON: the same data as the table, for machines.
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/printers/printers.hpp"
-#include "orchestrator/printers/text.hpp"
 #include "orchestrator/run_directory.hpp"
 
 namespace isobench::orchestrator {
@@ -111,6 +111,23 @@ class JsonPrinter final : public Printer {
     if (report.kernels.shown()) j["kernels"] = kernel_changes_json(report.kernels);
     j["outcome"] = report.outcome();
     out << dump_json(j, 2) << "\n";
+  }
+
+  void kernel_catalog(std::ostream& out, const std::vector<CatalogEntry>& catalog) const override {
+    out << kernel_catalog_json(catalog).dump(2) << "\n";
+  }
+
+  void history_runs(std::ostream& out, const std::string& history,
+                    const std::vector<history::StoredRun>& runs) const override {
+    out << dump_json(history_runs_json(history, runs), 2) << "\n";
+  }
+
+  void history_series(std::ostream& out, const HistorySeries& shown) const override {
+    out << dump_json(history_series_json(shown), 2) << "\n";
+  }
+
+  void history_regressions(std::ostream& out, const HistorySeries& searched) const override {
+    out << dump_json(history_regressions_json(searched), 2) << "\n";
   }
 };
 

@@ -1,6 +1,6 @@
 // Markdown: tables to paste into a pull request or a results README.
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/printers/printers.hpp"
-#include "orchestrator/printers/text.hpp"
 
 namespace isobench::orchestrator {
 

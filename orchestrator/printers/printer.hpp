@@ -5,6 +5,10 @@
 // numbers of a run's summary from orchestrator/summary.hpp. The files a CI job shows (JUnit XML,
 // a Markdown summary) render the verdicts of ab and compare and the change points of history
 // regressions alike, so they render a model of their own (ci_report.hpp, ci_printers.hpp).
+//
+// The verbs that list rather than measure (kernels, history list, show and regressions, ir-diff)
+// print through the same printers: as text by the table printer (which the Markdown and CSV
+// printers share: those verbs offer text, and some --json), as JSON by the JSON printer.
 
 #include <memory>
 #include <optional>
@@ -12,12 +16,44 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_spec.hpp"
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/compare/ir_diff.hpp"
+#include "orchestrator/history/series_changes.hpp"
 #include "orchestrator/summary.hpp"
 
 namespace isobench::orchestrator {
 
 enum class Format { table, markdown, csv, json };
+
+// `orchestrate kernels`: a kernel of the catalog and the plugin library it came from (its absolute
+// path; empty for a built-in kernel).
+struct CatalogEntry {
+  const kernels::KernelSpec* spec = nullptr;
+  std::string plugin;
+};
+
+// The version of `orchestrate kernels --json`'s document.
+inline constexpr int kKernelsSchemaVersion = 1;
+
+// An instance's series of runs in the history, and the change points found in it.
+struct SeriesChanges {
+  const history::InstanceSeries* series = nullptr;
+  std::vector<history::SeriesChange> changes;
+};
+
+// `history show` (every run with its samples) and `history regressions` (side 0 of each series,
+// or of one instance's): the history file, the instance asked for (empty: all), the series and the
+// options their change points were found by.
+struct HistorySeries {
+  std::string history;
+  std::string instance;
+  history::ChangeOptions options;
+  std::vector<SeriesChanges> series;
+
+  std::size_t change_points() const;
+  std::size_t slower() const;  // change points whose verdict is SLOWER
+};
 
 // "table", "markdown", "csv", "json"; nullopt for anything else.
 std::optional<Format> parse_format(const std::string& name);
@@ -30,6 +66,18 @@ class Printer {
   // A finished comparison: per-instance verdicts, what was not compared, artifacts and kernels
   // that differ; for two sample files, every test and alternative.
   virtual void comparison(std::ostream& out, const ComparisonReport& report) const = 0;
+
+  // The kernel catalog: a block per kernel with one aligned row per axis.
+  virtual void kernel_catalog(std::ostream& out, const std::vector<CatalogEntry>& catalog) const;
+  // `history list`: the runs of the history file `history`, oldest first.
+  virtual void history_runs(std::ostream& out, const std::string& history,
+                            const std::vector<history::StoredRun>& runs) const;
+  // `history show`: an instance's series, every run with its samples' spread, change points marked.
+  virtual void history_series(std::ostream& out, const HistorySeries& shown) const;
+  // `history regressions`: every change point with its size and verdict, then the outcome line.
+  virtual void history_regressions(std::ostream& out, const HistorySeries& searched) const;
+  // `ir-diff`: per launch the options and stages that differ, unified diffs, a count per stage.
+  virtual void ir_diff(std::ostream& out, const IrDiffReport& report) const;
 };
 
 std::unique_ptr<Printer> make_printer(Format format);

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "orchestrator/printers/text.hpp"
+#include "orchestrator/format/numbers.hpp"
 
 namespace isobench::orchestrator {
 

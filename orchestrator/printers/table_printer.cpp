@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/printers/printers.hpp"
-#include "orchestrator/printers/text.hpp"
 
 namespace isobench::orchestrator {
 

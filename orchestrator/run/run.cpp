@@ -5,36 +5,19 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <sstream>
 
-#include "orchestrator/artifacts.hpp"
-#include "orchestrator/directory_lock.hpp"
-#include "orchestrator/environment.hpp"
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/run/like_run.hpp"
 #include "orchestrator/run/machine.hpp"
 #include "orchestrator/run/plan_run.hpp"
 #include "orchestrator/run_directory.hpp"
-#include "orchestrator/sample_journal.hpp"
-#include "orchestrator/slurm/slurm_executor.hpp"
 
 namespace fs = std::filesystem;
 
 namespace isobench::orchestrator {
 
 namespace {
-
-// A run in progress: its directory, plan and run.json as they are being written.
-struct OpenRun {
-  std::unique_ptr<RunDirectory> dir;
-  std::optional<DirectoryLock> lock;  // run.lock, held until the run ends
-  Plan plan;
-  nlohmann::json info;  // run.json
-  std::uint64_t memory_budget = 0;
-  bool resumed = false;
-  PythonSides python;  // the sides' zygotes, when the plan has Python benchmarks
-};
 
 std::string default_out_dir(const std::string& sweep_name) {
   std::string base = "runs/" + sweep_name + "-" + compact_utc_timestamp();
@@ -85,18 +68,9 @@ void keep_instances(Sweep& sweep, const std::vector<std::string>& ids) {
   sweep.instances = std::move(kept);
 }
 
-// The run's lock (run.lock), or UsageError when another orchestrator measures into it now: two
-// processes measuring one journal would lose the run.
-DirectoryLock lock_run(const RunDirectory& dir, const std::string& what) {
-  DirectoryLock lock(dir.file("run.lock"));
-  if (lock.held_elsewhere())
-    throw UsageError(what + ": another orchestrate is measuring this run now (" + lock.path() +
-                     " is locked); let it finish, or stop it, then --resume " + dir.path());
-  return lock;
-}
-
-// A new run: everything checked first, then the run directory with its sweep, plan and run.json.
-OpenRun open_new_run(const RunRequest& request) {
+// A new run: everything checked first (by `executor` too), then the run directory with its sweep,
+// plan and run.json.
+OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
   if (request.sweep_path.empty() && request.pytest.file.empty())
     throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
   if (!request.sweep_path.empty() && !request.pytest.file.empty())
@@ -129,7 +103,7 @@ OpenRun open_new_run(const RunRequest& request) {
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine, like ? &*like : nullptr);
   if (interrupt_requested()) throw Interrupted("interrupted while planning " + sweep.path + "; nothing was measured");
-  check_slurm_request(r.plan, request);
+  executor.check(r.plan, request);
   r.memory_budget = machine.memory_budget_bytes;
   // Python benchmarks: each side's zygote imports them now, so that a module that does not import
   // is bad input, found before the run directory exists.
@@ -155,122 +129,22 @@ OpenRun open_new_run(const RunRequest& request) {
   return r;
 }
 
-// --resume: the run's own plan, on the GPUs it names. What a new run chooses (its directory, its
-// settings, the choices it replays, its builds) a resumed run has chosen already: an option that
-// would choose again is refused rather than ignored.
-OpenRun open_resumed_run(const RunRequest& request) {
-  const std::string resume = "--resume " + request.resume_dir;
-  if (request.ab)
-    throw UsageError("ab " + resume + ": resume an A/B run with orchestrate " + resume +
-                     " (it measures the builds its plan names)");
-  if (!request.sweep_path.empty())
-    throw UsageError(resume + " and a sweep file " + request.sweep_path +
-                     ": a resumed run measures its own plan; give one of them");
-  if (!request.gpus.empty() || request.gpu)
-    throw UsageError("--resume: the run measures on the GPUs its plan.json names; --gpu and --gpus are not taken");
-  if (!request.out_dir.empty())
-    throw UsageError(resume + ": --out is not taken: a resumed run stays in its own directory");
-  for (const auto& [name, value] : request.overrides.values().items())
-    throw UsageError(resume + ": " + ipc::find_setting(name)->flag() + " is not taken: a resumed run measures its own plan");
-  if (!request.replay_from.empty())
-    throw UsageError(resume + ": --replay-from is not taken: a resumed run measures its own plan");
-  if (!request.like.empty())
-    throw UsageError(resume + ": --like is not taken: a resumed run measures its own plan");
-  OpenRun r;
-  r.resumed = true;
+// An A/B run's verdicts, baseline against candidate, by `rule`: the comparison model decides,
+// whatever is printed. Nothing comparable (no instance with samples on both sides) is logged and
+// gives none; compare's warnings go to stderr.
+std::optional<ComparisonReport> compare_ab_run(const std::string& dir, const VerdictRule& rule, RunLog& log) {
+  CompareRequest compare_request;
+  compare_request.runs = {dir};
+  compare_request.rule = rule;
+  std::ostringstream warnings;
+  std::optional<ComparisonReport> report;
   try {
-    r.dir = std::make_unique<RunDirectory>(RunDirectory::open(request.resume_dir));
-    const auto plan_json = r.dir->read_json("plan.json");
-    check_schema_version(plan_json, r.dir->file("plan.json"));
-    r.plan = Plan::from_json(plan_json);
-    r.info = r.dir->read_json("run.json");
-    if (r.info.contains("status") && !r.info["status"].is_string())
-      throw UsageError(resume + ": " + r.dir->file("run.json") + ": status: not a string");
-    // The journal is read now, so that damage stops the resume before anything is written.
-    const auto journal = read_journal(r.dir->file("samples.jsonl"));
-    const auto planned = r.plan.schedule.total_samples();
-    if (r.info.value("status", "") == "complete" && journal.samples.size() < planned)
-      throw UsageError(resume + ": run.json says the run is complete, but " + r.dir->file("samples.jsonl") +
-                       " holds " + std::to_string(journal.samples.size()) + " of its " + std::to_string(planned) +
-                       " samples");
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw UsageError(resume + ": " + e.what());
+    report = compare(compare_request, warnings);
+  } catch (const UsageError& e) {
+    log.write("compare", e.what());  // nothing comparable: the run's samples are kept
   }
-  r.lock.emplace(lock_run(*r.dir, resume));
-  if (!request.worker.empty()) {
-    if (!r.plan.workers.empty())
-      throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names");
-    check_worker_build(request.worker, "--worker");
-  }
-  r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
-                                  plan_gpus(r.plan, request.gpu.value_or(0)));
-  if (r.info.value("status", "") != "complete")
-    r.python = start_python_sides(r.plan, {}, request.python, r.dir.get(), r.dir->file("sweep.yaml"));
-  return r;
-}
-
-// Hashes what the workers left in <run>/artifacts into artifacts.json (after a resumed run too:
-// its workers may have written more). A problem here is reported and never fails the run: the
-// samples are what the run is for.
-void archive_run_artifacts(const RunDirectory& dir, const Plan& plan, RunLog& log) {
-  std::vector<std::string> ids;
-  for (const auto& p : plan.instances) ids.push_back(p.worker.id);
-  try {
-    const auto archive = archive_artifacts(dir.file("artifacts"), ids, plan.schedule.sides);
-    for (const auto& note : archive.notes) {
-      log.write("artifact", note);
-      std::cerr << "warning: artifact " << note << "\n";
-    }
-    dir.write_json("artifacts.json", archive.document);
-  } catch (const std::exception& e) {
-    log.write("artifact", std::string("not archived: ") + e.what());
-    std::cerr << "warning: artifacts not archived: " << e.what() << "\n";
-  }
-}
-
-// A run that broke off after its directory was made (a calibration that failed, a file that could
-// not be written): run.json says so where it still can be written, and --resume finishes what
-// the journal lacks.
-[[noreturn]] void fail_run(OpenRun& r, RunLog* log, const std::string& what) {
-  r.info["status"] = "failed";
-  r.info["error"] = what;
-  r.info["finished"] = utc_timestamp();
-  try {
-    r.dir->write_json("run.json", r.info);
-  } catch (const std::runtime_error&) {  // the disk that failed the run: run.json keeps its last status
-  }
-  if (log) log->write("run-failed", what);
-  throw MeasurementFailed(what + " (finish with: orchestrate --resume " + r.dir->path() + ")");
-}
-
-RunnerOptions runner_options(const RunRequest& request, const OpenRun& r) {
-  RunnerOptions o;
-  if (!r.plan.workers.empty())
-    for (std::size_t side = 0; side < r.plan.workers.size(); ++side)
-      o.workers.push_back({r.plan.workers[side], side < r.plan.worker_args.size() ? r.plan.worker_args[side]
-                                                                                : std::vector<std::string>{}});
-  else
-    o.workers = {{request.worker.empty() ? default_worker_path() : request.worker, {}}};
-  o.worker_timeout_s = request.worker_timeout_s;
-  o.retries = request.retries;
-  // Pre-start defaults to 1 on the GPU, 0 on the CPU. With the context gate (no context created
-  // or destroyed beside a measurement) one pre-started worker gave 1.67x samples per minute per
-  // batch and 1.2x per sample on the H200 (the driver makes a context in about 220 ms, and a
-  // context cannot be hidden behind a measurement without disturbing it), with the share of
-  // disturbed samples and the power of an A/B run of a real 5% regression unchanged (6 of 9
-  // SLOWER with and without); deeper pre-start gains nothing more (docs/results/2026-11-29-h200-d).
-  // Without the gate, pre-start 4 had tripled the disturbed samples and cut that power to 1 of 9
-  // (docs/results/2026-11-29-h200-c). A CPU worker starts in about 2 ms: nothing to hide there,
-  // and a waiting process would share the CPUs being measured.
-  o.prestart = request.prestart >= 0 ? request.prestart : r.plan.device == "cuda" ? 1 : 0;
-  o.context_gate = request.context_gate;
-  o.memory_budget_bytes = r.memory_budget;
-  o.device = request.gpu.value_or(0);  // plans from before --gpus name no GPU per instance
-  o.quiet = request.quiet;
-  o.artifact_root = fs::absolute(r.dir->file("artifacts")).lexically_normal().string();
-  return o;
+  if (!warnings.str().empty()) std::cerr << warnings.str();
+  return report;
 }
 
 }  // namespace
@@ -289,111 +163,33 @@ std::string default_worker_path() {
   return (self.parent_path() / "isobench-worker").string();
 }
 
-namespace {
-
-// The run from its start to its summary and verdicts, in a directory it holds the lock of.
-RunResult measure(const RunRequest& request, OpenRun& r) {
-  RunResult result;
-  result.dir = r.dir->path();
-  if (r.resumed) r.info["resumed"].push_back(utc_timestamp());
-  // CUDA numbers devices fastest first, NVML and nvidia-smi by PCI bus: on a machine of mixed
-  // GPUs the two differ. Workers get the PCI order unless the user chose one, so that a device
-  // index names the same GPU to a worker and to the orchestrator's NVML checks.
-  if (r.plan.device == "cuda") setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
-  if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) r.info["cuda_device_order"] = order;
-  RunnerOptions ropts = runner_options(request, r);
-  r.info["status"] = "running";
-  r.info["prestart"] = ropts.prestart;
-  r.info["context_gate"] = ropts.context_gate;
-  r.info["gpus"] = plan_gpus(r.plan, ropts.device);
-  r.dir->write_json("run.json", r.info);
-  const auto env = collect_environment(request.command_line);
-  r.dir->write_json(r.resumed ? "environment-resume.json" : "environment.json", env.data);
-  for (const auto& w : env.warnings) std::cerr << "warning: " << w << "\n";
-  if (!request.quiet) std::cerr << "run directory: " << r.dir->path() << "\n";
-
-  RunLog log(r.dir->file("log.txt"));
-  log.write("run-start", r.resumed ? "resumed" : "new run");
-  attach_python_sides(r.python, ropts, *r.dir, log);
-  Runner runner(*r.dir, r.plan, ropts, log);
-  try {
-    result.outcome = runner.run();
-  } catch (const std::exception& e) {
-    fail_run(r, &log, e.what());
-  }
-  archive_run_artifacts(*r.dir, r.plan, log);
-
-  const auto journal = read_journal(r.dir->file("samples.jsonl"));
-  result.summary = summarize(r.plan, journal.samples);
-  r.dir->write_json("summary.json", summary_to_json(result.summary));
-  // Planned samples, each counted once (a slot is one planned sample).
-  std::set<std::uint32_t> slots;
-  for (const auto& s : journal.samples) slots.insert(s.slot);
-  result.samples_recorded = slots.size();
-  // A sequential run expects the samples up to the look at which each instance stopped.
-  result.samples_expected = r.plan.sequential ? result.outcome.samples_expected : r.plan.schedule.total_samples();
-  result.status = result.outcome.interrupted                          ? RunStatus::interrupted
-                  : result.samples_recorded >= result.samples_expected ? RunStatus::complete
-                                                                       : RunStatus::incomplete;
-  r.info["finished"] = utc_timestamp();
-  r.info["samples_expected"] = result.samples_expected;
-  r.info["samples_recorded"] = result.samples_recorded;
-  r.info["workers_started"] = result.outcome.workers_started;
-  r.info["wall_seconds"] = result.outcome.wall_seconds;
-  r.info["failures"] = result.outcome.failures.size();
-  if (!result.outcome.deterministic_failure.empty()) r.info["error"] = result.outcome.deterministic_failure;
-  r.info["status"] = result.status == RunStatus::interrupted ? "interrupted"
-                     : result.status == RunStatus::complete  ? "complete"
-                                                             : "incomplete";
-  r.dir->write_json("run.json", r.info);
-  log.write("run-end", r.info["status"].get<std::string>() + ": " + std::to_string(result.samples_recorded) +
-                           " of " + std::to_string(result.samples_expected) + " samples");
-  // An A/B run answers with verdicts, baseline against candidate; one stopped by a deterministic
-  // failure has none to give (its remedies would offer the --resume that cannot help).
-  if (r.plan.schedule.sides == 2 && result.status != RunStatus::interrupted &&
-      result.outcome.deterministic_failure.empty())
-    result.comparison = compare_ab_run(r.dir->path(), request.verdict, log);
-  return result;
+DirectoryLock lock_run(const RunDirectory& dir, const std::string& what) {
+  DirectoryLock lock(dir.file("run.lock"));
+  if (lock.held_elsewhere())
+    throw UsageError(what + ": another orchestrate is measuring this run now (" + lock.path() +
+                     " is locked); let it finish, or stop it, then --resume " + dir.path());
+  return lock;
 }
 
-}  // namespace
-
-RunResult run(const RunRequest& request) {
+RunResult run(const RunRequest& request, Executor& executor) {
   install_interrupt_handlers();
-  if (auto sharded = resume_if_sharded(request)) return std::move(*sharded);  // a Slurm run's --resume
-  OpenRun r = request.resume_dir.empty() ? open_new_run(request) : open_resumed_run(request);
-  if (request.slurm.sharded()) return submit_to_slurm(*r.dir, r.plan, request);
-  if (r.resumed && r.info.value("status", "") == "complete") {
-    if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
-    RunResult result;
-    result.dir = r.dir->path();
-    result.status = RunStatus::already_complete;
-    return result;
+  Measured measured;
+  if (request.resume_dir.empty()) {
+    OpenRun r = open_new_run(request, executor);
+    measured = executor.measure(r, request);
+  } else {
+    measured = executor.resume(request);
   }
-  try {
-    return measure(request, r);
-  } catch (const UsageError&) {
-    throw;
-  } catch (const MeasurementFailed&) {
-    throw;
-  } catch (const std::exception& e) {  // a file of the run that cannot be written or read back
-    fail_run(r, nullptr, e.what());
+  RunResult& result = measured.result;
+  // An A/B run answers with verdicts, baseline against candidate; one interrupted, not measured
+  // yet or stopped by a deterministic failure has none to give (its remedies would offer the
+  // --resume that cannot help).
+  if (measured.sides == 2 && (result.status == RunStatus::complete || result.status == RunStatus::incomplete) &&
+      result.outcome.deterministic_failure.empty()) {
+    RunLog log(result.dir + "/log.txt");
+    result.comparison = compare_ab_run(result.dir, request.verdict, log);
   }
-}
-
-std::optional<ComparisonReport> compare_ab_run(const std::string& dir, const VerdictRule& rule, RunLog& log) {
-  CompareRequest compare_request;
-  compare_request.runs = {dir};
-  compare_request.rule = rule;
-  std::ostringstream warnings;
-  std::optional<ComparisonReport> report;
-  try {
-    report = compare(compare_request, warnings);
-  } catch (const UsageError& e) {
-    log.write("compare", e.what());  // nothing comparable: the run's samples are kept
-  }
-  if (!warnings.str().empty()) std::cerr << warnings.str();
-  return report;
+  return std::move(result);
 }
 
 }  // namespace isobench::orchestrator

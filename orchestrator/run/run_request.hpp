@@ -11,8 +11,8 @@
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/python/pytest_collection.hpp"
 #include "orchestrator/python/python_environments.hpp"
+#include "orchestrator/run/slurm_options.hpp"
 #include "orchestrator/runner/runner.hpp"
-#include "orchestrator/slurm/slurm_options.hpp"
 #include "orchestrator/summary.hpp"
 #include "orchestrator/sweep.hpp"
 #include "stats/sequential_design.hpp"
@@ -66,7 +66,8 @@ struct RunRequest {
   // A/B run each side's own (docs/python.md).
   PythonOptions python;
   bool quiet = false;  // no progress or notes on stderr
-  // Where it is measured: here, or sharded over a Slurm job array (--executor slurm, docs/slurm.md).
+  // Where it is measured: here, or sharded over a Slurm job array (--executor slurm, docs/slurm.md;
+  // the run verbs choose the executor from these, orchestrator/run/executor.hpp).
   SlurmOptions slurm;
   std::vector<std::string> command_line;  // recorded in run.json and environment.json
 };

@@ -1,6 +1,7 @@
 # Sweeps sharded over a Slurm job array (docs/slurm.md): the shards' plans and run directories,
 # the batch script, slurm.json, sbatch and squeue, each task's record, the merge, and the
-# executor that submits, waits, resumes and merges (slurm_executor, which run/run.cpp calls).
+# executor that submits, waits, resumes and merges (slurm_executor: the run pipeline's executor
+# for --executor slurm, orchestrator/run/executor.hpp).
 # Part of the orchestrator's library.
 target_sources(isobench_orchestrator PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/shard_plan.cpp

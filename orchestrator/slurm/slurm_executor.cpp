@@ -1,4 +1,4 @@
-#include "slurm_executor.hpp"
+#include "orchestrator/slurm/slurm_executor.hpp"
 
 #include <cctype>
 #include <chrono>
@@ -11,7 +11,6 @@
 #include "ipc/rank_group.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/interrupt.hpp"
-#include "orchestrator/run/run.hpp"
 #include "sbatch_script.hpp"
 #include "shard_directory.hpp"
 #include "shard_merge.hpp"
@@ -107,15 +106,16 @@ MergeResult merge(const RunDirectory& dir, const SlurmRun& slurm, Plan& plan) {
   }
 }
 
-// Merges the shards into the run and answers like any run: its summary, an A/B run's verdicts,
+// Merges the shards into the run and answers like any executor: the run's summary and counts,
 // and, where samples are missing, which shards lack them.
-RunResult finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, const RunRequest& request, WaitEnd end) {
+Measured finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, WaitEnd end) {
   const auto merged = merge(dir, slurm, plan);
   for (const auto& w : merged.warnings) std::cerr << "warning: " << w << "\n";
   RunLog log(dir.file("log.txt"));
   log.write("slurm-merge", std::to_string(merged.samples_recorded) + " of " + std::to_string(merged.samples_expected) +
                                " samples from " + std::to_string(slurm.shards.size()) + " shards");
-  RunResult result;
+  Measured measured{{}, plan.schedule.sides};
+  RunResult& result = measured.result;
   result.dir = dir.path();
   result.samples_expected = merged.samples_expected;
   result.samples_recorded = merged.samples_recorded;
@@ -130,10 +130,9 @@ RunResult finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, con
                                               : RunStatus::incomplete;
   if (end == WaitEnd::interrupted) {
     std::cerr << "orchestrate: stopped waiting; the run's tasks go on in Slurm\n";
-    return result;
+    return measured;
   }
-  if (plan.schedule.sides == 2) result.comparison = compare_ab_run(dir.path(), request.verdict, log);
-  if (complete) return result;
+  if (complete) return measured;
   std::size_t incomplete = 0;
   for (const auto& s : merged.shards) {
     if (s.complete() || ++incomplete > 10) continue;
@@ -149,23 +148,23 @@ RunResult finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, con
   if (incomplete > 10) std::cerr << "orchestrate: ... and " << (incomplete - 10) << " more shards (shards.json)\n";
   std::cerr << "orchestrate: the tasks' output is in " << dir.file("slurm-logs")
             << (end == WaitEnd::slurm_silent ? "; squeue stopped answering, and the tasks may still run" : "") << "\n";
-  return result;
+  return measured;
 }
 
 // Waits for `jobs` (unless --no-wait) and finishes the run.
-RunResult wait_and_finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, const RunRequest& request,
-                          const std::set<std::string>& jobs) {
+Measured wait_and_finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, const RunRequest& request,
+                         const std::set<std::string>& jobs) {
   if (!request.slurm.wait) {
     if (!request.quiet)
       std::cerr << "orchestrate: not waiting (--no-wait): orchestrate --resume " << dir.path()
                 << " waits and finishes the run; orchestrate slurm merge " << dir.path()
                 << " merges what is there now\n";
-    RunResult result;
-    result.dir = dir.path();
-    result.status = RunStatus::submitted;
-    return result;
+    Measured measured{{}, plan.schedule.sides};
+    measured.result.dir = dir.path();
+    measured.result.status = RunStatus::submitted;
+    return measured;
   }
-  return finish(dir, plan, slurm, request, jobs.empty() ? WaitEnd::over : wait_for(jobs, request.quiet));
+  return finish(dir, plan, slurm, jobs.empty() ? WaitEnd::over : wait_for(jobs, request.quiet));
 }
 
 void check_sbatch_options(const std::vector<std::string>& options) {
@@ -176,6 +175,17 @@ void check_sbatch_options(const std::vector<std::string>& options) {
     }
 }
 
+// --resume's run directory; UsageError for a folder that is none.
+RunDirectory open_resumed_run_directory(const RunRequest& request) {
+  try {
+    return RunDirectory::open(request.resume_dir);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {  // a newer schema, a run.json that is not JSON
+    throw UsageError("--resume " + request.resume_dir + ": " + e.what());
+  }
+}
+
 Plan read_plan(const RunDirectory& dir) {
   const auto j = dir.read_json("plan.json");
   check_schema_version(j, dir.file("plan.json"));
@@ -184,12 +194,8 @@ Plan read_plan(const RunDirectory& dir) {
 
 }  // namespace
 
-void check_slurm_request(const Plan& plan, const RunRequest& request) {
+void SlurmExecutor::check(const Plan& plan, const RunRequest& request) const {
   const auto& s = request.slurm;
-  if (!s.sharded()) {
-    if (s.any_given()) throw UsageError("--shards, --max-running, --sbatch-option and --no-wait need --executor slurm");
-    return;
-  }
   if (s.shards == 0) throw UsageError("--executor slurm: give --shards N, the job array's size");
   if (s.shards > plan.instances.size())
     throw UsageError("--shards " + std::to_string(s.shards) + ": the sweep has " +
@@ -212,7 +218,9 @@ void check_slurm_request(const Plan& plan, const RunRequest& request) {
   check_sbatch_options(s.sbatch_options);
 }
 
-RunResult submit_to_slurm(const RunDirectory& dir, const Plan& plan, const RunRequest& request) {
+Measured SlurmExecutor::measure(OpenRun& r, const RunRequest& request) {
+  const RunDirectory& dir = *r.dir;
+  const Plan& plan = r.plan;
   const std::string run_path = fs::absolute(dir.path()).lexically_normal().string();
   // Until sbatch has the array, nothing of the run exists anywhere else: a refusal leaves nothing.
   auto refuse = [&](const std::string& why) {
@@ -271,25 +279,13 @@ RunResult submit_to_slurm(const RunDirectory& dir, const Plan& plan, const RunRe
   return wait_and_finish(dir, merged, slurm, request, {job});
 }
 
-std::optional<RunResult> resume_if_sharded(const RunRequest& request) {
+bool resumes_slurm_run(const RunRequest& request) {
+  return !request.resume_dir.empty() && is_slurm_run(open_resumed_run_directory(request));
+}
+
+Measured SlurmExecutor::resume(const RunRequest& request) {
   const auto& s = request.slurm;
-  if (request.resume_dir.empty()) return std::nullopt;
-  const RunDirectory dir = [&] {
-    try {
-      return RunDirectory::open(request.resume_dir);
-    } catch (const UsageError&) {
-      throw;
-    } catch (const std::exception& e) {  // a newer schema, a run.json that is not JSON
-      throw UsageError("--resume " + request.resume_dir + ": " + e.what());
-    }
-  }();
-  if (!is_slurm_run(dir)) {
-    if (s.merge_only) throw UsageError(request.resume_dir + ": not a Slurm run (no slurm.json)");
-    if (s.sharded() || s.any_given())
-      throw UsageError("--resume " + request.resume_dir + ": not a Slurm run; --executor slurm and its options take a "
-                       "new sweep");
-    return std::nullopt;
-  }
+  const RunDirectory dir = open_resumed_run_directory(request);
   if (s.shards > 0)
     throw UsageError("--resume: --shards is not taken: the run's shards were dealt when it was submitted");
   if (!request.gpus.empty() || request.gpu)
@@ -310,13 +306,13 @@ std::optional<RunResult> resume_if_sharded(const RunRequest& request) {
   } catch (const std::exception& e) {
     throw UsageError("--resume " + request.resume_dir + ": " + e.what());
   }
-  if (s.merge_only) return finish(dir, plan, slurm, request, WaitEnd::over);
+  if (s.merge_only) return finish(dir, plan, slurm, WaitEnd::over);
   if (dir.read_json("run.json").value("status", "") == "complete") {
     if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
-    RunResult result;
-    result.dir = dir.path();
-    result.status = RunStatus::already_complete;
-    return result;
+    Measured measured{{}, plan.schedule.sides};
+    measured.result.dir = dir.path();
+    measured.result.status = RunStatus::already_complete;
+    return measured;
   }
   std::set<std::string> jobs;
   for (const auto& sub : slurm.submissions) jobs.insert(sub.job_id);

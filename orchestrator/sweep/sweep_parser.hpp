@@ -1,6 +1,6 @@
 #pragma once
-// Inside the sweep loader (the format: orchestrator/sweep.hpp, docs/sweep-format.md): the parser
-// of one sweep file, in three parts,
+// Inside the sweep loader (the format: orchestrator/sweep.hpp, docs/sweep-format.md; its entry
+// points, load_sweep and parse_sweep: sweep.cpp): the parser of one sweep file, in three parts,
 //   sweep_parser.cpp   the file's top level, its settings and the command-line overrides;
 //   benchmark_kinds.cpp what a benchmark measures: a built-in kernel, a plugin's kernel, a
 //                       command or a Python set-up function (whose axes the file types);

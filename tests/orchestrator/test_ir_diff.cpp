@@ -16,6 +16,7 @@
 
 #include "ipc/artifact_folder.hpp"
 #include "orchestrator/artifacts.hpp"
+#include "orchestrator/commands/ir_diff_command.hpp"
 #include "orchestrator/compare/artifact_diff.hpp"
 #include "orchestrator/compare/ir_diff.hpp"
 #include "orchestrator/compare/ir_locations.hpp"

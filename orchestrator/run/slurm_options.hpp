@@ -1,6 +1,7 @@
 #pragma once
 // How a run is executed: here (the default), or sharded over a Slurm cluster as one job array
-// (docs/slurm.md). The options a user gives for Slurm, as the run verbs hold them.
+// (docs/slurm.md). The options a user gives for Slurm, as the run verbs hold them in a RunRequest;
+// the Slurm executor (orchestrator/slurm/slurm_executor.hpp) reads them.
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,8 @@
 #pragma once
-// How numbers read in printed output, shared by every printer: times with their unit, ratios,
-// intervals, p-values, CSV fields.
+// How numbers read in printed output, shared by every printer (orchestrator/printers/) and by
+// whatever else words a number for people (compare's notes, calibration's report, bisect's
+// log): times with their unit, ratios, intervals, p-values, CSV fields. A leaf: it includes
+// nothing of the orchestrator's, so every room may use it.
 
 #include <string>
 

@@ -4,17 +4,17 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "commands/bisect_command.hpp"
-#include "commands/calibrate_command.hpp"
-#include "commands/compare_command.hpp"
-#include "commands/history_command.hpp"
-#include "commands/import_command.hpp"
-#include "commands/ir_diff_command.hpp"
-#include "commands/kernels_command.hpp"
-#include "commands/report_command.hpp"
-#include "commands/run_command.hpp"
-#include "commands/slurm_command.hpp"
-#include "version.hpp"
+#include "orchestrator/commands/bisect_command.hpp"
+#include "orchestrator/commands/calibrate_command.hpp"
+#include "orchestrator/commands/compare_command.hpp"
+#include "orchestrator/commands/history_command.hpp"
+#include "orchestrator/commands/import_command.hpp"
+#include "orchestrator/commands/ir_diff_command.hpp"
+#include "orchestrator/commands/kernels_command.hpp"
+#include "orchestrator/commands/report_command.hpp"
+#include "orchestrator/commands/run_command.hpp"
+#include "orchestrator/commands/slurm_command.hpp"
+#include "orchestrator/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace isobench::orchestrator;

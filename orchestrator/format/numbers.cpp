@@ -1,4 +1,4 @@
-#include "orchestrator/printers/text.hpp"
+#include "orchestrator/format/numbers.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,0 +1,50 @@
+#include "orchestrator/sequential_plan.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace isobench::orchestrator {
+
+namespace {
+
+const char* spending_name(stats::SpendingFunction s) {
+  return s == stats::SpendingFunction::pocock ? "pocock" : "obrien_fleming";
+}
+
+}  // namespace
+
+stats::SequentialDesign SequentialPlan::design() const {
+  return stats::sequential_design(looks, alpha, instances, spending, confidence);
+}
+
+nlohmann::json SequentialPlan::to_json() const {
+  return {{"looks", looks},         {"alpha", alpha},         {"threshold", threshold},
+          {"confidence", confidence}, {"instances", instances}, {"spending", spending_name(spending)}};
+}
+
+SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
+  try {
+    SequentialPlan p;
+    p.looks = j.at("looks").get<std::vector<std::size_t>>();
+    p.alpha = j.at("alpha").get<double>();
+    p.threshold = j.at("threshold").get<double>();
+    p.confidence = j.at("confidence").get<double>();
+    p.instances = j.at("instances").get<std::size_t>();
+    const std::string spending = j.at("spending").get<std::string>();
+    if (spending != "pocock" && spending != "obrien_fleming") throw std::runtime_error("spending " + spending);
+    p.spending = spending == "pocock" ? stats::SpendingFunction::pocock : stats::SpendingFunction::obrien_fleming;
+    p.design();  // the design must be one sequential_design accepts
+    return p;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("sequential: ") + e.what());
+  }
+}
+
+std::vector<std::size_t> default_looks(std::size_t max_samples) {
+  std::vector<std::size_t> looks;
+  for (std::size_t n = 8; n < max_samples; n = n < 16 ? n + 4 : n + n / 2) looks.push_back(n);
+  looks.push_back(max_samples);
+  return looks;
+}
+
+}  // namespace isobench::orchestrator
