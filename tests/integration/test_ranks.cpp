@@ -146,10 +146,12 @@ TEST_CASE("a rank killed by SIGSEGV fails its group: the other rank is stopped, 
   CHECK(f["signal"] == 11);  // the failed rank's end, not rank 0's (which the orchestrator killed)
   CHECK(slurp(s.path("run/log.txt")).find("[rank-stopped]") != std::string::npos);
   check_samples(s, 4);
-  // The first group's samples before the crash are kept; the retry measured only the rest.
+  // The first group's samples published before the crash are kept and the retry measured only the
+  // rest (each slot once: check_samples). On a loaded machine rank 0 may not have published its
+  // first sample before the group was stopped; then the retry measured them all (one pid, not 2).
   std::set<std::int64_t> rank0_pids;
   for (const auto& x : read_jsonl(s.path("run/samples.jsonl"))) rank0_pids.insert(x["worker_pid"].get<std::int64_t>());
-  CHECK(rank0_pids.size() == 2);
+  CHECK((rank0_pids.size() == 1 || rank0_pids.size() == 2));
   check_no_worker_left(s);
 }
 
