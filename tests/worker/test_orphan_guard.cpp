@@ -15,6 +15,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "tests/process_tree.hpp"
 #include "worker/orphan_guard.hpp"
@@ -236,6 +237,11 @@ TEST_CASE("a guard's end stops its thread and gives back the signal dispositions
   int pdeathsig = -1;
   ::prctl(PR_GET_PDEATHSIG, &pdeathsig);
   CHECK(pdeathsig == 0);
+  // Joined, the thread has exited, but the kernel may list it in /proc/self/task a moment longer
+  // (the joiner is woken before the task is released): wait for it to go, within a bound.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (threads() != threads_before && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK(threads() == threads_before);
   CHECK_THROWS_WITH(OrphanGuard(0), doctest::Contains("owner pid 0"));
 }
