@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out=$(realpath -m "${1:-build-wheel/check}")
+mkdir -p "$out"  # and build-wheel/ with it, where its build log goes (a fresh clone has neither)
 tools=${ISOBENCH_WHEEL_TOOLS:-$root/build-wheel/tools}  # scripts/build.sh wheel makes it
 start=$(date +%s)
 step() { echo "wheel-check: $*"; }
