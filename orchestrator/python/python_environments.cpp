@@ -90,16 +90,22 @@ nlohmann::json to_json(const PythonEnvironment& env) {
   return {{"interpreter", env.interpreter}, {"variables", env.variables}, {"pythonpath", env.pythonpath}};
 }
 
-// The zygote's whole environment: the orchestrator's, the side's variables over it, and
-// PYTHONPATH with the build's isobench package first (the zygote must speak this build's
-// protocol, whatever isobench a venv has installed), the side's folders, then what it had.
-std::vector<std::string> zygote_environment(const PythonEnvironment& env, const std::string& package) {
+// The orchestrator's own environment, NAME -> VALUE.
+std::map<std::string, std::string> inherited_environment() {
   std::map<std::string, std::string> vars;
   for (char** e = environ; *e; ++e) {
     const std::string entry(*e);
     const auto eq = entry.find('=');
     if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
+  return vars;
+}
+
+// The zygote's whole environment: the orchestrator's, the side's variables over it, and
+// PYTHONPATH with the build's isobench package first (the zygote must speak this build's
+// protocol, whatever isobench a venv has installed), the side's folders, then what it had.
+std::vector<std::string> zygote_environment(const PythonEnvironment& env, const std::string& package) {
+  std::map<std::string, std::string> vars = inherited_environment();
   for (const auto& v : env.variables) vars[v.substr(0, v.find('='))] = v.substr(v.find('=') + 1);
   std::string path = package;
   for (const auto& dir : env.pythonpath) path += ":" + dir;
@@ -153,11 +159,8 @@ std::string compile_environment_key(const PythonEnvironment& env) {
   described["inherited_pythonpath"] = inherited_path ? inherited_path : "";
   const std::string cache_prefix = std::string(kTritonCacheVariable) + "=";
   std::map<std::string, std::string> variables;  // the side's own over the inherited TRITON_*
-  for (char** e = environ; *e; ++e) {
-    const std::string entry = *e;
-    if (entry.rfind("TRITON_", 0) == 0 && entry.rfind(cache_prefix, 0) != 0)
-      variables[entry.substr(0, entry.find('='))] = entry.substr(entry.find('=') + 1);
-  }
+  for (const auto& [name, value] : inherited_environment())
+    if (name.rfind("TRITON_", 0) == 0 && name != kTritonCacheVariable) variables[name] = value;
   for (const auto& v : env.variables)
     if (v.rfind(cache_prefix, 0) != 0) variables[v.substr(0, v.find('='))] = v.substr(v.find('=') + 1);
   described["variables"] = variables;
