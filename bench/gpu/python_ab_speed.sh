@@ -16,10 +16,12 @@
 #   phases                   bench/gpu/worker_phases.py over every run: where a worker's time goes
 #   probe                    bench/gpu/worker_setup_probe.py: a worker's set-up step by step, in 5
 #                            children forked from a zygote-like parent (the first compiles into
-#                            OUT/probe-cache, the others load), the last one profiled
+#                            OUT/probe-cache, the others load), the last one profiled; each
+#                            child records the instances' IR as a side's first worker does
+#   probe-warm               the same from a parent that did the zygote's warm-up before forking
 #
-#   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe cold until fixed pytest;
-#                                                   default all)
+#   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe probe-warm cold until
+#                                                   fixed pytest; default all)
 #
 # The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
 # ISOBENCH_TRITON_CACHE=run in the environment instead, every run compiles into its own run
@@ -30,7 +32,7 @@
 # the zygotes' interpreter from ISOBENCH_PYTHON (default python3); it must import torch and triton.
 out=${1:?usage: python_ab_speed.sh OUT [PART...]}
 shift
-parts=${*:-do-bench probe cold until fixed pytest}
+parts=${*:-do-bench probe probe-warm cold until fixed pytest}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
 out=$(cd "$out" && pwd)
@@ -76,8 +78,11 @@ for p in $parts; do
       ab pytest-fixed-slower 150 c --pytest "$folders/test_softmax_speed.py"
       runs+=(pytest-until-slower pytest-until-same pytest-fixed-slower) ;;
     probe)
-      bounded probe 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" ;;
-    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest, probe)" >&2; exit 2 ;;
+      bounded probe 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" --ir ;;
+    probe-warm)
+      bounded probe-warm 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" \
+        --ir --warm-up ;;
+    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest, probe, probe-warm)" >&2; exit 2 ;;
   esac
 done
 dirs=()

@@ -9,7 +9,12 @@ compiled before), a second launch, and the capture of `inner` launches into a CU
 graph timer's work before its samples). The last child runs under cProfile and prints the 30
 costliest functions. One JSON line per child on stdout.
 
-    worker_setup_probe.py FOLDER [--children 5]
+--warm-up: the parent does what a zygote does before it forks (isobench.fork_warmup, from the
+repository's python/ folder). --ir: each child also records each instance's IR as the first
+worker of a side does (isobench.triton_ir.record, into a folder of its own): its time is the mark
+`<shape>:ir_record`.
+
+    worker_setup_probe.py FOLDER [--children 5] [--warm-up] [--ir]
 """
 import argparse
 import cProfile
@@ -19,12 +24,15 @@ import json
 import os
 import pstats
 import sys
+import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
 SHAPES = [(4096, 2048, 1182), (4096, 4096, 565), (16384, 2048, 262), (16384, 4096, 150)]  # rows, cols, inner
 
 
-def child(softmax_mod, torch):
+def child(softmax_mod, torch, ir=False):
     marks = {}
     began = time.perf_counter()
 
@@ -44,6 +52,10 @@ def child(softmax_mod, torch):
         mark(tag + ":first_launch")
         op.launch()
         mark(tag + ":second_launch")
+        if ir:
+            from isobench import triton_ir
+            triton_ir.record(op.launch, tempfile.mkdtemp(prefix="probe-ir-"), torch.cuda.synchronize)
+            mark(tag + ":ir_record")
         stream = torch.cuda.Stream()
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.stream(stream):
@@ -60,6 +72,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder")
     parser.add_argument("--children", type=int, default=5)
+    parser.add_argument("--warm-up", action="store_true")
+    parser.add_argument("--ir", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, args.folder)
     began = time.perf_counter()
@@ -67,6 +81,10 @@ def main():
     import triton  # noqa: F401
     import softmax_mod
     imports_s = time.perf_counter() - began
+    warm_up = []
+    if args.warm_up:
+        from isobench import fork_warmup
+        warm_up = fork_warmup.warm_up()
     assert not torch.cuda.is_initialized()
     gc.freeze()
     for index in range(args.children):
@@ -79,7 +97,7 @@ def main():
             profiler = cProfile.Profile() if profile else None
             if profiler:
                 profiler.enable()
-            marks = child(softmax_mod, torch)
+            marks = child(softmax_mod, torch, args.ir)
             if profiler:
                 profiler.disable()
                 text = io.StringIO()
@@ -96,7 +114,7 @@ def main():
         os.waitpid(pid, 0)
         marks = json.loads(data)
         profile_text = marks.pop("profile", None)
-        print(json.dumps({"child": index, "imports_s": round(imports_s, 3),
+        print(json.dumps({"child": index, "imports_s": round(imports_s, 3), "warm_up": warm_up,
                           "lifetime_ms": round((time.perf_counter() - forked) * 1e3, 1), "marks_ms": marks}), flush=True)
         if profile_text:
             sys.stderr.write(profile_text)

@@ -205,27 +205,84 @@ def cuobjdump():
     return None
 
 
-def _sass(cubin, tool):
-    """The SASS of a cubin by `cuobjdump -sass`, or (None, why not)."""
-    if tool is None:
-        return None, "no cuobjdump on PATH or under CUDA_HOME"
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-        f.write(cubin)
-        f.flush()
+class _Sass:
+    """`cuobjdump -sass` of one cubin, started at once and finished by result(): the SASS, or
+    (None, why not). An instance's kernels are disassembled side by side, each in its own
+    process (one `cuobjdump` lived about as long as the rest of a worker's set-up on the H200)."""
+
+    def __init__(self, cubin, tool):
+        self.file, self.process, self.why, self.done = None, None, None, None
+        if tool is None:
+            self.why = "no cuobjdump on PATH or under CUDA_HOME"
+            return
+        self.file = tempfile.NamedTemporaryFile(suffix=".cubin")
+        self.file.write(cubin)
+        self.file.flush()
         try:
-            done = subprocess.run([tool, "-sass", f.name], capture_output=True, timeout=60, check=False)
-        except (OSError, subprocess.TimeoutExpired) as failure:
-            return None, "cuobjdump: %s" % failure
-    if done.returncode != 0:
-        return None, "cuobjdump exited %d: %s" % (done.returncode, done.stderr.decode(errors="replace").strip()[:200])
-    # cuobjdump names the temporary file in its header: drop that line, so that two sides'
-    # SASS differ only where their code does.
-    lines = [line for line in done.stdout.decode(errors="replace").splitlines() if f.name not in line]
-    return "\n".join(lines) + "\n", None
+            self.process = subprocess.Popen([tool, "-sass", self.file.name], stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE)
+        except OSError as failure:
+            self.why = "cuobjdump: %s" % failure
+
+    def result(self):
+        if self.done is None:
+            self.done = self._finish()
+        return self.done
+
+    def _finish(self):
+        try:
+            if self.process is None:
+                return None, self.why
+            try:
+                out, err = self.process.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.communicate()
+                return None, "cuobjdump: timed out after 60 s"
+            if self.process.returncode != 0:
+                return None, "cuobjdump exited %d: %s" % (self.process.returncode,
+                                                          err.decode(errors="replace").strip()[:200])
+            # cuobjdump names the temporary file in its header: drop that line, so that two
+            # sides' SASS differ only where their code does.
+            lines = [line for line in out.decode(errors="replace").splitlines() if self.file.name not in line]
+            return "\n".join(lines) + "\n", None
+        finally:
+            if self.file is not None:
+                self.file.close()
 
 
 def _safe(name):
     return "".join(c if c.isalnum() or c in "_-." else "_" for c in name)[:120] or "kernel"
+
+
+def _write_stages(order, name, kernel, root, tool, disassembly):
+    """The index entry of one launch, its IR stages written under root; its SASS started into
+    `disassembly`."""
+    entry = {"order": order, "name": name}
+    if kernel is None:
+        entry["missing"] = ("its compiled kernel is not among the JIT functions of the loaded modules "
+                            "(a kernel built outside a module's globals)")
+        return entry
+    entry["hash"] = getattr(kernel, "hash", None)
+    metadata = _metadata(kernel)
+    entry.update(metadata)
+    sub = _folder(order, name, kernel, metadata)
+    os.makedirs(os.path.join(root, sub), exist_ok=True)
+    files = []
+    asm = getattr(kernel, "asm", {}) or {}
+    for stage in STAGES:
+        text = asm.get(stage)
+        if text is None:
+            continue
+        path = os.path.join(sub, "%s.%s" % (_safe(name), stage))
+        mode, data = ("wb", text) if isinstance(text, bytes) else ("w", str(text))
+        with open(os.path.join(root, path), mode) as f:
+            f.write(data)
+        files.append(path)
+    entry["files"] = files
+    if isinstance(asm.get("cubin"), bytes):
+        disassembly.append((_Sass(asm["cubin"], tool), os.path.join(sub, "%s.sass" % _safe(name)), files, entry))
+    return entry
 
 
 def write(launches, folder, tool=None, find_tool=True):
@@ -241,41 +298,21 @@ def write(launches, folder, tool=None, find_tool=True):
         tool = cuobjdump()
     root = os.path.join(folder, FOLDER)
     entries = []
-    for order, (name, handle) in enumerate(launches):
-        kernel = by_handle.get(handle)
-        entry = {"order": order, "name": name}
-        if kernel is None:
-            entry["missing"] = ("its compiled kernel is not among the JIT functions of the loaded modules "
-                                "(a kernel built outside a module's globals)")
-            entries.append(entry)
-            continue
-        entry["hash"] = getattr(kernel, "hash", None)
-        metadata = _metadata(kernel)
-        entry.update(metadata)
-        sub = _folder(order, name, kernel, metadata)
-        os.makedirs(os.path.join(root, sub), exist_ok=True)
-        files = []
-        asm = getattr(kernel, "asm", {}) or {}
-        for stage in STAGES:
-            text = asm.get(stage)
-            if text is None:
-                continue
-            path = os.path.join(sub, "%s.%s" % (_safe(name), stage))
-            mode, data = ("wb", text) if isinstance(text, bytes) else ("w", str(text))
-            with open(os.path.join(root, path), mode) as f:
-                f.write(data)
-            files.append(path)
-        if isinstance(asm.get("cubin"), bytes):
-            sass, why = _sass(asm["cubin"], tool)
-            if sass is not None:
-                path = os.path.join(sub, "%s.sass" % _safe(name))
+    disassembly = []  # (_Sass, path, files of its entry, entry): started in the loop, finished after it
+    try:
+        for order, (name, handle) in enumerate(launches):
+            entries.append(_write_stages(order, name, by_handle.get(handle), root, tool, disassembly))
+        for sass, path, files, entry in disassembly:
+            text, why = sass.result()
+            if text is not None:
                 with open(os.path.join(root, path), "w") as f:
-                    f.write(sass)
+                    f.write(text)
                 files.append(path)
             else:
                 entry["sass"] = why
-        entry["files"] = files
-        entries.append(entry)
+    finally:
+        for sass, *_ in disassembly:  # after a failure above, no cuobjdump is left running
+            sass.result()
     index = {"schema_version": SCHEMA_VERSION, "launches": entries}
     os.makedirs(root, exist_ok=True)
     with open(os.path.join(root, INDEX), "w") as f:

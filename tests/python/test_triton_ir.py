@@ -125,6 +125,26 @@ class TritonIr(unittest.TestCase):
         index = triton_ir.write(launches, self.folder, tool=failing)
         self.assertEqual(index["launches"][0]["sass"], "cuobjdump exited 1: not a cubin")
 
+    def test_an_instances_kernels_are_disassembled_side_by_side(self):
+        # Each stand-in cuobjdump waits until all three of the instance's have started: run one
+        # after another, the first would give up waiting and fail.
+        marks = tempfile.mkdtemp(dir=self.folder)
+        tool = os.path.join(self.folder, "cuobjdump-together")
+        with open(tool, "w") as f:
+            f.write("#!/bin/sh\ntouch %s/started.$$\nfor i in $(seq 100); do\n"
+                    "  [ $(ls %s | wc -l) -ge 3 ] && { echo '  MOV R1 ;'; exit 0; }\n  sleep 0.05\ndone\n"
+                    "echo 'ran alone' >&2\nexit 1\n" % (marks, marks))
+        os.chmod(tool, os.stat(tool).st_mode | stat.S_IEXEC)
+        module = make_module()
+        with triton_ir.LaunchCapture() as capture:
+            module.launch()
+        index = triton_ir.write(capture.launches, self.folder, tool=tool)
+        self.assertEqual([e.get("sass") for e in index["launches"]], [None, None, None])
+        self.assertEqual([e["files"][-1] for e in index["launches"]],
+                         ["0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.sass",
+                          "1-norm_kernel-w8-s3-BLOCK256/norm_kernel.sass",
+                          "2-norm_kernel-w4-s3-BLOCK512/norm_kernel.sass"])
+
     def test_the_first_worker_writes_later_ones_leave_it(self):
         self.assertTrue(triton_ir.wanted(self.folder))
         triton_ir.record(make_module().launch, self.folder, lambda: None)
