@@ -1,11 +1,14 @@
 #include "orchestrator/python/python_environments.hpp"
 
+#include "orchestrator/program_output.hpp"
 #include "orchestrator/python/pytest_collection.hpp"
 #include "orchestrator/sha256.hpp"
 
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
+#include <iomanip>
 #include <iostream>
 #include <cstdlib>
 #include <filesystem>
@@ -338,6 +341,26 @@ void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDir
     runner.workers.at(side).launcher = sides.zygotes[side];
   }
   dir.write_json("python.json", sides.record);
+}
+
+void finish_python_artifacts(const PythonSides& sides, const std::string& artifact_root, RunLog& log) {
+  std::error_code ec;
+  if (!sides.record.contains("sides") || sides.record["sides"].empty() || !fs::is_directory(artifact_root, ec)) return;
+  const auto began = std::chrono::steady_clock::now();
+  try {
+    const auto& side = sides.record.at("sides").at(0);
+    const auto answer = run_program(side.at("interpreter").get<std::string>(),
+                                    {"-m", "isobench.triton_ir", "sass", artifact_root}, "",
+                                    {"PYTHONPATH=" + side.at("package").get<std::string>()});
+    if (answer.exit_code != 0) throw std::runtime_error("exit " + std::to_string(answer.exit_code) + ": " + first_line(answer.err));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    std::ostringstream line;
+    line << first_line(answer.out) << " in " << std::fixed << std::setprecision(2) << seconds << " s";
+    log.write("sass", line.str());
+  } catch (const std::exception& e) {
+    log.write("sass", std::string("not made: ") + e.what());
+    std::cerr << "warning: the SASS of the Triton kernels was not made: " << e.what() << "\n";
+  }
 }
 
 }  // namespace isobench::orchestrator

@@ -97,4 +97,12 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
 // python.json (with what each zygote said about itself).
 void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDirectory& dir, RunLog& log);
 
+// Once the samples are taken: the SASS of the Triton kernels whose IR the sides' first workers
+// recorded under `artifact_root` (<run>/artifacts), by `python -m isobench.triton_ir sass` in side
+// 0's interpreter with this build's package. A worker leaves each kernel's cubin instead of
+// running cuobjdump in its set-up, where the run waited on it (about half a second a kernel on
+// the H200). Logged as "sass" with the count and the time; a failure is logged and warned, never
+// fails the run. Nothing happens without Python sides or without the folder.
+void finish_python_artifacts(const PythonSides& sides, const std::string& artifact_root, RunLog& log);
+
 }  // namespace isobench::orchestrator

@@ -166,6 +166,7 @@ RunResult measure_run(const RunRequest& request, OpenRun& r) {
   } catch (const std::exception& e) {
     fail_run(r, &log, e.what());
   }
+  finish_python_artifacts(r.python, ropts.artifact_root, log);
   archive_run_artifacts(*r.dir, r.plan, log);
 
   const auto journal = read_journal(r.dir->file("samples.jsonl"));

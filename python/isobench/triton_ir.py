@@ -10,6 +10,12 @@ stages are written to the instance's artifact folder (ISOBENCH_ARTIFACT_DIR):
     triton/<order>-<name>-w<warps>-s<stages>-<constexpr><value>.../<name>.ttir
                                .ttgir, .llir, .ptx, and .sass where cuobjdump runs
 
+The SASS is made once the run's samples are taken, not in the worker: a worker leaves each
+kernel's .cubin (noted as "cubin" in kernels.json), and the orchestrator runs
+`python -m isobench.triton_ir sass <run>/artifacts` before it archives them, which disassembles
+them side by side and removes the cubins. `cuobjdump` took about half a second per kernel on the
+H200, in the set-up of each side's first worker: the run waited on it.
+
 so that the orchestrator archives them with their SHA-256 and `orchestrate compare` names the
 instances whose TTGIR differs between the sides of an A/B; `orchestrate ir-diff` prints the
 difference. Paths carry the launch order, the kernel's name and its configuration (warps, stages,
@@ -27,7 +33,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import traceback
 
 from . import module_scan
@@ -206,20 +211,17 @@ def cuobjdump():
 
 
 class _Sass:
-    """`cuobjdump -sass` of one cubin, started at once and finished by result(): the SASS, or
-    (None, why not). An instance's kernels are disassembled side by side, each in its own
-    process (one `cuobjdump` lived about as long as the rest of a worker's set-up on the H200)."""
+    """`cuobjdump -sass` of one cubin file, started at once and finished by result(): the SASS,
+    or (None, why not). Kernels are disassembled side by side, each in its own process: one
+    `cuobjdump` took about half a second on the H200."""
 
-    def __init__(self, cubin, tool):
-        self.file, self.process, self.why, self.done = None, None, None, None
+    def __init__(self, cubin_path, tool):
+        self.path, self.process, self.why, self.done = cubin_path, None, None, None
         if tool is None:
             self.why = "no cuobjdump on PATH or under CUDA_HOME"
             return
-        self.file = tempfile.NamedTemporaryFile(suffix=".cubin")
-        self.file.write(cubin)
-        self.file.flush()
         try:
-            self.process = subprocess.Popen([tool, "-sass", self.file.name], stdout=subprocess.PIPE,
+            self.process = subprocess.Popen([tool, "-sass", cubin_path], stdout=subprocess.PIPE,
                                             stderr=subprocess.PIPE)
         except OSError as failure:
             self.why = "cuobjdump: %s" % failure
@@ -230,34 +232,88 @@ class _Sass:
         return self.done
 
     def _finish(self):
+        if self.process is None:
+            return None, self.why
         try:
-            if self.process is None:
-                return None, self.why
+            out, err = self.process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.communicate()
+            return None, "cuobjdump: timed out after 60 s"
+        if self.process.returncode != 0:
+            return None, "cuobjdump exited %d: %s" % (self.process.returncode,
+                                                      err.decode(errors="replace").strip()[:200])
+        # cuobjdump names the cubin's file in its header: drop that line, so that two sides'
+        # SASS differ only where their code does.
+        lines = [line for line in out.decode(errors="replace").splitlines() if self.path not in line]
+        return "\n".join(lines) + "\n", None
+
+
+def _disassemble(pending, tool, at_once=16):
+    """The SASS of `pending` [(root, entry)]: entries whose "cubin" (a path under root) is still
+    to disassemble, `at_once` processes at a time. Each entry gets its .sass among its files, or
+    "sass": why not; the cubin goes (it is the SASS's source, not an artifact: it carries the
+    source file's path, which differs between two checkouts of one kernel)."""
+    for start in range(0, len(pending), at_once):
+        started = [(root, entry, _Sass(os.path.join(root, entry["cubin"]), tool))
+                   for root, entry in pending[start:start + at_once]]
+        for root, entry, sass in started:
+            text, why = sass.result()
+            cubin = entry.pop("cubin")
+            if text is not None:
+                path = cubin[:-len(".cubin")] + ".sass"
+                with open(os.path.join(root, path), "w") as f:
+                    f.write(text)
+                entry.setdefault("files", []).append(path)
+            else:
+                entry["sass"] = why
             try:
-                out, err = self.process.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.communicate()
-                return None, "cuobjdump: timed out after 60 s"
-            if self.process.returncode != 0:
-                return None, "cuobjdump exited %d: %s" % (self.process.returncode,
-                                                          err.decode(errors="replace").strip()[:200])
-            # cuobjdump names the temporary file in its header: drop that line, so that two
-            # sides' SASS differ only where their code does.
-            lines = [line for line in out.decode(errors="replace").splitlines() if self.file.name not in line]
-            return "\n".join(lines) + "\n", None
-        finally:
-            if self.file is not None:
-                self.file.close()
+                os.remove(os.path.join(root, cubin))
+            except OSError:
+                pass
+
+
+def _write_index(root, index):
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, INDEX), "w") as f:
+        json.dump(index, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def finish_sass(folders, tool=None, find_tool=True):
+    """The SASS of every kernel whose IR a worker recorded with defer_sass, under `folders` (a
+    run's artifact folders, searched for triton/kernels.json): what the orchestrator asks for once
+    the samples are taken (`python -m isobench.triton_ir sass FOLDER...`), so that no worker spends
+    its set-up on it. Returns how many kernels were disassembled or given a reason."""
+    if tool is None and find_tool:
+        tool = cuobjdump()
+    indexes, pending = [], []
+    for folder in folders:
+        for here, _, names in os.walk(folder):
+            if os.path.basename(here) != FOLDER or INDEX not in names:
+                continue
+            try:
+                with open(os.path.join(here, INDEX)) as f:
+                    index = json.load(f)
+            except (OSError, ValueError):
+                continue  # not one this module wrote
+            waiting = [(here, e) for e in index.get("launches", []) if isinstance(e, dict) and "cubin" in e]
+            if waiting:
+                indexes.append((here, index))
+                pending += waiting
+    _disassemble(pending, tool)
+    for root, index in indexes:
+        _write_index(root, index)
+    return len(pending)
 
 
 def _safe(name):
     return "".join(c if c.isalnum() or c in "_-." else "_" for c in name)[:120] or "kernel"
 
 
-def _write_stages(order, name, kernel, root, tool, disassembly):
-    """The index entry of one launch, its IR stages written under root; its SASS started into
-    `disassembly`."""
+def _write_stages(order, name, kernel, root):
+    """The index entry of one launch, its IR stages written under root, and its cubin, whose
+    SASS is still to make (entry["cubin"])."""
     entry = {"order": order, "name": name}
     if kernel is None:
         entry["missing"] = ("its compiled kernel is not among the JIT functions of the loaded modules "
@@ -270,60 +326,48 @@ def _write_stages(order, name, kernel, root, tool, disassembly):
     os.makedirs(os.path.join(root, sub), exist_ok=True)
     files = []
     asm = getattr(kernel, "asm", {}) or {}
-    for stage in STAGES:
+    for stage in STAGES + ("cubin",):
         text = asm.get(stage)
-        if text is None:
+        if text is None or (stage == "cubin" and not isinstance(text, bytes)):
             continue
         path = os.path.join(sub, "%s.%s" % (_safe(name), stage))
         mode, data = ("wb", text) if isinstance(text, bytes) else ("w", str(text))
         with open(os.path.join(root, path), mode) as f:
             f.write(data)
-        files.append(path)
+        if stage == "cubin":
+            entry["cubin"] = path
+        else:
+            files.append(path)
     entry["files"] = files
-    if isinstance(asm.get("cubin"), bytes):
-        disassembly.append((_Sass(asm["cubin"], tool), os.path.join(sub, "%s.sass" % _safe(name)), files, entry))
     return entry
 
 
-def write(launches, folder, tool=None, find_tool=True):
+def write(launches, folder, tool=None, find_tool=True, defer_sass=False):
     """The IR of `launches` (LaunchCapture.launches) into folder/triton/: returns the index.
-    `tool`: the cuobjdump to run (found on PATH or under CUDA_HOME when `find_tool`)."""
+    `tool`: the cuobjdump to run (found on PATH or under CUDA_HOME when `find_tool`). With
+    `defer_sass`, each kernel's cubin is left beside its IR for finish_sass()."""
     by_handle = {}
     for function in _jit_functions():
         for kernel in _compiled_kernels(function):
             handle = _handle(kernel)
             if handle is not None:
                 by_handle.setdefault(handle, kernel)
-    if tool is None and find_tool:
-        tool = cuobjdump()
     root = os.path.join(folder, FOLDER)
-    entries = []
-    disassembly = []  # (_Sass, path, files of its entry, entry): started in the loop, finished after it
-    try:
-        for order, (name, handle) in enumerate(launches):
-            entries.append(_write_stages(order, name, by_handle.get(handle), root, tool, disassembly))
-        for sass, path, files, entry in disassembly:
-            text, why = sass.result()
-            if text is not None:
-                with open(os.path.join(root, path), "w") as f:
-                    f.write(text)
-                files.append(path)
-            else:
-                entry["sass"] = why
-    finally:
-        for sass, *_ in disassembly:  # after a failure above, no cuobjdump is left running
-            sass.result()
+    entries = [_write_stages(order, name, by_handle.get(handle), root)
+               for order, (name, handle) in enumerate(launches)]
+    if not defer_sass:
+        if tool is None and find_tool:
+            tool = cuobjdump()
+        _disassemble([(root, e) for e in entries if "cubin" in e], tool)
     index = {"schema_version": SCHEMA_VERSION, "launches": entries}
-    os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, INDEX), "w") as f:
-        json.dump(index, f, indent=1, sort_keys=True)
-        f.write("\n")
+    _write_index(root, index)
     return index
 
 
-def record(launch, folder, synchronize):
-    """One untimed launch of the instance under the capture, synchronised, and its IR written.
-    A Triton without the hook writes an index that says so, and the instance goes on."""
+def record(launch, folder, synchronize, defer_sass=False):
+    """One untimed launch of the instance under the capture, synchronised, and its IR written
+    (`defer_sass`: as write()'s). A Triton without the hook writes an index that says so, and the
+    instance goes on."""
     try:
         capture = LaunchCapture()
     except RuntimeError as why:
@@ -336,7 +380,7 @@ def record(launch, folder, synchronize):
         launch()
     synchronize()
     try:
-        return write(capture.launches, folder)
+        return write(capture.launches, folder, defer_sass=defer_sass)
     except Exception as failure:  # noqa: BLE001 - the IR explains a result; it never fails the instance
         traceback.print_exc()
         os.makedirs(os.path.join(folder, FOLDER), exist_ok=True)
@@ -344,3 +388,15 @@ def record(launch, folder, synchronize):
             json.dump({"schema_version": SCHEMA_VERSION, "launches": [], "error": repr(failure)}, f, indent=1)
             f.write("\n")
         return None
+
+
+def main(argv):
+    if len(argv) < 2 or argv[0] != "sass":
+        sys.stderr.write("usage: python -m isobench.triton_ir sass FOLDER...\n")
+        return 2
+    print("%d kernels disassembled" % finish_sass(argv[1:]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -124,7 +124,8 @@ class BenchmarkKernel:
             if stream is not None:
                 folder = triton_ir.artifact_folder()
                 if triton_ir.wanted(folder):  # the IR of what it launches: one more launch, untimed
-                    triton_ir.record(timed.launch, folder, self.worker.current_stream.synchronize)
+                    triton_ir.record(timed.launch, folder, self.worker.current_stream.synchronize,
+                                     defer_sass=True)  # the orchestrator's, after the samples
                 self.worker.current_stream.synchronize()  # set-up work done before the first launch
             self.timed[handle] = timed
             self.launches[handle] = timed.launch

@@ -3,10 +3,15 @@
 // compiled kernels across runs and sides, and two compilers or two settings never do.
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "orchestrator/python/python_environments.hpp"
+#include "orchestrator/run_directory.hpp"
 
 using namespace isobench::orchestrator;
 
@@ -59,4 +64,59 @@ TEST_CASE("triton cache folder: ISOBENCH_TRITON_CACHE, then XDG_CACHE_HOME, then
   CHECK(triton_cache_folder(env, "/runs/r", 0) == "/home/u/.cache/isobench/triton/" + key);
   ::unsetenv("HOME");
   CHECK(triton_cache_folder(env, "/runs/r", 0) == "/runs/r/triton-cache/side-0");
+}
+
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("after the samples, the SASS of the kernels a worker left as cubins (python -m isobench.triton_ir sass)") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("isobench-sass-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const fs::path triton = dir / "artifacts/side-1/softmax-0123/triton";
+  write_text(triton / "0-k-w4/k.cubin", "cubin bytes");
+  write_text(triton / "kernels.json",
+             R"({"schema_version": 1, "launches": [{"order": 0, "name": "k", "files": ["0-k-w4/k.ttgir"], "cubin": "0-k-w4/k.cubin"}]})");
+  // A stand-in cuobjdump on PATH: it names its file in a header line, as the real one does.
+  write_text(dir / "bin/cuobjdump", "#!/bin/sh\necho \"Fatbin elf code: $2\"\necho '  MOV R1 ;'\n");
+  fs::permissions(dir / "bin/cuobjdump", fs::perms::owner_all);
+  const std::string path = std::getenv("PATH");
+  ::setenv("PATH", ((dir / "bin").string() + ":" + path).c_str(), 1);
+  PythonSides sides;
+  sides.record = {{"sides", {{{"interpreter", "python3"},
+                              {"package", std::string(std::getenv("ISOBENCH_SOURCE_DIR")) + "/python"}}}}};
+  {
+    RunLog log((dir / "log.txt").string());
+    finish_python_artifacts(sides, (dir / "artifacts").string(), log);
+  }
+  ::setenv("PATH", path.c_str(), 1);
+  CHECK(read_text(triton / "0-k-w4/k.sass") == "  MOV R1 ;\n");
+  CHECK(!fs::exists(triton / "0-k-w4/k.cubin"));
+  const auto index = nlohmann::json::parse(read_text(triton / "kernels.json"));
+  CHECK(index["launches"][0]["files"] == nlohmann::json({"0-k-w4/k.ttgir", "0-k-w4/k.sass"}));
+  CHECK(!index["launches"][0].contains("cubin"));
+  CHECK(read_text(dir / "log.txt").find("[sass] 1 kernels disassembled in ") != std::string::npos);
+
+  // An interpreter that fails: logged, and the run goes on.
+  write_text(triton / "kernels.json", R"({"schema_version": 1, "launches": [{"order": 0, "name": "k", "cubin": "0-k-w4/k.cubin"}]})");
+  sides.record["sides"][0]["interpreter"] = "false";
+  {
+    RunLog log((dir / "log2.txt").string());
+    finish_python_artifacts(sides, (dir / "artifacts").string(), log);
+  }
+  CHECK(read_text(dir / "log2.txt").find("[sass] not made: exit 1") != std::string::npos);
+  fs::remove_all(dir);
 }

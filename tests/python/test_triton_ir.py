@@ -145,6 +145,47 @@ class TritonIr(unittest.TestCase):
                           "1-norm_kernel-w8-s3-BLOCK256/norm_kernel.sass",
                           "2-norm_kernel-w4-s3-BLOCK512/norm_kernel.sass"])
 
+    def _tool(self, name, script):
+        tool = os.path.join(self.folder, name)
+        with open(tool, "w") as f:
+            f.write("#!/bin/sh\n" + script)
+        os.chmod(tool, os.stat(tool).st_mode | stat.S_IEXEC)
+        return tool
+
+    def test_a_worker_leaves_the_sass_to_the_orchestrator(self):
+        index = triton_ir.record(make_module().launch, self.folder, lambda: None, defer_sass=True)
+        first = index["launches"][0]
+        self.assertEqual(first["cubin"], "0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.cubin")
+        self.assertTrue(read(self.folder, first["cubin"]).startswith("\x7fELF fake cubin"))
+        self.assertNotIn("0-softmax_kernel-w4-s3-BLOCK1024/softmax_kernel.sass", first["files"])
+        # The orchestrator's step, after the samples: the command line of the module, with the
+        # cuobjdump it finds on PATH.
+        bin_dir = tempfile.mkdtemp(dir=self.folder)
+        tool = os.path.join(bin_dir, "cuobjdump")
+        with open(tool, "w") as f:
+            f.write("#!/bin/sh\necho \"Fatbin elf code: $2\"\necho '  MOV R1 ;'\n")
+        os.chmod(tool, os.stat(tool).st_mode | stat.S_IEXEC)
+        path = os.environ["PATH"]
+        os.environ["PATH"] = bin_dir + os.pathsep + path
+        self.addCleanup(os.environ.__setitem__, "PATH", path)
+        self.assertEqual(triton_ir.main(["sass", os.path.dirname(self.folder) + "/" + os.path.basename(self.folder)]), 0)
+        on_disk = json.loads(read(self.folder, triton_ir.INDEX))
+        for entry in on_disk["launches"]:
+            self.assertNotIn("cubin", entry)
+            self.assertEqual(entry["files"][-1][-5:], ".sass")
+            self.assertEqual(read(self.folder, entry["files"][-1]), "  MOV R1 ;\n")  # its header line dropped
+        self.assertFalse(os.path.exists(os.path.join(self.folder, triton_ir.FOLDER, first["cubin"])))
+        self.assertEqual(triton_ir.finish_sass([self.folder], tool=tool), 0)  # nothing left to do
+        self.assertEqual(triton_ir.main(["sass"]), 2)
+
+    def test_a_failed_disassembly_says_why_and_the_cubin_goes(self):
+        triton_ir.record(make_module().launch, self.folder, lambda: None, defer_sass=True)
+        failing = self._tool("false-cuobjdump", "echo 'not a cubin' >&2\nexit 1\n")
+        self.assertEqual(triton_ir.finish_sass([self.folder], tool=failing), 3)
+        on_disk = json.loads(read(self.folder, triton_ir.INDEX))
+        self.assertEqual([e["sass"] for e in on_disk["launches"]], ["cuobjdump exited 1: not a cubin"] * 3)
+        self.assertEqual(triton_ir.finish_sass([self.folder], tool=None, find_tool=False), 0)
+
     def test_the_first_worker_writes_later_ones_leave_it(self):
         self.assertTrue(triton_ir.wanted(self.folder))
         triton_ir.record(make_module().launch, self.folder, lambda: None)
