@@ -6,9 +6,10 @@
 // a Markdown summary) render the verdicts of ab and compare and the change points of history
 // regressions alike, so they render a model of their own (ci_report.hpp, ci_printers.hpp).
 //
-// The verbs that list rather than measure (kernels, history list, show and regressions, ir-diff)
-// print through the same printers: as text by the table printer (which the Markdown and CSV
-// printers share: those verbs offer text, and some --json), as JSON by the JSON printer.
+// The verbs that list rather than measure (kernels, history list, show and regressions, ir-diff),
+// and bisect's answer, print through the same printers: as text by the table printer (which the
+// Markdown and CSV printers share: those verbs offer text, and some --json), as JSON by the JSON
+// printer.
 
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "kernels/kernel_spec.hpp"
+#include "orchestrator/bisect/bisect_outcome.hpp"
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/compare/ir_diff.hpp"
 #include "orchestrator/history/series_changes.hpp"
@@ -78,6 +80,9 @@ class Printer {
   virtual void history_regressions(std::ostream& out, const HistorySeries& searched) const;
   // `ir-diff`: per launch the options and stages that differ, unified diffs, a count per stage.
   virtual void ir_diff(std::ostream& out, const IrDiffReport& report) const;
+  // `bisect`: the steps with their verdicts and run directories, the commits skipped, each
+  // instance's answer (instances that agree on one line), then the outcome line.
+  virtual void bisection(std::ostream& out, const BisectOutcome& outcome) const;
 };
 
 std::unique_ptr<Printer> make_printer(Format format);
