@@ -1,9 +1,9 @@
 # isobench_calibration: `orchestrate calibrate`'s experiment (A/A and slowdown runs through
-# run_command), its analysis (FPR, power, sample size, cost) and its report (Markdown, SVG).
+# run_command), its analysis (FPR, power, sample size, cost) and its report (Markdown, SVG charts
+# drawn by printers/svg_chart).
 # Included from orchestrator/CMakeLists.txt.
 add_library(isobench_calibration STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/svg_chart.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/experiment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/variant.cpp

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "orchestrator/calibration/svg_chart.hpp"
 #include "orchestrator/format/numbers.hpp"
+#include "orchestrator/printers/svg_chart.hpp"
 #include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator::calibration {
