@@ -313,14 +313,6 @@ std::pair<RunDirectory, BisectState> open_resumed_bisection(const BisectRequest&
 
 }  // namespace
 
-int BisectOutcome::exit_code() const {
-  if (interrupted) return exit_interrupted;
-  if (!broke_off.empty()) return exit_measurement_failed;
-  for (const auto& r : walk.instances())
-    if (r.state != InstanceState::named && r.state != InstanceState::not_regressed) return exit_measurement_failed;
-  return exit_ok;
-}
-
 BisectOutcome bisect(const BisectRequest& request) {
   install_interrupt_handlers();
   const bool resumed = !request.resume_dir.empty();

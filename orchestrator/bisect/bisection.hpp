@@ -4,15 +4,16 @@
 // verdict at all) before it builds anything, then walks: each commit it visits built once
 // (build_cache.hpp), each test an A/B run of that build against GOOD's through run()
 // (orchestrator/run/run.hpp) sampled until a verdict, under the error budget of error_budget.hpp;
-// the record written after every build and step (bisect_state.hpp).
+// the record written after every build and step (bisect_state.hpp); what it ends with in
+// bisect_outcome.hpp.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "orchestrator/bisect/bisect_outcome.hpp"
 #include "orchestrator/bisect/bisect_state.hpp"
-#include "orchestrator/bisect/range_walk.hpp"
 #include "orchestrator/sweep.hpp"
 
 namespace isobench::orchestrator {
@@ -33,18 +34,6 @@ struct BisectRequest {
   double alpha = 0.001, confidence = 0.95, threshold = 0.02;  // over the whole walk (error_budget.hpp)
   bool quiet = false;
   std::vector<std::string> command_line;
-};
-
-struct BisectOutcome {
-  std::string dir;
-  BisectState state;
-  RangeWalk walk;
-  bool interrupted = false;
-  std::string broke_off;  // a step's run failed (MeasurementFailed): why; --resume carries on
-
-  // 130 interrupted; 3 broke off, or an instance undecided; else 0 (every walked instance named,
-  // or none regressed).
-  int exit_code() const;
 };
 
 // Throws UsageError for bad input, before anything is built or measured, and leaves nothing

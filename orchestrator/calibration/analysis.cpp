@@ -12,6 +12,7 @@
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/sweep_verdict.hpp"
+#include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator::calibration {
 
@@ -332,6 +333,10 @@ std::vector<std::size_t> power_curve_grid(std::size_t max_n) {
   for (std::size_t n = 2; n <= max_n; n = std::max<std::size_t>((n & (n - 1)) == 0 ? n + n / 2 : n / 3 * 4, n + 1))
     grid.push_back(n);
   return grid;
+}
+
+double smallest_p_value(std::size_t n) {
+  return n < 2 ? 1 : stats::verdict_feasibility(n, n, 0.5, 1).smallest_p;
 }
 
 CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& options) {

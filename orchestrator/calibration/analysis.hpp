@@ -215,6 +215,10 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
 // The n grid of power curves: 2, 3, 4, 6, 8, 12, ... up to max_n.
 std::vector<std::size_t> power_curve_grid(std::size_t max_n);
 
+// The smallest two-sided p-value Brunner-Munzel can give with n values per side (complete
+// separation: 2 / C(2n, n)); an alpha below it can never be reached.
+double smallest_p_value(std::size_t n);
+
 nlohmann::json to_json(const CalibrationResult& result);
 
 }  // namespace isobench::orchestrator::calibration

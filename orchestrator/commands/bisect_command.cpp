@@ -3,11 +3,11 @@
 #include <iostream>
 #include <memory>
 
-#include "orchestrator/bisect/bisect_report.hpp"
 #include "orchestrator/bisect/bisection.hpp"
 #include "orchestrator/commands/option_checks.hpp"
 #include "orchestrator/commands/run_command.hpp"
 #include "orchestrator/errors.hpp"
+#include "orchestrator/printers/printer.hpp"
 
 namespace isobench::orchestrator {
 
@@ -77,7 +77,7 @@ int run_bisect(const CLI::App& cmd, BisectCommand& c) {
     if (!outcome.broke_off.empty())
       std::cerr << "orchestrate: bisect: a step's run failed: " << outcome.broke_off
                 << " (carry on with: orchestrate bisect --resume " << outcome.dir << ")\n";
-    print_bisect_report(std::cout, outcome);
+    make_printer(Format::table)->bisection(std::cout, outcome);
     return outcome.exit_code();
   });
 }

@@ -12,9 +12,10 @@
 
 #include "orchestrator/calibration/analysis.hpp"
 #include "orchestrator/calibration/experiment.hpp"
-#include "orchestrator/calibration/report.hpp"
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/interrupt.hpp"
+#include "orchestrator/printers/calibration_report.hpp"
+#include "orchestrator/printers/printer.hpp"
 #include "orchestrator/run/plan_run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sweep.hpp"
@@ -198,8 +199,9 @@ void write_outputs(const ExperimentSpec& spec, const CalibrationInput& input, co
   j["real_slowdowns_pct"] = spec.real_slowdowns;
   j["created"] = utc_timestamp();
   write_calibration_file(spec.dir, "calibration.json", j.dump(2) + "\n");
-  const ReportContext context{spec.sweep_name, input.device, static_cast<std::size_t>(spec.runs), spec.real_slowdowns};
-  write_calibration_file(spec.dir, "report.md", report_markdown(result, context));
+  const CalibrationReportContext context{spec.sweep_name, input.device, static_cast<std::size_t>(spec.runs),
+                                         spec.real_slowdowns};
+  write_calibration_file(spec.dir, "report.md", calibration_report_markdown(result, context));
   write_calibration_file(spec.dir, "fpr.svg", fpr_chart_svg(result));
   write_calibration_file(spec.dir, "power_delta.svg", power_delta_chart_svg(result));
   write_calibration_file(spec.dir, "power_n.svg", power_n_chart_svg(result));
@@ -230,14 +232,7 @@ int calibrate(const CalibrateArgs& args) {
   };
   const CalibrationResult result = analyse(input, options);
   write_outputs(spec, input, result);
-  std::cout << fpr_table_markdown(result);
-  // The sample count to plan with, on stdout beside the table (report.md has the full reading).
-  const auto& o = result.options;
-  std::cout << "\nrecommended samples per side for " << o.target_power * 100 << "% power at a " << o.target_delta * 100
-            << "% slowdown (alpha " << o.target_alpha << "), the largest over instances:\n";
-  for (const auto& m : result.modes)
-    std::cout << "  " << m.mode << (m.variant == "baseline" ? "" : " (" + m.variant + ")") << ": "
-              << (m.recommended_n ? std::to_string(m.recommended_n) : "more than " + std::to_string(o.max_n)) << "\n";
+  make_printer(Format::table)->calibration(std::cout, result);
   if (!args.quiet) std::cerr << "calibrate: report in " << spec.dir << "/report.md\n";
   if (outcome.exit_code == 3)
     std::cerr << "calibrate: " << outcome.incomplete << " runs are not complete; the analysis used what they hold. "

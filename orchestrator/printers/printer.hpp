@@ -6,9 +6,11 @@
 // a Markdown summary) render the verdicts of ab and compare and the change points of history
 // regressions alike, so they render a model of their own (ci_report.hpp, ci_printers.hpp).
 //
-// The verbs that list rather than measure (kernels, history list, show and regressions, ir-diff)
-// print through the same printers: as text by the table printer (which the Markdown and CSV
-// printers share: those verbs offer text, and some --json), as JSON by the JSON printer.
+// The verbs that list rather than measure (kernels, history list, show and regressions, ir-diff),
+// and what calibrate and bisect conclude, print through the same printers: as text by the table
+// printer (which the Markdown and CSV printers share: those verbs offer text, and some --json),
+// as JSON by the JSON printer. A calibration's files (report.md, its charts) are rendered here
+// too (calibration_report.hpp).
 
 #include <memory>
 #include <optional>
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include "kernels/kernel_spec.hpp"
+#include "orchestrator/bisect/bisect_outcome.hpp"
+#include "orchestrator/calibration/analysis.hpp"
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/compare/ir_diff.hpp"
 #include "orchestrator/history/series_changes.hpp"
@@ -78,6 +82,12 @@ class Printer {
   virtual void history_regressions(std::ostream& out, const HistorySeries& searched) const;
   // `ir-diff`: per launch the options and stages that differ, unified diffs, a count per stage.
   virtual void ir_diff(std::ostream& out, const IrDiffReport& report) const;
+  // `calibrate`: the FPR table (Markdown, report.md's first table) and the samples per side each
+  // mode needs, the largest over instances.
+  virtual void calibration(std::ostream& out, const calibration::CalibrationResult& result) const;
+  // `bisect`: the steps with their verdicts and run directories, the commits skipped, each
+  // instance's answer (instances that agree on one line), then the outcome line.
+  virtual void bisection(std::ostream& out, const BisectOutcome& outcome) const;
 };
 
 std::unique_ptr<Printer> make_printer(Format format);

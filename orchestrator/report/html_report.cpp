@@ -8,17 +8,16 @@
 #include <ostream>
 #include <sstream>
 
-#include "orchestrator/calibration/svg_chart.hpp"
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/compare/compare_inputs.hpp"
 #include "orchestrator/history/history_store.hpp"
+#include "orchestrator/printers/svg_chart.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "stats/descriptive.hpp"
 
 namespace isobench::orchestrator::report {
 
 namespace fs = std::filesystem;
-using calibration::xml_escape;
 using nlohmann::json;
 
 namespace {
@@ -59,14 +58,14 @@ std::vector<std::pair<double, std::string>> ticks(double lo, double hi) {
 }
 
 std::string series_chart(const history::InstanceSeries& s, const std::vector<history::SeriesChange>& changes) {
-  calibration::LineChart chart;
+  LineChart chart;
   chart.title = s.instance;
   const double n = static_cast<double>(s.points.size());
   chart.x = {"run (oldest first)", 0.5, n + 0.5, false, {}};
   const int every = std::max(1, static_cast<int>(std::ceil(n / 15)));
   for (int i = 1; i <= static_cast<int>(n); i += every) chart.x.ticks.push_back({i, std::to_string(i)});
-  calibration::LineSeries samples{"samples", {}, false, 5, true, 2.2};
-  calibration::LineSeries medians{"median of each run", {}, false, 0};
+  LineSeries samples{"samples", {}, false, 5, true, 2.2};
+  LineSeries medians{"median of each run", {}, false, 0};
   double lo = INFINITY, hi = -INFINITY;
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     for (double v : s.points[i].samples) {
@@ -83,7 +82,7 @@ std::string series_chart(const history::InstanceSeries& s, const std::vector<his
     chart.markers.push_back({static_cast<double>(c.point.index) + 0.5,
                              format("%+.1f%% ", c.point.forward_change() * 100) + std::string(stats::to_string(c.verdict))});
   chart.marker_legend = "change point";
-  return inline_svg(calibration::render_svg(chart));
+  return inline_svg(render_svg(chart));
 }
 
 void history_section(const ReportInputs& in, std::ostream& html) {

@@ -1,6 +1,6 @@
 #pragma once
 // `orchestrate report`: one static HTML page (index.html) that needs no server and no network to
-// be read: charts are inline SVG (orchestrator/calibration/svg_chart), and a small inline script
+// be read: charts are inline SVG (orchestrator/printers/svg_chart), and a small inline script
 // only filters the page. It shows, per instance and machine in the history, the series of runs
 // with every sample as a point, the medians as a line and the change points marked; per A/B run
 // given, compare's verdict table with its Hodges-Lehmann intervals; per calibration folder

@@ -1,7 +1,7 @@
 // The calibration analysis on constructed runs: exact false-positive counts where the answer is
 // known, pair counts, scaled power at the extremes, real-slowdown power, sample size, cost, and
-// the report and charts it renders; and that its verdicts are compare's, on every committed
-// reference set.
+// the report and charts the printers render of it; and that its verdicts are compare's, on every
+// committed reference set.
 
 #include "orchestrator/calibration/analysis.hpp"
 
@@ -11,12 +11,17 @@
 #include <random>
 #include <sstream>
 
-#include "orchestrator/calibration/report.hpp"
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/printers/calibration_report.hpp"
 #include "temp_dir.hpp"
 #include "tests/stats/scipy_reference.hpp"
 
 using namespace isobench::orchestrator::calibration;
+// What the printers render of a result (report.md, the charts).
+using isobench::orchestrator::calibration_report_markdown;
+using isobench::orchestrator::fpr_chart_svg;
+using isobench::orchestrator::power_delta_chart_svg;
+using isobench::orchestrator::power_n_chart_svg;
 
 namespace {
 
@@ -193,7 +198,7 @@ TEST_SUITE("calibration analysis") {
     CHECK(rows[1]["instance"] == "large");
     CHECK(rows[1]["missed_target"] == true);
     CHECK(rows[0]["missed_target"] == false);
-    const auto md = report_markdown(r, {"t", "cpu", 3, {5}});
+    const auto md = calibration_report_markdown(r, {"t", "cpu", 3, {5}});
     CHECK(md.find("### Realised slowdowns per instance") != std::string::npos);
     CHECK(md.find("`large` | +5% | +7.0%") != std::string::npos);
     CHECK(md.find("missed its target by more than 1 point") != std::string::npos);
@@ -234,7 +239,7 @@ TEST_SUITE("calibration analysis") {
     CHECK(j["modes"][0]["fpr"][0]["hits"] == 2);
     CHECK(j["modes"][0]["fpr"][0]["trials"] == 3);
     CHECK(j["modes"][0]["fpr"][0]["ci95"].size() == 2);
-    const auto md = report_markdown(r, {"t", "cpu", 3, {}});
+    const auto md = calibration_report_markdown(r, {"t", "cpu", 3, {}});
     CHECK(md.find("| sequential | 3 |") != std::string::npos);
     CHECK(md.find("## Reading") != std::string::npos);
     for (const auto& svg : {fpr_chart_svg(r), power_delta_chart_svg(r), power_n_chart_svg(r)}) {
@@ -308,7 +313,7 @@ TEST_SUITE("calibration analysis: the verdict users get") {
     const auto j = to_json(r);
     CHECK(j["modes"][0]["sequential"]["measured"]["looks_reached"] == 3);
     CHECK(j["modes"][0]["verdict"]["false_per_comparison"].size() == 3);
-    const auto md = report_markdown(r, {"t", "cpu", 3, {}});
+    const auto md = calibration_report_markdown(r, {"t", "cpu", 3, {}});
     CHECK(md.find("## Verdicts as `compare` gives them") != std::string::npos);
     CHECK(md.find("## Sequential sampling") != std::string::npos);
   }

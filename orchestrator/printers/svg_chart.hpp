@@ -1,13 +1,14 @@
 #pragma once
 // Small SVG charts written by hand (no plotting library in a benchmark tool's dependencies):
 // line charts and panels of bars with error bars, each with a title, axis labels and a legend,
-// so a chart read on its own says what it shows.
+// so a chart read on its own says what it shows. Calibration's charts and the HTML report's
+// draw with them.
 
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace isobench::orchestrator::calibration {
+namespace isobench::orchestrator {
 
 struct Axis {
   std::string label;  // with its unit, e.g. "slowdown delta (%)"
@@ -71,4 +72,4 @@ std::string xml_escape(const std::string& text);
 // The colour of series i (a fixed palette readable in print and by most colour-blind readers).
 std::string series_colour(std::size_t i);
 
-}  // namespace isobench::orchestrator::calibration
+}  // namespace isobench::orchestrator

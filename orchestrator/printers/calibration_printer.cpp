@@ -1,17 +1,26 @@
+// `orchestrate calibrate`'s result for people: the FPR table and the samples per side to plan
+// with on stdout (Printer's own rendering), and the calibration directory's report.md and charts.
 // Over 500 lines on purpose: report.md is one document, section after section in the order a
 // reader meets them; each section is a function of the analysis, kept beside its neighbours.
-#include "orchestrator/calibration/report.hpp"
+#include "orchestrator/printers/calibration_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "orchestrator/calibration/svg_chart.hpp"
 #include "orchestrator/format/numbers.hpp"
+#include "orchestrator/printers/printer.hpp"
+#include "orchestrator/printers/svg_chart.hpp"
 #include "stats/verdict_feasibility.hpp"
 
-namespace isobench::orchestrator::calibration {
+namespace isobench::orchestrator {
+
+using calibration::CalibrationResult;
+using calibration::kRealisedTolerance;
+using calibration::ModeResult;
+using calibration::RateCell;
+using calibration::smallest_p_value;
 
 namespace {
 
@@ -228,10 +237,6 @@ std::string sequential_section(const CalibrationResult& r) {
 
 }  // namespace
 
-double smallest_p_value(std::size_t n) {
-  return n < 2 ? 1 : stats::verdict_feasibility(n, n, 0.5, 1).smallest_p;
-}
-
 std::string fpr_table_markdown(const CalibrationResult& r) {
   std::ostringstream s;
   s << row_head(r) << " comparisons |";
@@ -247,7 +252,7 @@ std::string fpr_table_markdown(const CalibrationResult& r) {
   return s.str();
 }
 
-std::string report_markdown(const CalibrationResult& r, const ReportContext& ctx) {
+std::string calibration_report_markdown(const CalibrationResult& r, const CalibrationReportContext& ctx) {
   const auto& o = r.options;
   std::ostringstream s;
   s << "# Calibration of `" << ctx.sweep_name << "`\n\n";
@@ -510,4 +515,15 @@ std::string power_n_chart_svg(const CalibrationResult& r) {
   return render_svg(chart);
 }
 
-}  // namespace isobench::orchestrator::calibration
+void Printer::calibration(std::ostream& out, const CalibrationResult& result) const {
+  out << fpr_table_markdown(result);
+  // The sample count to plan with, beside the table (report.md has the full reading).
+  const auto& o = result.options;
+  out << "\nrecommended samples per side for " << o.target_power * 100 << "% power at a " << o.target_delta * 100
+      << "% slowdown (alpha " << o.target_alpha << "), the largest over instances:\n";
+  for (const auto& m : result.modes)
+    out << "  " << m.mode << (m.variant == "baseline" ? "" : " (" + m.variant + ")") << ": "
+        << (m.recommended_n ? std::to_string(m.recommended_n) : "more than " + std::to_string(o.max_n)) << "\n";
+}
+
+}  // namespace isobench::orchestrator

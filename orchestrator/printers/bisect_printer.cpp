@@ -1,9 +1,12 @@
-#include "orchestrator/bisect/bisect_report.hpp"
-
+// `orchestrate bisect`'s answer as text (Printer's own rendering): the steps with their verdicts and
+// run directories, the commits skipped and why, each instance's answer (instances that agree on
+// one line), and the outcome line with the exit code.
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "orchestrator/printers/printers.hpp"
 
 namespace isobench::orchestrator {
 
@@ -57,7 +60,7 @@ std::string answer(const BisectOutcome& outcome, const InstanceRange& r) {
 
 }  // namespace
 
-void print_bisect_report(std::ostream& out, const BisectOutcome& outcome) {
+void Printer::bisection(std::ostream& out, const BisectOutcome& outcome) const {
   const BisectState& s = outcome.state;
   out << pad("step", 6) << pad("commit", 22) << pad("instances", 11) << pad("verdicts", 24) << "run directory\n";
   for (std::size_t i = 0; i < s.steps.size(); ++i) {

@@ -1,11 +1,11 @@
-#include "orchestrator/calibration/svg_chart.hpp"
+#include "orchestrator/printers/svg_chart.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-namespace isobench::orchestrator::calibration {
+namespace isobench::orchestrator {
 
 namespace {
 
@@ -218,4 +218,4 @@ std::string render_svg(const BarChart& c) {
   return s.str();
 }
 
-}  // namespace isobench::orchestrator::calibration
+}  // namespace isobench::orchestrator
