@@ -106,8 +106,10 @@ RunLog::~RunLog() {
   if (file_) std::fclose(file_);
 }
 
-void RunLog::write(const std::string& tag, const std::string& message) {
-  std::fprintf(file_, "%s [%s] %s\n", utc_timestamp().c_str(), tag.c_str(), message.c_str());
+void RunLog::write(const std::string& tag, const std::string& message) { write({utc_timestamp(), tag, message}); }
+
+void RunLog::write(const LogLine& line) {
+  std::fprintf(file_, "%s [%s] %s\n", line.time.c_str(), line.tag.c_str(), line.message.c_str());
   std::fflush(file_);
 }
 

@@ -56,6 +56,13 @@ std::string dump_json(const nlohmann::json& j, int indent = -1);
 // Checks a schema_version field; throws with the file named when it is newer than this build.
 void check_schema_version(const nlohmann::json& j, const std::string& file);
 
+// A line of the run log taken before the log exists (a new run's start: the pytest collection and
+// the zygotes that import beside it), written with the time it was taken.
+struct LogLine {
+  std::string time;  // utc_timestamp()
+  std::string tag, message;
+};
+
 // The run's log: "2026-11-29T07:55:01.123Z [worker-exit] ..." lines, flushed as written.
 class RunLog {
  public:
@@ -64,6 +71,7 @@ class RunLog {
   RunLog(const RunLog&) = delete;
   RunLog& operator=(const RunLog&) = delete;
   void write(const std::string& tag, const std::string& message);
+  void write(const LogLine& line);
 
  private:
   std::FILE* file_ = nullptr;

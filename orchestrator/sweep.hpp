@@ -124,15 +124,24 @@ class SettingsOverrides {
 inline constexpr std::size_t kMaxSweepInstances = 100'000;
 inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;
 
-// What a sweep's loading needs beyond the file: the interpreter that collects its `pytest:`
-// files (the run's baseline side's, so that a venv's pytest is the one that collects; empty:
-// python3 from PATH).
-// How a sweep's `pytest:` files are collected: the interpreter (empty: python3 from PATH) and,
-// asked only when there is one to collect, the variables to set over this environment for it
-// (the baseline side's, PYTHONPATH included: orchestrator/python/python_environments.hpp).
+// A test of a `pytest:` entry's file, as pytest collects it (orchestrator/python/pytest_collection.hpp).
+struct CollectedTest {
+  std::string test;        // its node id after the file: "test_softmax[1024-fp16]", "TestX::test_y"
+  std::string function;    // "test_softmax", "TestX.test_y": the instance's name in ids
+  nlohmann::json params;   // its parametrization: argument name -> value (a JSON scalar, else its str())
+  bool uses_benchmark = false;
+};
+
+// What a sweep's loading needs beyond the file: how its `pytest:` files are collected. Given the
+// sweep's name (a run's directory is named after it), a file (absolute), its -k selection and its
+// pytest arguments, returns the file's tests or throws std::runtime_error with one line naming
+// the file. A run collects in its baseline side's environment, its zygotes importing the file
+// meanwhile (orchestrator/run/run.cpp); unset: python3 from PATH collects it, in this
+// environment (collect_pytest_tests).
 struct SweepLoadOptions {
-  std::string pytest_python;
-  std::function<std::vector<std::string>()> pytest_variables;
+  std::function<std::vector<CollectedTest>(const std::string& sweep_name, const std::string& file,
+                                           const std::string& select, const std::vector<std::string>& args)>
+      collect_pytest;
 };
 
 // Reads and validates a sweep file against the built-in catalog. Throws SweepError (and

@@ -5,21 +5,15 @@
 // baseline interpreter (--python, --baseline-python; python3 from PATH by default) with the
 // isobench package of this build first on its path. Each such test is then a
 // Python benchmark (python_module: the file, python_function: the test's name in it), set up by
-// the zygote's bridge; each side's zygote collects the file again and refuses a test it lacks.
+// the zygote's bridge; each side's zygote collects the file again (in a run, while this collection
+// runs: EarlyZygotes, orchestrator/python/python_environments.hpp) and refuses a test it lacks.
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "orchestrator/sweep.hpp"
 
 namespace isobench::orchestrator {
-
-struct CollectedTest {
-  std::string test;        // its node id after the file: "test_softmax[1024-fp16]", "TestX::test_y"
-  std::string function;    // "test_softmax", "TestX.test_y": the instance's name in ids
-  nlohmann::json params;   // its parametrization: argument name -> value (a JSON scalar, else its str())
-  bool uses_benchmark = false;
-};
 
 // The tests of `file` (absolute) that pytest collects with `-k select` (when not empty) and
 // `args`, in `python` (a path, or a name looked up in PATH; empty: python3) with `variables`

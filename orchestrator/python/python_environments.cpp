@@ -143,6 +143,49 @@ std::string default_triton_cache(PythonEnvironment& env, const std::string& run_
   return "";
 }
 
+// A new run's sides as python.json records them (the interpreter found, the Triton cache folder
+// chosen, the side's worker library and isobench package) of `count` sides, 2 in an A/B run.
+// `caches`: the TRITON_CACHE_DIR each side was given, "" where it got its environment's.
+std::vector<nlohmann::json> new_sides(const std::vector<std::string>& workers, std::size_t count,
+                                      const PythonOptions& options, const std::string& sweep_path,
+                                      const std::string& run_dir, std::vector<std::string>& caches) {
+  std::vector<nlohmann::json> sides;
+  for (std::size_t side = 0; side < count; ++side) {
+    PythonEnvironment env = side_environment(options, side, count == 2);
+    if (!run_dir.empty()) caches.push_back(default_triton_cache(env, run_dir, side));
+    nlohmann::json s = to_json(env);
+    const std::string& worker = workers.at(side);
+    s["library"] = beside_worker(worker, "lib/libisobench-worker.so");
+    s["package"] = beside_worker(worker, "python");
+    std::error_code ec;
+    if (!fs::is_regular_file(s["library"].get<std::string>(), ec))
+      throw UsageError(sweep_path + ": Python benchmarks need the worker library of the build of " + worker +
+                       ", and there is no " + s["library"].get<std::string>());
+    sides.push_back(std::move(s));
+  }
+  return sides;
+}
+
+// The zygote of a side as python.json records it, without its benchmarks.
+ZygoteSpec zygote_spec(const nlohmann::json& s, std::size_t side) {
+  ZygoteSpec spec;
+  spec.side = static_cast<std::uint32_t>(side);
+  try {
+    PythonEnvironment env;
+    env.interpreter = s.at("interpreter").get<std::string>();
+    env.variables = s.at("variables").get<std::vector<std::string>>();
+    env.pythonpath = s.at("pythonpath").get<std::vector<std::string>>();
+    spec.library = s.at("library").get<std::string>();
+    spec.environment = zygote_environment(env, s.at("package").get<std::string>());
+    spec.interpreter = env.interpreter;
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("python.json: side " + std::to_string(side) + ": " + e.what());
+  }
+  return spec;
+}
+
+std::string side_label(std::size_t side) { return "side " + std::to_string(side); }
+
 }  // namespace
 
 std::string compile_environment_key(const PythonEnvironment& env) {
@@ -251,8 +294,56 @@ void add_python_side_options(CLI::App& app, PythonOptions& o) {
   }
 }
 
+EarlyZygotes::EarlyZygotes(const PythonOptions& options, const std::vector<std::string>& workers,
+                           const std::string& run_dir) {
+  try {
+    std::vector<std::string> caches;
+    const auto sides = new_sides(workers, workers.size(), options, "", run_dir, caches);
+    for (std::size_t side = 0; side < sides.size(); ++side)
+      zygotes_.push_back(std::make_shared<Zygote>(zygote_spec(sides[side], side)));
+  } catch (const std::exception&) {
+    // No interpreter, no worker library, a malformed option: the plan's start says so in its
+    // own words, after what the sweep and the plan refuse first.
+    zygotes_.clear();
+  }
+}
+
+std::vector<LogLine> EarlyZygotes::import_pytest(const std::string& file, const std::vector<std::string>& args) {
+  std::vector<LogLine> log;
+  for (std::size_t side = 0; side < zygotes_.size(); ++side) {
+    zygotes_[side]->import_pytest(file, args);
+    log.push_back({utc_timestamp(), "zygote-early",
+                   side_label(side) + ": pid " + std::to_string(zygotes_[side]->pid()) +
+                       ", started ahead of the plan, imports " + file + " while it is collected"});
+  }
+  return log;
+}
+
+std::shared_ptr<Zygote> EarlyZygotes::take(std::size_t side, const ZygoteSpec& spec) {
+  if (side >= zygotes_.size() || !zygotes_[side]) return nullptr;
+  const auto& early = zygotes_[side]->spec();
+  if (early.interpreter != spec.interpreter || early.environment != spec.environment || early.library != spec.library)
+    return nullptr;
+  // An older build's zygote refuses the import request and exits: the plan starts that side anew.
+  if (zygotes_[side]->ended()) return nullptr;
+  return std::move(zygotes_[side]);
+}
+
+std::vector<LogLine> EarlyZygotes::finish() {
+  std::vector<LogLine> log;
+  for (std::size_t side = 0; side < zygotes_.size(); ++side)
+    if (zygotes_[side]) {
+      log.push_back({utc_timestamp(), "zygote-early",
+                     side_label(side) + ": pid " + std::to_string(zygotes_[side]->pid()) +
+                         " stopped: the plan did not take it"});
+      zygotes_[side].reset();
+    }
+  return log;
+}
+
 PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>& workers, const PythonOptions& options,
-                               const RunDirectory* resumed, const std::string& sweep_path, const std::string& run_dir) {
+                               const RunDirectory* resumed, const std::string& sweep_path, const std::string& run_dir,
+                               EarlyZygotes* early) {
   PythonSides out;
   if (!has_python(plan)) {
     if (options.any_given())
@@ -273,21 +364,8 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
       throw UsageError(std::string("--resume: ") + e.what());
     }
   } else {
-    const bool ab = plan.schedule.sides == 2;
     std::vector<std::string> caches;
-    for (std::size_t side = 0; side < plan.schedule.sides; ++side) {
-      PythonEnvironment env = side_environment(options, side, ab);
-      if (!run_dir.empty()) caches.push_back(default_triton_cache(env, run_dir, side));
-      nlohmann::json s = to_json(env);
-      const std::string& worker = workers.at(side);
-      s["library"] = beside_worker(worker, "lib/libisobench-worker.so");
-      s["package"] = beside_worker(worker, "python");
-      std::error_code ec;
-      if (!fs::is_regular_file(s["library"].get<std::string>(), ec))
-        throw UsageError(sweep_path + ": Python benchmarks need the worker library of the build of " + worker +
-                               ", and there is no " + s["library"].get<std::string>());
-      sides.push_back(std::move(s));
-    }
+    sides = new_sides(workers, plan.schedule.sides, options, sweep_path, run_dir, caches);
     // Folders of the sides' own environments are shared only by equal environments; folders the
     // user gave are shared whatever the sides' settings.
     if (caches.size() == 2 && !caches[0].empty() && caches[0] == caches[1])
@@ -297,20 +375,12 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
   }
   const auto benchmarks = benchmarks_of(plan);
   for (std::size_t side = 0; side < sides.size(); ++side) {
-    const auto& s = sides[side];
-    ZygoteSpec spec;
-    spec.side = static_cast<std::uint32_t>(side);
-    PythonEnvironment env;
-    try {
-      env.interpreter = s.at("interpreter").get<std::string>();
-      env.variables = s.at("variables").get<std::vector<std::string>>();
-      env.pythonpath = s.at("pythonpath").get<std::vector<std::string>>();
-      spec.library = s.at("library").get<std::string>();
-      spec.environment = zygote_environment(env, s.at("package").get<std::string>());
-    } catch (const nlohmann::json::exception& e) {
-      throw UsageError("python.json: side " + std::to_string(side) + ": " + e.what());
+    ZygoteSpec spec = zygote_spec(sides[side], side);
+    if (auto zygote = early ? early->take(side, spec) : nullptr) {
+      zygote->load(benchmarks);
+      out.zygotes.push_back(std::move(zygote));
+      continue;
     }
-    spec.interpreter = env.interpreter;
     spec.benchmarks = benchmarks;
     out.zygotes.push_back(std::make_shared<Zygote>(std::move(spec)));
   }

@@ -89,9 +89,39 @@ std::string compile_environment_key(const PythonEnvironment& env);
 // kTritonCacheRootVariable says, or <run_dir>/triton-cache/side-<side>.
 std::string triton_cache_folder(const PythonEnvironment& env, const std::string& run_dir, std::size_t side);
 
+// A new run's zygotes started while its sweep is loaded (docs/python.md, "Existing pytest
+// benchmarks"). Collecting a `pytest:` file imports it, and with it torch and Triton, for
+// seconds; each side's zygote imports it again. Started as soon as the first file is known, the
+// zygotes import it while the collector does, so the run starts after the longer of the two
+// rather than their sum. The collector keeps deciding the plan, as for every other way a sweep is
+// loaded (calibrate, bisect): the zygotes only import early, and a zygote still refuses a test its
+// environment lacks when the plan loads it. start_python_sides takes each zygote whose start is
+// the one it would make and loads it with the plan's benchmarks; one it does not take (a plan
+// without Python benchmarks, a zygote of an older build that refused the early import) is
+// stopped. Starting early changes no refusal: a side that cannot start here (no interpreter, no
+// worker library, a malformed option) is left to the plan's start, which says why as before.
+class EarlyZygotes {
+ public:
+  // Starts a zygote per side: `workers` holds each side's worker executable as the plan will
+  // name it, `run_dir` the run's directory as it will be (absolute).
+  EarlyZygotes(const PythonOptions& options, const std::vector<std::string>& workers, const std::string& run_dir);
+  // Each zygote collects `file` (absolute) with the entry's pytest `args` while the sweep is
+  // loaded. Returns the run log's lines of it (zygote-early), one per side.
+  std::vector<LogLine> import_pytest(const std::string& file, const std::vector<std::string>& args);
+  // The zygote of `side`, when it was started as `spec` (benchmarks aside) starts one and is
+  // running; else null, and the caller starts one.
+  std::shared_ptr<Zygote> take(std::size_t side, const ZygoteSpec& spec);
+  // Stops the zygotes no plan took; the run log's lines of it.
+  std::vector<LogLine> finish();
+
+ private:
+  std::vector<std::shared_ptr<Zygote>> zygotes_;  // by side; null once taken
+};
+
+// `early`: a new run's zygotes started while its sweep was loaded, taken where they fit.
 PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>& workers, const PythonOptions& options,
                                const RunDirectory* resumed, const std::string& sweep_path,
-                               const std::string& run_dir = "");
+                               const std::string& run_dir = "", EarlyZygotes* early = nullptr);
 
 // Hands each side's zygote to the runner, points its output at the run's workers.log, and writes
 // python.json (with what each zygote said about itself).

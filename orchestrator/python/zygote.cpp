@@ -64,6 +64,7 @@ struct Zygote::Process {
   std::map<pid_t, int> exited;                            // pid -> raw wait status
   std::optional<json> ready, refused;
   bool closed = false;         // end of file or an error on the socket
+  bool loaded = false;         // sent its load request
 
   explicit Process(const ZygoteSpec& spec) : side(spec.side), shown(spec.interpreter + " -m isobench.zygote") {
     int pair[2];
@@ -86,7 +87,12 @@ struct Zygote::Process {
       throw;
     }
     ::close(pair[1]);
+    if (!spec.benchmarks.is_null()) load(spec);
+  }
+
+  void load(const ZygoteSpec& spec) {
     send({{"op", "load"}, {"protocol", kProtocol}, {"library", spec.library}, {"benchmarks", spec.benchmarks}});
+    loaded = true;
   }
 
   ~Process() { release(); }
@@ -96,6 +102,7 @@ struct Zygote::Process {
   void wait_ready(const ZygoteSpec& spec) {
     const auto deadline = Clock::now() + std::chrono::duration<double>(spec.load_timeout_s);
     while (!ready && !refused && !dead() && Clock::now() < deadline) pump(100);
+    if (!ready && !refused) pump(0);  // a send that found the socket closed left its last words unread
     if (ready) return;
     std::string problem;
     if (refused) {
@@ -118,7 +125,8 @@ struct Zygote::Process {
     throw std::runtime_error("the zygote of " + side_name(side) + " (" + shown + ") " + problem);
   }
 
-  // Closes the socket (the zygote kills its workers and exits on end of file) and waits for it.
+  // Closes the socket (the zygote kills its workers and exits on end of file) and waits for it;
+  // one never loaded has no workers and may be importing for seconds: it is killed at once.
   void release() {
     if (sock >= 0) {
       ::close(sock);
@@ -127,7 +135,7 @@ struct Zygote::Process {
     closed = true;
     if (proc) {
       const auto deadline = Clock::now() + std::chrono::seconds(5);
-      while (!proc->poll() && Clock::now() < deadline) ::usleep(2000);
+      while (loaded && !proc->poll() && Clock::now() < deadline) ::usleep(2000);
       proc->kill();
     }
     for (int fd : fds) ::close(fd);
@@ -316,6 +324,25 @@ class ForkedWorker final : public WorkerHandle {
 Zygote::Zygote(ZygoteSpec spec) : spec_(std::move(spec)), process_(std::make_shared<Process>(spec_)) {}
 
 void Zygote::wait_ready() { process_->wait_ready(spec_); }
+
+void Zygote::import_pytest(const std::string& file, const std::vector<std::string>& args) {
+  process_->send({{"op", "import"},
+                  {"protocol", kProtocol},
+                  {"library", spec_.library},
+                  {"benchmarks", json::array({{{"module", file}, {"pytest", {{"args", args}}}}})}});
+}
+
+void Zygote::load(nlohmann::json benchmarks) {
+  spec_.benchmarks = std::move(benchmarks);  // a restart loads them too
+  process_->load(spec_);
+}
+
+bool Zygote::ended() {
+  process_->pump(0);
+  return process_->dead() || process_->refused.has_value();
+}
+
+pid_t Zygote::pid() const { return process_->proc->pid(); }
 
 Zygote::~Zygote() = default;
 

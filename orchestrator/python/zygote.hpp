@@ -27,7 +27,8 @@ struct ZygoteSpec {
   std::string interpreter;               // absolute path
   std::vector<std::string> environment;  // NAME=VALUE, the whole environment (PYTHONPATH holds the package)
   std::string library;                   // the side's libisobench-worker.so
-  // The load request's benchmarks: [{"module", "function", "instances": [{"id", "params", "device"}]}].
+  // The load request's benchmarks: [{"module", "function", "instances": [{"id", "params", "device"}]}];
+  // null for a zygote started before its plan, which load() gives them.
   nlohmann::json benchmarks;
   double load_timeout_s = 600;  // imports (torch takes seconds); nothing beats a heart meanwhile
 };
@@ -43,11 +44,23 @@ class ZygoteRefused : public std::runtime_error {
 class Zygote final : public WorkerLauncher {
  public:
   // Starts the interpreter and asks it to import everything and check every instance's
-  // arguments; wait_ready() waits for it (so that both sides' zygotes import at once).
+  // arguments; wait_ready() waits for it (so that both sides' zygotes import at once). A spec
+  // without benchmarks starts a zygote ahead of its plan: it imports what import_pytest() names
+  // while the plan is made, and load() gives it the plan's benchmarks.
   explicit Zygote(ZygoteSpec spec);
+  // A zygote started ahead of its plan: collect (and so import) this pytest file now, as the
+  // plan's load will ask. Nothing is refused here: a file that does not collect is refused by
+  // the load that needs it.
+  void import_pytest(const std::string& file, const std::vector<std::string>& args);
+  // The plan's benchmarks (ZygoteSpec::benchmarks), for a zygote started without them.
+  void load(nlohmann::json benchmarks);
+  // Whether it has ended (an older build's zygote refuses an import request and exits).
+  bool ended();
   // Throws ZygoteRefused, or std::runtime_error when it died or took longer than the spec allows.
   void wait_ready();
-  ~Zygote() override;  // closes its socket: it kills its workers and exits
+  // Closes its socket: it kills its workers and exits. One never loaded is killed at once: it
+  // has no workers, and it may be importing for seconds before it would read the socket again.
+  ~Zygote() override;
   Zygote(const Zygote&) = delete;
   Zygote& operator=(const Zygote&) = delete;
 
@@ -61,6 +74,8 @@ class Zygote final : public WorkerLauncher {
   // versions of torch, triton and numpy when imported, seconds per import, notes.
   const nlohmann::json& ready() const;
   std::uint32_t restarts() const { return restarts_; }
+  const ZygoteSpec& spec() const { return spec_; }
+  pid_t pid() const;
 
   struct Process;  // one running zygote (zygote.cpp)
 

@@ -71,15 +71,14 @@ void plan_ab_sides(Plan& plan, const RunRequest& request, const Sweep& sweep) {
         throw UsageError(std::string("ab: ") + e.what());
       }
     }
-    const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
-    plan.workers = {worker, worker};
+    plan.workers = side_workers(request);
     for (const auto* lib : {&request.baseline, &request.candidate})
       plan.worker_args.push_back(
           {"--plugin-override", sweep.plugins[0] + "=" + fs::absolute(*lib).lexically_normal().string()});
   } else {
     check_worker_build(request.baseline, "ab: --baseline");
     check_worker_build(request.candidate, "ab: --candidate");
-    plan.workers = {fs::absolute(request.baseline).string(), fs::absolute(request.candidate).string()};
+    plan.workers = side_workers(request);
   }
   plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
                                    static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
@@ -238,6 +237,14 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
 }
 
 }  // namespace
+
+// Two builds of the sweep's plugin run in the default worker (plan_ab_sides).
+std::vector<std::string> side_workers(const RunRequest& request) {
+  const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
+  if (!request.ab) return {worker};
+  if (is_library(request.baseline)) return {worker, worker};
+  return {fs::absolute(request.baseline).string(), fs::absolute(request.candidate).string()};
+}
 
 // A file the kernel cannot execute is found here, not by the first worker's start: that fails in
 // the forked child (Exec format error), after the run directory exists.

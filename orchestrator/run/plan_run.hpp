@@ -15,6 +15,10 @@ namespace isobench::orchestrator {
 // of --like, read before the sweep was loaded (its seed is one of the sweep's overrides).
 Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine, const LikeRun* like);
 
+// Each side's worker executable, absolute, as plan_new_run names it (plan.workers in an A/B run,
+// the run's one worker otherwise), unchecked: known before the sweep is loaded.
+std::vector<std::string> side_workers(const RunRequest& request);
+
 // Throws UsageError when `path` cannot run as a worker: missing, not an executable file, a plugin
 // library, neither an ELF program of this machine nor a #! script. `what` names the option.
 void check_worker_build(const std::string& path, const std::string& what);

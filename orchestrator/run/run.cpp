@@ -1,6 +1,8 @@
 #include "orchestrator/run/run.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -68,8 +70,25 @@ void keep_instances(Sweep& sweep, const std::vector<std::string>& ids) {
   sweep.instances = std::move(kept);
 }
 
+// A `pytest:` file's tests, collected in the baseline side's environment; the run log's line of it
+// goes into `log`.
+std::vector<CollectedTest> collect_pytest_logged(const PythonOptions& options, const std::string& file,
+                                                 const std::string& select, const std::vector<std::string>& args,
+                                                 std::vector<LogLine>& log) {
+  const auto began = std::chrono::steady_clock::now();
+  const std::string python = pytest_collector_python(options);
+  auto tests = collect_pytest_tests(file, select, args, python, pytest_collector_variables(options));
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.2f", took.count());
+  log.push_back({utc_timestamp(), "pytest-collection",
+                 file + ": " + std::to_string(tests.size()) + " tests collected by " +
+                     (python.empty() ? "python3" : python) + " in " + seconds + " s"});
+  return tests;
+}
+
 // A new run: everything checked first (by `executor` too), then the run directory with its sweep,
-// plan and run.json.
+// plan, run.json and the log of its start.
 OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
   if (request.sweep_path.empty() && request.pytest.file.empty())
     throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
@@ -85,8 +104,26 @@ OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
     like = read_like_run(request.like);
   }
   const SettingsOverrides overrides = sequential_overrides(request);
-  const SweepLoadOptions load_options{pytest_collector_python(request.python),
-                                      [&request] { return pytest_collector_variables(request.python); }};
+  // The run directory is named when the sweep's name is known: by the first pytest file, whose
+  // zygotes' Triton folders may lie in it, or after the sweep is loaded.
+  std::string dir = request.out_dir;
+  const auto name_dir = [&dir](const std::string& sweep_name) {
+    if (dir.empty()) dir = default_out_dir(sweep_name);
+    return fs::absolute(dir).lexically_normal().string();
+  };
+  // A pytest file is imported by its collection and by each side's zygote, seconds each (torch,
+  // Triton): the zygotes start with the first file and import it while the collector does, rather
+  // than after the plan (EarlyZygotes, orchestrator/python/python_environments.hpp). The collector
+  // still decides the plan, as for calibrate and bisect, which load sweeps without zygotes.
+  std::optional<EarlyZygotes> early;
+  std::vector<LogLine> start_log;  // what the start did before the run log exists, in order
+  SweepLoadOptions load_options;
+  load_options.collect_pytest = [&](const std::string& sweep_name, const std::string& file, const std::string& select,
+                                    const std::vector<std::string>& args) {
+    if (!early) early.emplace(request.python, side_workers(request), name_dir(sweep_name));
+    for (auto& line : early->import_pytest(file, args)) start_log.push_back(std::move(line));
+    return collect_pytest_logged(request.python, file, select, args, start_log);
+  };
   const SettingsOverrides& sweep_overrides = like ? like_overrides(*like, overrides) : overrides;
   // ab --pytest: the suite's sweep runs on the machine's device, so the machine comes first.
   std::optional<Machine> pytest_machine;
@@ -105,12 +142,12 @@ OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
   if (interrupt_requested()) throw Interrupted("interrupted while planning " + sweep.path + "; nothing was measured");
   executor.check(r.plan, request);
   r.memory_budget = machine.memory_budget_bytes;
-  // Python benchmarks: each side's zygote imports them now, so that a module that does not import
-  // is bad input, found before the run directory exists.
-  const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
-  const std::string dir = request.out_dir.empty() ? default_out_dir(sweep.name) : request.out_dir;
-  r.python = start_python_sides(r.plan, r.plan.workers.empty() ? std::vector<std::string>{worker} : r.plan.workers,
-                                request.python, nullptr, sweep.path, fs::absolute(dir).lexically_normal().string());
+  // Python benchmarks: each side's zygote imports them now (or has, started early), so that a
+  // module that does not import is bad input, found before the run directory exists.
+  r.python = start_python_sides(r.plan, side_workers(request), request.python, nullptr, sweep.path,
+                                name_dir(sweep.name), early ? &*early : nullptr);
+  if (early)
+    for (auto& line : early->finish()) start_log.push_back(std::move(line));
   r.dir = std::make_unique<RunDirectory>(RunDirectory::create(dir));
   r.lock.emplace(lock_run(*r.dir, dir));
   r.info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name},      {"started", utc_timestamp()},
@@ -121,6 +158,8 @@ OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
     r.dir->write_text("sweep.yaml", sweep.source_text);
     r.dir->write_json("plan.json", r.plan.to_json());
     r.dir->write_json("run.json", r.info);
+    RunLog log(r.dir->file("log.txt"));
+    for (const auto& line : start_log) log.write(line);
   } catch (const std::runtime_error& e) {
     std::error_code ec;
     fs::remove_all(dir, ec);

@@ -298,9 +298,9 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
                                  std::vector<Instance>& instances) {
   std::vector<CollectedTest> tests;
   try {
-    const auto variables = options_.pytest_variables ? options_.pytest_variables() : std::vector<std::string>{};
-    tests = collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args, options_.pytest_python,
-                                 variables);
+    tests = options_.collect_pytest
+                ? options_.collect_pytest(name_, kind.pytest_file, kind.pytest_select, kind.pytest_args)
+                : collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args);
   } catch (const std::runtime_error& e) {
     fail(entry.pytest->Mark(), entry.path + ".pytest", e.what());
   }

@@ -67,6 +67,7 @@ Sweep SweepParser::parse(const std::string& text) {
     }
   }
   if (!benchmarks) fail(root.Mark(), "benchmarks", "missing: a sweep needs a list of benchmarks");
+  name_ = sweep.name;
 
   file_measure_ = sweep.settings.measure;
   for (const auto& [spec, value] : overrides_)

@@ -130,6 +130,7 @@ class SweepParser {
                                       const std::string& path) const;
 
   std::string file_;
+  std::string name_;  // the sweep's, once its top level is read
   std::vector<std::pair<const ipc::SettingSpec*, json>> overrides_;  // checked once, in parse()
   const std::vector<kernels::KernelSpec>& catalog_;
   SweepLoadOptions options_;

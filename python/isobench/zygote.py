@@ -13,13 +13,20 @@ The orchestrator talks to it over the AF_UNIX stream socket on its stdin, one JS
 line (orchestrator/python/zygote.cpp is the other end):
 
   orchestrator -> zygote
+    {"op": "import", "protocol": 1, "library": PATH, "benchmarks": [{"module": M, "pytest": {"args": [...]}}]}
+      none or more before the load: a zygote started while the sweep is loaded collects (and so
+      imports) each pytest file the sweep names while the orchestrator collects it too; nothing
+      is answered, and a file that does not collect is refused by the load that needs it (a
+      zygote of an isobench older than this line refuses it and exits: the orchestrator then
+      starts that side's zygote again once the plan is made)
     {"op": "load", "protocol": 1, "library": PATH, "benchmarks": [{"module": M, "function": F,
-      "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}]}   the first line
+      "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}]}   then this line
       (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]})
     {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
     {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
   zygote -> orchestrator
-    {"op": "ready", "protocol": 1, "python": ..., "imports": [...], "notes": [...]}
+    {"op": "ready", "protocol": 1, "python": ..., "imports": [...], "notes": [...]}   (an import
+      done before the load is marked "early")
     {"op": "refused", "module": M, "function": F, "instance": ID, "reason": ...}   then it exits
     {"op": "forked", "serial": N, "pid": P}   with the worker's pidfd attached (SCM_RIGHTS)
     {"op": "exited", "pid": P, "status": S}   S: the raw wait status, once it is reaped
@@ -120,17 +127,45 @@ class Zygote:
         self.channel = channel
         self.library = None
         self.children = {}  # pidfd -> pid
-        self.collected = {}  # (pytest file, args) -> {test name: collected test}
+        # (pytest file, args) -> {test name: collected test}, or why it does not collect (str)
+        self.collected = {}
+        self.imports, self.notes = [], []
+
+    def import_early(self, request):
+        """An "import" request: each pytest file collected now, before the load that will need it,
+        after the worker library as in a load. A request of another protocol, or a library that
+        does not load, is left to the load to refuse."""
+        if request.get("protocol") != PROTOCOL:
+            return
+        try:
+            self.load_library(request["library"])
+        except Refusal:
+            return
+        for entry in request["benchmarks"]:
+            began = time.monotonic()
+            had_libcuda = _libcuda_loaded()
+            self.collect(entry["module"], entry["pytest"]["args"])
+            self.imports.append({"module": entry["module"], "seconds": time.monotonic() - began, "early": True})
+            self.note_libcuda(had_libcuda, entry["module"])
+
+    def load_library(self, path):
+        if self.library is None:
+            try:
+                self.library = WorkerLibrary(path)
+            except (OSError, contract.ContractError) as error:
+                raise Refusal("", "", "", "cannot load the worker library: %s" % error) from None
+
+    def note_libcuda(self, had_libcuda, module):
+        if not had_libcuda and _libcuda_loaded():
+            self.notes.append("libcuda was loaded while importing %s: if CUDA was initialised there, the workers "
+                              "forked from this zygote cannot use it" % module)
 
     def load(self, request):
         if request.get("op") != "load" or request.get("protocol") != PROTOCOL:
             raise Refusal("", "", "", "this isobench package speaks zygote protocol %d, the orchestrator sent %s"
                           % (PROTOCOL, json.dumps({k: request.get(k) for k in ("op", "protocol")})))
-        try:
-            self.library = WorkerLibrary(request["library"])
-        except (OSError, contract.ContractError) as error:
-            raise Refusal("", "", "", "cannot load the worker library: %s" % error) from None
-        imports, notes = [], []
+        self.load_library(request["library"])
+        imports, notes = self.imports, self.notes
         for entry in request["benchmarks"]:
             module, function = entry["module"], entry["function"]
             first = entry["instances"][0]["id"] if entry["instances"] else ""
@@ -147,9 +182,7 @@ class Zygote:
             imports.append({"module": module, "seconds": time.monotonic() - began})
             if problem := _cuda_initialised_by(module):
                 raise Refusal(module, function, first, problem)
-            if not had_libcuda and _libcuda_loaded():
-                notes.append("libcuda was loaded while importing %s: if CUDA was initialised there, the workers "
-                             "forked from this zygote cannot use it" % module)
+            self.note_libcuda(had_libcuda, module)
             try:
                 if "pytest" not in entry:
                     found = contract.resolve_function(loaded, module, function)
@@ -175,19 +208,25 @@ class Zygote:
                            "versions": {name: getattr(sys.modules[name], "__version__", "?")
                                         for name in ("torch", "triton", "numpy") if name in sys.modules}})
 
-    def pytest_test(self, path, test, args, instance):
-        """The set-up function of one test of a pytest file. The file is collected once per set of
-        arguments, here, so that it and what it imports are imported before the fork; a test the
-        collection does not find (another environment on this side) is a refusal."""
+    def collect(self, path, args):
+        """The file's tests by name, collected once per set of arguments (so that it and what it
+        imports are imported before the fork), or why it does not collect."""
         key = (path, tuple(args))
         if key not in self.collected:
             try:
-                tests = pytest_bridge.collect(path, "", args)
+                self.collected[key] = {t["test"]: t for t in pytest_bridge.collect(path, "", args)}
             except BaseException as error:  # noqa: B036 - any failure to collect is a refusal
-                reason = str(error) if isinstance(error, pytest_bridge.BridgeError) else contract.describe_exception(error)
-                raise Refusal(path, test, instance, reason) from None
-            self.collected[key] = {t["test"]: t for t in tests}
-        collected = self.collected[key].get(test)
+                self.collected[key] = \
+                    str(error) if isinstance(error, pytest_bridge.BridgeError) else contract.describe_exception(error)
+        return self.collected[key]
+
+    def pytest_test(self, path, test, args, instance):
+        """The set-up function of one test of a pytest file; a file that does not collect, or a
+        test the collection does not find (another environment on this side), is a refusal."""
+        tests = self.collect(path, args)
+        if isinstance(tests, str):
+            raise Refusal(path, test, instance, tests)
+        collected = tests.get(test)
         if collected is None:
             raise Refusal(path, test, instance, "pytest does not collect %s::%s in this environment" % (path, test))
         if not collected["benchmark"]:
@@ -276,6 +315,9 @@ def main():
     channel = Channel(sock)
     zygote = Zygote(channel)
     request = channel.receive()
+    while request is not None and request.get("op") == "import":
+        zygote.import_early(request)
+        request = channel.receive()
     if request is None:
         return 0
     try:

@@ -5,6 +5,7 @@
 // failing test or a file that does not import is one clear line naming file and test.
 
 #include <doctest/doctest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -98,10 +99,13 @@ TEST_CASE("the tests that take the benchmark fixture are instances, timed in wor
       CHECK(p["python_function"] == "test_spin[400]");
     }
   CHECK(found);
-  // Imported twice: by the collector when the sweep was loaded and by the zygote; every body ran
-  // in a worker forked from the zygote, once per worker (its set-up), never in a sample.
+  // Imported twice, at once: by the collector when the sweep was loaded and by the zygote; every
+  // body ran in a worker forked from the zygote, once per worker (its set-up), never in a sample.
   const auto imports = lines(s.path("imports.txt"));
   REQUIRE(imports.size() == 2);
+  const auto python = read_json(s.path("run/python.json"));
+  const auto zygote = std::to_string(python["sides"][0]["zygote"]["pid"].get<long long>());
+  CHECK(std::count(imports.begin(), imports.end(), zygote) == 1);
   const auto bodies = lines(s.path("bodies.txt"));
   CHECK(bodies.size() >= 8);
   std::set<long long> body_pids;
@@ -109,7 +113,7 @@ TEST_CASE("the tests that take the benchmark fixture are instances, timed in wor
     std::istringstream fields(line);
     long long pid = 0, parent = 0;
     fields >> pid >> parent;
-    CHECK(std::to_string(parent) == imports[1]);
+    CHECK(std::to_string(parent) == zygote);
     body_pids.insert(pid);
   }
   for (long long w : workers) CHECK(body_pids.count(w) == 1);
@@ -192,4 +196,132 @@ def test_helper(benchmark):
   r = run_pytest(s, entry, "--python-env ISOBENCH_TEST_MARK");
   CHECK(r.result.exit_code == 2);
   CHECK(r.result.err.find("--python-env ISOBENCH_TEST_MARK: expected NAME=VALUE") != std::string::npos);
+}
+
+namespace {
+
+// A test file whose import waits for another process importing it at the same time, a barrier
+// over imports.txt: each importer writes "start PID ROLE", waits until another live process has
+// started, writes "saw PID ROLE" and waits until another has seen it, then writes "met PID ROLE"
+// (or "alone" after 30 s). The collector meets a zygote only when the zygote imports the file
+// while it is collected; one after the other, the collector waits the 30 s out alone.
+const char* kMeetingTests = R"(import os, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOG = os.path.join(HERE, "imports.txt")
+ROLE = "collector" if "collect" in sys.argv else "zygote"
+ME = os.getpid()
+
+
+def note(what):
+    with open(LOG, "a") as f:
+        f.write("%s %d %s\n" % (what, ME, ROLE))
+
+
+def others(what):
+    with open(LOG) as f:
+        return [int(w[1]) for w in (line.split() for line in f) if w and w[0] == what and int(w[1]) != ME]
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def within(seconds, condition):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+note("start")
+met = within(30, lambda: any(alive(pid) for pid in others("start")))
+if met:
+    note("saw")
+    met = within(30, lambda: others("saw"))
+note("met" if met else "alone")
+
+
+def test_len(benchmark):
+    assert benchmark(len, "abc") == 3
+)";
+
+// The importers' last words in imports.txt: pid -> "met ROLE" or "alone ROLE".
+std::map<long long, std::string> meetings(const Scratch& s) {
+  std::map<long long, std::string> out;
+  for (const auto& line : lines(s.path("imports.txt"))) {
+    std::istringstream fields(line);
+    std::string what, role;
+    long long pid = 0;
+    fields >> what >> pid >> role;
+    if (what == "met" || what == "alone") out[pid] = what + " " + role;
+  }
+  return out;
+}
+
+bool process_alive(long long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("each side's zygote imports a pytest file while the sweep's collection does, not after it") {
+  Scratch s("pytest-bridge-early");
+  s.write("test_meeting.py", kMeetingTests);
+  std::filesystem::create_directories(s.path("a"));
+  std::filesystem::create_directories(s.path("c"));
+  const std::string ab = bin("orchestrate") + " ab --quiet --format none --device cpu --pytest " +
+                         s.path("test_meeting.py") + " --baseline-pythonpath " + s.path("a") +
+                         " --candidate-pythonpath " + s.path("c") + " --samples 20 --inner 10 ";
+  auto r = run(ab + "--out " + s.path("run"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Three imports at once: the collector's and both zygotes'. Each met another importer, the
+  // collector too, and the zygotes are the run's.
+  const auto met = meetings(s);
+  REQUIRE(met.size() == 3);
+  CHECK(std::count_if(met.begin(), met.end(), [](const auto& m) { return m.second == "met collector"; }) == 1);
+  CHECK(std::count_if(met.begin(), met.end(), [](const auto& m) { return m.second == "met zygote"; }) == 2);
+  const auto python = read_json(s.path("run/python.json"));
+  for (const auto& side : python["sides"]) {
+    CHECK(met.at(side["zygote"]["pid"].get<long long>()) == "met zygote");
+    CHECK(side["zygote"]["imports"][0]["early"] == true);
+  }
+  // The run log says so, with the times it happened: each zygote was started and given the file
+  // before the collection ended, then the run started.
+  const std::string log = slurp(s.path("run/log.txt"));
+  const auto collected = log.find("[pytest-collection] " + s.path("test_meeting.py") + ": 1 tests collected by ");
+  REQUIRE(collected != std::string::npos);
+  for (int side = 0; side < 2; ++side) {
+    const std::string pid = std::to_string(python["sides"][side]["zygote"]["pid"].get<long long>());
+    const auto early = log.find("[zygote-early] side " + std::to_string(side) + ": pid " + pid +
+                                ", started ahead of the plan, imports " + s.path("test_meeting.py"));
+    CHECK(early < collected);
+    CHECK(log.find("[zygote-start] side " + std::to_string(side) + ": pid " + pid) > log.find("[run-start]"));
+  }
+  CHECK(collected < log.find("[run-start]"));
+  CHECK(log.find("stopped: the plan did not take it") == std::string::npos);
+
+  // Refused once collected (no test left by -k): exit 2 before anything runs, no run directory,
+  // and no process left of those that imported the file (the collector and a zygote at least:
+  // they met).
+  std::filesystem::remove(s.path("imports.txt"));
+  r = run(ab + "-k no_such_test --out " + s.path("refused"), s);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("no collected test takes the benchmark fixture (0 collected with -k no_such_test)") !=
+        std::string::npos);
+  CHECK(!std::filesystem::exists(s.path("refused")));
+  std::set<long long> importers;
+  for (const auto& line : lines(s.path("imports.txt"))) {
+    std::istringstream fields(line);
+    std::string what;
+    long long pid = 0;
+    fields >> what >> pid;
+    importers.insert(pid);
+  }
+  CHECK(importers.size() >= 2);
+  for (long long pid : importers) CHECK_MESSAGE(!process_alive(pid), "pid " << pid << " is left");
 }
