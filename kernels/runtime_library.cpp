@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 // Installed from the wheel, this code sits in <site-packages>/isobench/_build/{bin,lib}/; the
 // nvidia-* wheels torch installs keep their libraries in <site-packages>/nvidia/: CUDA 13's
 // together in nvidia/cu13/lib, CUDA 12's one package each (nvidia/cublas/lib), NCCL in
-// nvidia/nccl/lib. Empty outside a wheel's layout.
+// nvidia/nccl/lib, CUPTI in nvidia/cuda_cupti/lib (CUDA 12). Empty outside a wheel's layout.
 std::vector<std::string> wheel_dirs(int cuda_major) {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&wheel_dirs), &info) || !info.dli_fname) return {};
@@ -28,7 +28,7 @@ std::vector<std::string> wheel_dirs(int cuda_major) {
   if (build.filename() != "_build" || build.parent_path().filename() != "isobench") return {};
   const fs::path nvidia = build.parent_path().parent_path() / "nvidia";
   std::vector<std::string> dirs = {(nvidia / ("cu" + std::to_string(cuda_major)) / "lib").string()};
-  for (const char* package : {"cublas", "nccl"}) dirs.push_back((nvidia / package / "lib").string());
+  for (const char* package : {"cublas", "nccl", "cuda_cupti"}) dirs.push_back((nvidia / package / "lib").string());
   return dirs;
 }
 
@@ -55,6 +55,11 @@ std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_
   if (stem == "libcublasLt") return RuntimeLibrary{stem, cuda_major, cuda_major, "the GEMM kernels", cublas, {"/usr/local/cuda/lib64"}};
   if (stem == "libcublas")
     return RuntimeLibrary{stem, cuda_major, cuda_major, "the grouped GEMM kernel", cublas, {"/usr/local/cuda/lib64"}};
+  // CUDA 13's wheel is nvidia-cuda-cupti (into nvidia/cu13/lib), CUDA 12's nvidia-cuda-cupti-cu12.
+  if (stem == "libcupti")
+    return RuntimeLibrary{stem, cuda_major, cuda_major, "--record-kernels (the kernel recorder)",
+                          cuda_major >= 13 ? "nvidia-cuda-cupti" : "nvidia-cuda-cupti-cu" + cuda,
+                          {"/usr/local/cuda/lib64", "/usr/local/cuda/extras/CUPTI/lib64"}};
   if (stem == "libnccl")
     return RuntimeLibrary{stem, 2, cuda_major, "the multi-rank kernels", "nvidia-nccl-cu" + cuda,
                           {"/usr/local/cuda/lib64", "/usr/local/cuda/lib"}};

@@ -28,8 +28,8 @@ struct RuntimeLibrary {
   std::string file_name() const { return stem + ".so." + std::to_string(major); }
 };
 
-// The library of the built-in kernels called `stem` (libcublasLt, libcublas, libnccl) for a build
-// of CUDA `cuda_major`; nullopt for another name.
+// The library of the built-in kernels called `stem` (libcublasLt, libcublas, libnccl; libcupti for
+// the worker's kernel recorder) for a build of CUDA `cuda_major`; nullopt for another name.
 std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_major);
 
 // Opens file_name() from the loader's path (LD_LIBRARY_PATH, the system's), then from
@@ -37,7 +37,8 @@ std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_
 void* open_runtime_library(const RuntimeLibrary& library);
 
 // The folders looked in after the loader's path: the nvidia-* wheels' beside an installed isobench
-// (nvidia/cu<major>/lib, nvidia/cublas/lib, nvidia/nccl/lib), $CUDA_HOME/lib64, the fallbacks.
+// (nvidia/cu<major>/lib, nvidia/cublas/lib, nvidia/nccl/lib, nvidia/cuda_cupti/lib), $CUDA_HOME/lib64,
+// the fallbacks.
 std::vector<std::string> search_dirs(const RuntimeLibrary& library);
 
 // Files of the library of another major version (stem.so.N) in `dirs` and on LD_LIBRARY_PATH.

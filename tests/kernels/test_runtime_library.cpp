@@ -3,6 +3,8 @@
 // $CUDA_HOME), and when the driver is too old for the build's CUDA runtime.
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -53,6 +55,13 @@ TEST_CASE("the libraries of the built-in kernels, by the build's CUDA") {
   CHECK(runtime_library("libcublas", 12)->package == "nvidia-cublas-cu12");
   CHECK(runtime_library("libnccl", 13)->file_name() == "libnccl.so.2");
   CHECK(runtime_library("libnccl", 13)->package == "nvidia-nccl-cu13");
+  // CUPTI for the kernel recorder: CUDA 13's wheel keeps it in nvidia/cu13/lib, CUDA 12's is a
+  // package of its own; the toolkit's extras/CUPTI/lib64 is looked in too.
+  CHECK(runtime_library("libcupti", 13)->file_name() == "libcupti.so.13");
+  CHECK(runtime_library("libcupti", 13)->package == "nvidia-cuda-cupti");
+  CHECK(runtime_library("libcupti", 12)->package == "nvidia-cuda-cupti-cu12");
+  const auto cupti_dirs = search_dirs(*runtime_library("libcupti", 12));
+  CHECK(std::find(cupti_dirs.begin(), cupti_dirs.end(), "/usr/local/cuda/extras/CUPTI/lib64") != cupti_dirs.end());
   CHECK_FALSE(runtime_library("libcudnn", 13));
 }
 

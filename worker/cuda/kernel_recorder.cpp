@@ -1,5 +1,6 @@
 #include "kernel_recorder.hpp"
 
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
 
@@ -8,7 +9,10 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
+
+#include "kernels/runtime_library.hpp"
 
 namespace isobench::worker {
 
@@ -226,30 +230,24 @@ bool resolve(void* library, const char* symbol, Fn& fn) {
 // Loads libcupti once per process; empty on success, else why not.
 std::string load_cupti(Collection& c) {
   if (c.library) return {};
-  // The CUDA toolkit keeps libcupti in lib64 (CUDA 12.x and later) or extras/CUPTI/lib64.
-  const char* candidates[] = {"libcupti.so",
-                              "libcupti.so.13",
-                              "libcupti.so.12",
-                              "/usr/local/cuda/lib64/libcupti.so",
-                              "/usr/local/cuda/lib64/libcupti.so.13",
-                              "/usr/local/cuda/lib64/libcupti.so.12",
-                              "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-                              "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-                              "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.12"};
-  std::string first_error;
+  // libcupti of the build's CUDA major where the other runtime libraries are looked for: the
+  // loader's path, the nvidia-* wheels beside an installed isobench (torch's CUDA 13 wheels keep
+  // it in nvidia/cu13/lib), $CUDA_HOME/lib64, the toolkit's lib64 and extras/CUPTI/lib64. Then,
+  // since the activity records used here are the same in older CUPTIs, any libcupti.so or the
+  // previous major on the loader's path.
   void* library = nullptr;
-  for (const char* name : candidates) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library) {
-      c.library_name = name;
-      break;
-    }
-    const char* error = dlerror();
-    if (first_error.empty() && error) first_error = error;
+  std::string first_error;
+  try {
+    library = kernels::open_runtime_library(*kernels::runtime_library("libcupti", CUDART_VERSION / 1000));
+    c.library_name = "libcupti.so." + std::to_string(CUDART_VERSION / 1000);
+  } catch (const std::runtime_error& e) {
+    first_error = e.what();
   }
-  if (!library)
-    return "cannot load libcupti (tried libcupti.so, .so.13 and .so.12 on the library path, in /usr/local/cuda/lib64 "
-           "and in /usr/local/cuda/extras/CUPTI/lib64): " + first_error;
+  for (const char* name : {"libcupti.so", "libcupti.so.12"}) {
+    if (library) break;
+    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) c.library_name = name;
+  }
+  if (!library) return "cannot load libcupti: " + first_error;
   CuptiApi api;
   const bool complete = resolve(library, "cuptiActivityRegisterCallbacks", api.register_callbacks) &&
                         resolve(library, "cuptiActivityEnable", api.enable) &&
