@@ -416,6 +416,15 @@ void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDir
 void finish_python_artifacts(const PythonSides& sides, const std::string& artifact_root, RunLog& log) {
   std::error_code ec;
   if (!sides.record.contains("sides") || sides.record["sides"].empty() || !fs::is_directory(artifact_root, ec)) return;
+  // Only where a worker left a cubin: a run without Triton kernels on a GPU starts no interpreter.
+  bool pending = false;
+  for (auto it = fs::recursive_directory_iterator(artifact_root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->path().extension() == ".cubin") {
+      pending = true;
+      break;
+    }
+  if (!pending) return;
   const auto began = std::chrono::steady_clock::now();
   try {
     const auto& side = sides.record.at("sides").at(0);

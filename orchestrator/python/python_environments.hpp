@@ -132,7 +132,7 @@ void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDir
 // 0's interpreter with this build's package. A worker leaves each kernel's cubin instead of
 // running cuobjdump in its set-up, where the run waited on it (about half a second a kernel on
 // the H200). Logged as "sass" with the count and the time; a failure is logged and warned, never
-// fails the run. Nothing happens without Python sides or without the folder.
+// fails the run. Nothing happens without Python sides or without a .cubin under the folder.
 void finish_python_artifacts(const PythonSides& sides, const std::string& artifact_root, RunLog& log);
 
 }  // namespace isobench::orchestrator

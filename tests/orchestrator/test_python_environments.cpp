@@ -110,7 +110,16 @@ TEST_CASE("after the samples, the SASS of the kernels a worker left as cubins (p
   CHECK(!index["launches"][0].contains("cubin"));
   CHECK(read_text(dir / "log.txt").find("[sass] 1 kernels disassembled in ") != std::string::npos);
 
+  // Nothing left to disassemble: no interpreter starts (the one below would fail).
+  sides.record["sides"][0]["interpreter"] = "false";
+  {
+    RunLog log((dir / "log1.txt").string());
+    finish_python_artifacts(sides, (dir / "artifacts").string(), log);
+  }
+  CHECK(read_text(dir / "log1.txt").find("[sass]") == std::string::npos);
+
   // An interpreter that fails: logged, and the run goes on.
+  write_text(triton / "0-k-w4/k.cubin", "cubin bytes");
   write_text(triton / "kernels.json", R"({"schema_version": 1, "launches": [{"order": 0, "name": "k", "cubin": "0-k-w4/k.cubin"}]})");
   sides.record["sides"][0]["interpreter"] = "false";
   {
