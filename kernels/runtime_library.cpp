@@ -64,7 +64,9 @@ std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_
 std::vector<std::string> search_dirs(const RuntimeLibrary& library) {
   std::vector<std::string> dirs = wheel_dirs(library.cuda_major);
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(std::string(home) + "/lib64");
-  dirs.insert(dirs.end(), library.fallback_dirs.begin(), library.fallback_dirs.end());
+  // Each once: $CUDA_HOME is often /usr/local/cuda, whose lib64 is a fallback too.
+  for (const auto& dir : library.fallback_dirs)
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
   return dirs;
 }
 

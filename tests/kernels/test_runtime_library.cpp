@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +83,11 @@ TEST_CASE("a cuBLASLt of another major version: what was found, what the build n
   const auto found = other_versions(lt, {});
   unsetenv("LD_LIBRARY_PATH");
   CHECK(found == std::vector<std::string>{(other.path / "libcublasLt.so.12").string()});
+  // $CUDA_HOME of /usr/local/cuda is looked in once, not again as the fallback.
+  setenv("CUDA_HOME", "/usr/local/cuda", 1);
+  const auto dirs = search_dirs(lt);
+  unsetenv("CUDA_HOME");
+  CHECK(std::count(dirs.begin(), dirs.end(), "/usr/local/cuda/lib64") == 1);
 }
 
 TEST_CASE("a library found nowhere: the folders looked in and the loader's message") {
