@@ -69,11 +69,16 @@ std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_
 std::vector<std::string> search_dirs(const RuntimeLibrary& library) {
   std::vector<std::string> dirs = wheel_dirs(library.cuda_major);
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(std::string(home) + "/lib64");
-  dirs.insert(dirs.end(), library.fallback_dirs.begin(), library.fallback_dirs.end());
+  // Each once: $CUDA_HOME is often /usr/local/cuda, whose lib64 is a fallback too.
+  for (const auto& dir : library.fallback_dirs)
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
   return dirs;
 }
 
-void* open_runtime_library(const RuntimeLibrary& library) {
+namespace {
+
+// The library opened, or null with `check` saying why.
+void* try_open(const RuntimeLibrary& library, LibraryCheck& check) {
   const std::string name = library.file_name();
   if (void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
   const char* first = dlerror();
@@ -81,7 +86,24 @@ void* open_runtime_library(const RuntimeLibrary& library) {
   const std::vector<std::string> dirs = search_dirs(library);
   for (const auto& dir : dirs)
     if (void* handle = dlopen((dir + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
-  throw std::runtime_error(missing_library_line(library, dirs, other_versions(library, dirs), why));
+  const std::vector<std::string> others = other_versions(library, dirs);
+  check.status = others.empty() ? LibraryStatus::missing : LibraryStatus::other_major;
+  check.line = missing_library_line(library, dirs, others, why);
+  return nullptr;
+}
+
+}  // namespace
+
+void* open_runtime_library(const RuntimeLibrary& library) {
+  LibraryCheck check;
+  if (void* handle = try_open(library, check)) return handle;
+  throw std::runtime_error(check.line);
+}
+
+LibraryCheck check_runtime_library(const RuntimeLibrary& library) {
+  LibraryCheck check;
+  try_open(library, check);
+  return check;
 }
 
 std::vector<std::string> other_versions(const RuntimeLibrary& library, const std::vector<std::string>& dirs) {
@@ -133,6 +155,41 @@ std::string driver_mismatch_line(int driver_version, int runtime_version) {
          ", and this build's CUDA runtime is " + runtime + ": it needs a driver for CUDA " +
          std::to_string(runtime_version / 1000) + ".0 or newer (nvidia-smi shows what the driver runs): update the "
          "driver, or use an isobench built with CUDA " + std::to_string(driver_version / 1000);
+}
+
+std::string gpu_fit_report_line(const GpuFitItem& item) {
+  return item.name + "\t" + item.status + (item.line.empty() ? std::string() : "\t" + item.line) + "\n";
+}
+
+std::vector<GpuFitItem> parse_gpu_fit_report(const std::string& text) {
+  std::vector<GpuFitItem> items;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto tab = line.find('\t');
+    if (tab == 0 || tab == std::string::npos) continue;
+    const auto second = line.find('\t', tab + 1);
+    GpuFitItem item{line.substr(0, tab), line.substr(tab + 1, second == std::string::npos ? second : second - tab - 1),
+                    second == std::string::npos ? std::string() : line.substr(second + 1)};
+    if (!item.status.empty()) items.push_back(std::move(item));
+  }
+  return items;
+}
+
+GpuFit read_gpu_fit(int exit_code, const std::string& out, const std::string& err) {
+  GpuFit fit;
+  if (exit_code != 2) return fit;
+  bool only_missing = true;
+  for (const auto& item : parse_gpu_fit_report(out)) {
+    if (item.status == "missing")
+      fit.missing.emplace_back(item.name, item.line);
+    else if (item.status != "ok")
+      only_missing = false;
+  }
+  if (only_missing && !fit.missing.empty()) return fit;
+  fit.missing.clear();
+  fit.refusal = err.substr(0, err.find('\n'));
+  if (fit.refusal.empty()) fit.refusal = "isobench-worker --check-gpu: exit code 2 without a line on stderr";
+  return fit;
 }
 
 void* find_symbol(void* library, const char* library_name, const char* symbol) {

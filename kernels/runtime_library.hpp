@@ -8,11 +8,14 @@
 //
 // Host code with no CUDA header: the versions come from the callers (kernels/cuda/, the worker),
 // so the search and its lines are tested on machines without CUDA. `isobench-worker --check-gpu`
-// runs these checks before a run (orchestrator/run/plan_run.cpp), so a library or driver that
-// does not fit is bad input (exit 2) rather than a run whose GEMMs all fail.
+// runs these checks before a run (orchestrator/run/plan_run.cpp) and reports each one (the
+// report below): a driver too old, or a library of another major version than the build's, is
+// bad input (exit 2) rather than a run whose GEMMs all fail; a library that is simply missing
+// leaves out the instances whose kernels need it, and the rest of the run measures.
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace isobench::kernels {
@@ -36,6 +39,16 @@ std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_
 // search_dirs(). Throws std::runtime_error with missing_library_line's line.
 void* open_runtime_library(const RuntimeLibrary& library);
 
+// Whether open_runtime_library opens `library` here (it is left open): found; missing (nowhere,
+// of any major version); or only of another major version, which the build cannot use. `line`
+// is missing_library_line's when it is not found.
+enum class LibraryStatus { found, missing, other_major };
+struct LibraryCheck {
+  LibraryStatus status = LibraryStatus::found;
+  std::string line;
+};
+LibraryCheck check_runtime_library(const RuntimeLibrary& library);
+
 // The folders looked in after the loader's path: the nvidia-* wheels' beside an installed isobench
 // (nvidia/cu<major>/lib, nvidia/cublas/lib, nvidia/nccl/lib, nvidia/cuda_cupti/lib), $CUDA_HOME/lib64,
 // the fallbacks.
@@ -58,6 +71,39 @@ std::string cuda_version_text(int version);
 // driver's major is at least the runtime's (CUDA's minor-version compatibility). Otherwise the one
 // line that says so and what to do; empty when it fits, or when there is no driver (0).
 std::string driver_mismatch_line(int driver_version, int runtime_version);
+
+// `isobench-worker --check-gpu LIBRARIES` reports on stdout one line per thing it checked, the
+// driver first, then each library in the order given, as NAME<TAB>STATUS[<TAB>LINE]:
+//   driver<TAB>ok                        no driver at all is ok here (the device's opening says so)
+//   driver<TAB>mismatch<TAB>LINE         older than the build's CUDA runtime (driver_mismatch_line)
+//   libcublasLt<TAB>ok
+//   libcublasLt<TAB>missing<TAB>LINE     found nowhere (missing_library_line)
+//   libcublasLt<TAB>mismatch<TAB>LINE    only another major version found (missing_library_line)
+//   libcudnn<TAB>unknown<TAB>LINE        no library of the built-in kernels
+// It exits 0 when everything is ok, else 2 with one line on stderr, "isobench-worker: LINE" of
+// the first problem that refuses a run (mismatch, unknown), or else of the first missing library.
+// Workers from before the report print nothing on stdout and exit 2 with their first problem:
+// read_gpu_fit takes that as a refusal, as those orchestrators did.
+struct GpuFitItem {
+  std::string name;    // "driver", or the library's stem
+  std::string status;  // ok, missing, mismatch, unknown
+  std::string line;    // empty when ok
+};
+std::string gpu_fit_report_line(const GpuFitItem& item);  // with its '\n'
+// The items of a report; lines not of its form (no status) are ignored.
+std::vector<GpuFitItem> parse_gpu_fit_report(const std::string& text);
+
+// What orchestrate takes from the worker's answer to --check-gpu. `refusal`: the one line that
+// refuses the whole run (the worker's first stderr line); empty when the run may go on, without
+// the instances whose kernels need a `missing` library (stem, missing_library_line). Exit 0 fits;
+// an exit code other than 0 and 2 (a worker from before the option, which CLI11 refuses) is let
+// through: its kernels' set-up still says what is missing. Exit 2 is a refusal unless the report
+// names only missing libraries.
+struct GpuFit {
+  std::string refusal;
+  std::vector<std::pair<std::string, std::string>> missing;
+};
+GpuFit read_gpu_fit(int exit_code, const std::string& out, const std::string& err);
 
 // One function of an opened library, typed as the table's member `out`.
 void* find_symbol(void* library, const char* library_name, const char* symbol);

@@ -35,6 +35,8 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
     const bool is_command = !in.command.empty();  // a command runs wherever the worker runs
     if (in.backend != device && !is_command) {
       plan.skipped.push_back(in.id);
+      plan.skipped_reasons[in.id] =
+          "runs on " + kernels::to_string(in.backend) + ", and this run measures on " + plan.device;
       continue;
     }
     PlannedInstance p;
@@ -171,6 +173,7 @@ nlohmann::json Plan::to_json() const {
                         {"groups", schedule.groups},
                         {"task_fields", {"instance", "sample", "round", "slot"}},
                         {"runs", runs}}}};
+  if (!skipped_reasons.empty()) j["skipped_reasons"] = skipped_reasons;
   if (!gpus.empty()) j["gpus"] = gpus;
   if (sequential) j["sequential"] = sequential->to_json();
   return j;
@@ -183,6 +186,7 @@ Plan Plan::from_json(const nlohmann::json& j) {
     plan.device = j.at("device").get<std::string>();
     plan.settings = j.at("settings");
     plan.skipped = j.value("skipped", std::vector<std::string>{});
+    plan.skipped_reasons = j.value("skipped_reasons", std::map<std::string, std::string>{});
     plan.workers = j.value("workers", std::vector<std::string>{});
     plan.worker_args = j.value("worker_args", std::vector<std::vector<std::string>>{});
     if (j.contains("sequential")) plan.sequential = SequentialPlan::from_json(j.at("sequential"));

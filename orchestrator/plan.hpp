@@ -4,6 +4,7 @@
 // reads it back, so a resumed run measures exactly what the first start planned.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +41,10 @@ struct Plan {
   nlohmann::json settings;      // the run settings as resolved
   std::vector<PlannedInstance> instances;
   Schedule schedule;
-  std::vector<std::string> skipped;  // instance ids left out (backend not available)
+  std::vector<std::string> skipped;  // instance ids left out (backend or runtime library not available)
+  // Why each of `skipped` was left out: the device it runs on, or the line of a runtime library
+  // its kernel needs that is missing here. Empty in plans from before it.
+  std::map<std::string, std::string> skipped_reasons;
   // A/B runs: the worker executable of each side (baseline, candidate); empty for ordinary runs,
   // which use the isobench-worker installed beside orchestrate.
   std::vector<std::string> workers;

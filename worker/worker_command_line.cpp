@@ -39,7 +39,10 @@ int run_worker_command_line(int argc, char** argv) {
       },
       "LIBRARIES: whether the GPU software here fits this build, and exit: the driver against its CUDA runtime, "
       "then each runtime library named (comma-separated, e.g. libcublasLt,libcublas; may be empty) opened as "
-      "a kernel opens it. Exit 0, or 2 with one line naming what was found, what is needed and what to do");
+      "a kernel opens it. Prints a line per item on stdout, NAME<TAB>STATUS[<TAB>LINE]: driver, then each "
+      "library, with status ok, missing (found nowhere), mismatch (a driver too old; only another major version "
+      "of the library) or unknown. Exit 0 when all are ok, else 2 with one line on stderr naming what was "
+      "found, what is needed and what to do: the first mismatch or unknown, else the first missing library");
   app.add_option("--artifact-root", options.artifact_root,
                  "folder of this side's artifact folders: each instance gets one, named in ISOBENCH_ARTIFACT_DIR "
                  "while it is set up");
@@ -78,10 +81,19 @@ int run_worker_command_line(int argc, char** argv) {
   }
   if (check_gpu) {
 #ifdef ISOBENCH_WITH_CUDA
-    const std::string problem = gpu_fit_problem(*check_gpu);
+    // The report on stdout (kernels/runtime_library.hpp); on stderr the problem that matters most:
+    // one that refuses a run before one that leaves out the kernels of a missing library.
+    std::string refusal, missing;
+    for (const auto& item : gpu_fit_report(*check_gpu)) {
+      std::cout << isobench::kernels::gpu_fit_report_line(item);
+      std::string& first = item.status == "missing" ? missing : refusal;
+      if (item.status != "ok" && first.empty()) first = item.line;
+    }
+    const std::string problem = refusal.empty() ? missing : refusal;
 #else
     const std::string problem = "this worker was built without CUDA";
 #endif
+    std::cout.flush();
     if (problem.empty()) return 0;
     std::cerr << "isobench-worker: " << problem << "\n";
     return 2;

@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string_view>
 
 #include "ipc/rank_group.hpp"
 #include "kernels/catalog.hpp"
 #include "kernels/plugin_loader.hpp"
+#include "kernels/runtime_library.hpp"
 #include "orchestrator/format/numbers.hpp"
 #include "orchestrator/gpu_environment.hpp"
 #include "orchestrator/json_errors.hpp"
@@ -160,26 +162,52 @@ void check_rank_gpus(const Plan& plan, int gpu, const std::string& sweep_path) {
   }
 }
 
-// The GPU software the plan's CUDA instances need, asked of each side's worker build before
-// anything runs (isobench-worker --check-gpu, kernels/runtime_library.hpp): a driver too old for
-// the worker's CUDA runtime, or a cuBLAS of another major version than it was built against, is
-// bad input in the worker's one line, not a run whose GEMMs all fail. Sharded runs are measured
-// on the cluster's nodes, which this host does not see. A worker build from before the option
-// answers with CLI11's exit code for an unknown option, not 2, and is let through: its kernels'
-// set-up still says what is missing.
-void check_gpu_fit(const Plan& plan, const RunRequest& request) {
-  if (plan.device != "cuda" || request.slurm.sharded()) return;
+// The worker build of each side: the two builds of an A/B run, or the one worker (also both sides
+// of an A/B run of two plugin builds). Empty where plan_ab_sides refuses the pair.
+std::vector<std::string> side_workers(const RunRequest& request) {
+  const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
+  if (!request.ab) return {worker};
+  const bool baseline_lib = is_library(request.baseline), candidate_lib = is_library(request.candidate);
+  if (baseline_lib != candidate_lib) return {};
+  if (baseline_lib) return {worker, worker};
+  return {fs::absolute(request.baseline).string(), fs::absolute(request.candidate).string()};
+}
+
+// The instances of the sweep that a missing runtime library leaves out, with why, and the line
+// said for each missing library.
+struct LeftOut {
+  std::map<std::string, std::string> reasons;  // instance id: the missing library's line
+  std::vector<std::string> lines;              // "N instances of gemm are left out (...): LINE"
+  std::vector<std::string> libraries;          // each missing library's line, once
+};
+
+// The GPU software the sweep's built-in CUDA kernels need, asked of each side's worker build
+// before the run is planned (isobench-worker --check-gpu, kernels/runtime_library.hpp): a driver
+// too old for the worker's CUDA runtime, or a cuBLAS of another major version than it was built
+// against, is bad input in the worker's one line, not a run whose GEMMs all fail. A library that
+// is missing leaves out only the instances whose kernels need it (on either side of an A/B run):
+// they are decided here, before make_plan, so that the schedule, the instance table, both sides
+// and --resume see the same instances. Sharded runs are measured on the cluster's nodes, which
+// this host does not see. A worker build from before the option answers with CLI11's exit code
+// for an unknown option, not 2, and is let through: its kernels' set-up still says what is
+// missing; one from before the report refuses the run with its line, as it did.
+LeftOut check_gpu_fit(const Sweep& sweep, kernels::Backend device, const RunRequest& request) {
+  LeftOut left;
+  if (device != kernels::Backend::cuda || request.slurm.sharded()) return left;
   std::vector<std::string> libraries;
-  for (const auto& p : plan.instances) {
-    if (p.worker.backend != "cuda" || !p.worker.plugin.empty() || !p.worker.python_module.empty()) continue;
-    if (const auto* spec = kernels::find_kernel(p.worker.kernel))
-      for (const auto& stem : spec->runtime_libraries)
-        if (std::find(libraries.begin(), libraries.end(), stem) == libraries.end()) libraries.push_back(stem);
+  std::vector<std::pair<const Instance*, const kernels::KernelSpec*>> needing;
+  for (const auto& in : sweep.instances) {
+    if (in.backend != kernels::Backend::cuda || !in.command.empty() || !in.plugin.empty() || !in.python_module.empty())
+      continue;
+    const auto* spec = kernels::find_kernel(in.kernel);
+    if (!spec || spec->runtime_libraries.empty()) continue;
+    needing.emplace_back(&in, spec);
+    for (const auto& stem : spec->runtime_libraries)
+      if (std::find(libraries.begin(), libraries.end(), stem) == libraries.end()) libraries.push_back(stem);
   }
   std::string list;
   for (const auto& stem : libraries) list += (list.empty() ? "" : ",") + stem;
-  std::vector<std::string> workers = plan.workers;
-  if (workers.empty()) workers = {fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string()};
+  const std::vector<std::string> workers = side_workers(request);
   for (std::size_t side = 0; side < workers.size(); ++side) {
     if (side > 0 && workers[side] == workers[0]) continue;
     ProgramOutput answer;
@@ -188,12 +216,44 @@ void check_gpu_fit(const Plan& plan, const RunRequest& request) {
     } catch (const std::runtime_error&) {
       continue;  // the run itself says why it cannot start the worker
     }
-    if (answer.exit_code == 2)
-      throw UsageError((workers.size() > 1 ? std::string(side == 0 ? "ab: --baseline " : "ab: --candidate ") +
-                                                 workers[side] + ": "
-                                           : std::string()) +
-                       first_line(answer.err));
+    const std::string side_name =
+        workers.size() > 1 ? std::string(side == 0 ? "--baseline " : "--candidate ") + workers[side] + ": " : "";
+    const kernels::GpuFit fit = kernels::read_gpu_fit(answer.exit_code, answer.out, answer.err);
+    if (!fit.refusal.empty()) throw UsageError((side_name.empty() ? "" : "ab: " + side_name) + fit.refusal);
+    // The side is named where the two differ: one worker serves both sides of an A/B run of plugins.
+    const std::string which = workers.size() > 1 && workers[1] != workers[0] ? side_name : "";
+    for (const auto& [stem, line] : fit.missing) {
+      std::size_t count = 0;
+      std::string kernel_names;
+      std::vector<std::string> named;
+      for (const auto& [in, spec] : needing) {
+        const auto& needs = spec->runtime_libraries;
+        if (std::find(needs.begin(), needs.end(), stem) == needs.end()) continue;
+        ++count;
+        if (std::find(named.begin(), named.end(), in->kernel) == named.end()) {
+          named.push_back(in->kernel);
+          kernel_names += (kernel_names.empty() ? "" : ", ") + in->kernel;
+        }
+        std::string& reason = left.reasons[in->id];
+        reason += (reason.empty() ? "" : "; ") + which + line;
+      }
+      if (count == 0) continue;
+      left.lines.push_back(std::to_string(count) + (count == 1 ? " instance of " : " instances of ") + kernel_names +
+                           (count == 1 ? " is" : " are") + " left out (listed in plan.json): " + which + line);
+      if (std::find(left.libraries.begin(), left.libraries.end(), which + line) == left.libraries.end())
+        left.libraries.push_back(which + line);
+    }
   }
+  return left;
+}
+
+// The sweep without the instances `left` leaves out.
+Sweep without(const Sweep& sweep, const LeftOut& left) {
+  Sweep reduced = sweep;
+  reduced.instances.clear();
+  for (const auto& in : sweep.instances)
+    if (!left.reasons.contains(in.id)) reduced.instances.push_back(in);
+  return reduced;
 }
 
 // Whether the plan can reach a verdict at all (stats/verdict_feasibility.hpp), before anything
@@ -286,7 +346,22 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
                      std::to_string(sweep.settings.samples) + " samples x " + std::to_string(sides) + " sides is " +
                      std::to_string(slots) + " samples, more than one run holds (" +
                      std::to_string(kMaxSamplesPerRun) + ")");
-  Plan plan = make_plan(sweep, machine.device, machine.memory_budget_bytes, machine.gpus);
+  const LeftOut left_out = check_gpu_fit(sweep, machine.device, request);
+  Plan plan = left_out.reasons.empty()
+                  ? make_plan(sweep, machine.device, machine.memory_budget_bytes, machine.gpus)
+                  : make_plan(without(sweep, left_out), machine.device, machine.memory_budget_bytes, machine.gpus);
+  for (const auto& in : sweep.instances)
+    if (const auto it = left_out.reasons.find(in.id); it != left_out.reasons.end()) {
+      plan.skipped.push_back(in.id);
+      plan.skipped_reasons[in.id] = it->second;
+    }
+  if (plan.instances.empty() && !left_out.reasons.empty()) {
+    std::string missing;
+    for (const auto& line : left_out.libraries) missing += (missing.empty() ? "" : "; ") + line;
+    throw UsageError(sweep.path + ": no instance runs here: the " + std::to_string(left_out.reasons.size()) +
+                     " that run on " + kernels::to_string(machine.device) + " need a library that is missing: " +
+                     missing);
+  }
   check_multi_rank_spread(plan, sweep.path);
   if (request.ab) plan_ab_sides(plan, request, sweep);
   if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.quiet);
@@ -296,7 +371,8 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
                      std::to_string(plan.skipped.size()) + " need another device)");
   check_rank_gpus(plan, machine.gpus.front(), sweep.path);
   check_feasible(plan, request, sweep);
-  check_gpu_fit(plan, request);
+  // Said even with --quiet: the run measures less than its sweep because of this machine.
+  for (const auto& line : left_out.lines) std::cerr << "warning: " << line << "\n";
   if (!request.quiet) {
     if (machine.gpus.size() > 1 && machine.device == kernels::Backend::cpu)
       std::cerr << "note: --gpus with the CPU kernels runs " << machine.gpus.size()
@@ -307,8 +383,8 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
                 << (machine.memory_budget_bytes >> 20) << " MiB): "
                 << (machine.gpus.size() > 1 ? "a GPU runs its instances in up to " : "they run in ") << split
                 << " groups, one after another\n";
-    if (!plan.skipped.empty())
-      std::cerr << "note: " << plan.skipped.size() << " instances need a device other than " << plan.device
+    if (const std::size_t other_device = plan.skipped.size() - left_out.reasons.size(); other_device > 0)
+      std::cerr << "note: " << other_device << " instances need a device other than " << plan.device
                 << " and are left out (listed in plan.json)\n";
   }
   return plan;

@@ -21,6 +21,7 @@ Plan shard_plan(const Plan& plan, const Shard& shard) {
   Plan out = plan;
   out.instances.clear();
   out.skipped.clear();  // the run's plan lists them once
+  out.skipped_reasons.clear();
   for (const auto i : shard.instances) {
     local.at(i) = static_cast<std::uint32_t>(out.instances.size());
     out.instances.push_back(plan.instances[i]);

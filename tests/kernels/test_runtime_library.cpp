@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -91,6 +92,11 @@ TEST_CASE("a cuBLASLt of another major version: what was found, what the build n
   const auto found = other_versions(lt, {});
   unsetenv("LD_LIBRARY_PATH");
   CHECK(found == std::vector<std::string>{(other.path / "libcublasLt.so.12").string()});
+  // $CUDA_HOME of /usr/local/cuda is looked in once, not again as the fallback.
+  setenv("CUDA_HOME", "/usr/local/cuda", 1);
+  const auto dirs = search_dirs(lt);
+  unsetenv("CUDA_HOME");
+  CHECK(std::count(dirs.begin(), dirs.end(), "/usr/local/cuda/lib64") == 1);
 }
 
 TEST_CASE("a library found nowhere: the folders looked in and the loader's message") {
@@ -115,4 +121,73 @@ TEST_CASE("a driver older than the runtime's major version: both versions and wh
   CHECK(driver_mismatch_line(13000, 13020).empty());  // minor-version compatibility
   CHECK(driver_mismatch_line(0, 13000).empty());      // no driver: not a mismatch
   CHECK(cuda_version_text(12080) == "12.8");
+}
+
+TEST_CASE("the --check-gpu report: a line per item, read back; lines not of its form are ignored") {
+  const std::vector<GpuFitItem> items = {{"driver", "ok", ""},
+                                         {"libcublasLt", "missing", "libcublasLt.so.13 not found (...): pip install x"},
+                                         {"libnccl", "ok", ""}};
+  std::string text;
+  for (const auto& item : items) text += gpu_fit_report_line(item);
+  CHECK(text == "driver\tok\nlibcublasLt\tmissing\tlibcublasLt.so.13 not found (...): pip install x\nlibnccl\tok\n");
+  const auto read = parse_gpu_fit_report("a line of something else\n\tno name\nname\t\n" + text + "last\tok");
+  REQUIRE(read.size() == 4);
+  CHECK(read[1].name == "libcublasLt");
+  CHECK(read[1].status == "missing");
+  CHECK(read[1].line == "libcublasLt.so.13 not found (...): pip install x");
+  CHECK(read[2].line.empty());
+  CHECK(read[3].name == "last");
+  // A line that holds a tab of its own keeps it.
+  CHECK(parse_gpu_fit_report("libnccl\tmismatch\ta\tb\n").at(0).line == "a\tb");
+}
+
+TEST_CASE("what orchestrate takes from --check-gpu: fits, missing libraries to leave out, or one refusal") {
+  const std::string missing_lt = "libcublasLt\tmissing\tlibcublasLt.so.13 not found (lt)\n";
+  const std::string missing_nccl = "libnccl\tmissing\tlibnccl.so.2 not found (nccl)\n";
+  // Exit 0: fits, whatever the report. Exit 1 or 109 (CLI11's, a worker from before the option): let through.
+  for (const int code : {0, 1, 109}) {
+    const GpuFit fit = read_gpu_fit(code, "driver\tok\n" + missing_lt, "isobench-worker: x\n");
+    CHECK(fit.refusal.empty());
+    CHECK(fit.missing.empty());
+  }
+  // Only missing libraries: each is left out, nothing refused.
+  GpuFit fit = read_gpu_fit(2, "driver\tok\n" + missing_lt + "libcublas\tok\n" + missing_nccl,
+                            "isobench-worker: libcublasLt.so.13 not found (lt)\n");
+  CHECK(fit.refusal.empty());
+  REQUIRE(fit.missing.size() == 2);
+  CHECK(fit.missing[0] == std::pair<std::string, std::string>{"libcublasLt", "libcublasLt.so.13 not found (lt)"});
+  CHECK(fit.missing[1].first == "libnccl");
+  // A driver too old, a library of another major version, an unknown library: the worker's one
+  // line refuses the run, even beside a missing library.
+  for (const std::string refusing : {"driver\tmismatch\tthe NVIDIA driver here runs CUDA up to 12.4, ...\n",
+                                     "libcublas\tmismatch\tlibcublas.so.13 not found (...); found libcublas.so.12 ...\n",
+                                     "libcudnn\tunknown\tlibcudnn: no such runtime library\n", "libx\tbroken\tnew\n"}) {
+    CAPTURE(refusing);
+    fit = read_gpu_fit(2, missing_lt + refusing, "isobench-worker: the first refusing line\nmore\n");
+    CHECK(fit.refusal == "isobench-worker: the first refusing line");
+    CHECK(fit.missing.empty());
+  }
+  // A worker from before the report: exit 2 and its line, nothing on stdout, refuses as it did.
+  fit = read_gpu_fit(2, "", "isobench-worker: libcublasLt.so.13 not found (...)\n");
+  CHECK(fit.refusal == "isobench-worker: libcublasLt.so.13 not found (...)");
+  CHECK(fit.missing.empty());
+  // Exit 2 with a report of nothing wrong, or no line at all: still no run.
+  CHECK(read_gpu_fit(2, "driver\tok\n", "isobench-worker: odd\n").refusal == "isobench-worker: odd");
+  CHECK(read_gpu_fit(2, "", "").refusal == "isobench-worker --check-gpu: exit code 2 without a line on stderr");
+}
+
+TEST_CASE("check_runtime_library tells a missing library from one of another major version") {
+  Folder home("runtime-library-check");
+  setenv("CUDA_HOME", home.path.c_str(), 1);
+  const RuntimeLibrary none{"libisobench_no_such_blas", 3, 13, "the test kernels", "nvidia-no-such", {}};
+  LibraryCheck check = check_runtime_library(none);
+  CHECK(check.status == LibraryStatus::missing);
+  CHECK(check.line.rfind("libisobench_no_such_blas.so.3 not found (needed by the test kernels", 0) == 0);
+  home.touch("lib64/libisobench_no_such_blas.so.2");
+  check = check_runtime_library(none);
+  unsetenv("CUDA_HOME");
+  CHECK(check.status == LibraryStatus::other_major);
+  CHECK_MESSAGE(check.line.find("found libisobench_no_such_blas.so.2 in " + (home.path / "lib64").string() +
+                                ", another major version") != std::string::npos,
+                check.line);
 }

@@ -2,10 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <stdexcept>
-
-#include "kernels/runtime_library.hpp"
-
 namespace isobench::worker {
 
 std::string driver_problem() {
@@ -14,18 +10,23 @@ std::string driver_problem() {
   return kernels::driver_mismatch_line(driver, CUDART_VERSION);
 }
 
-std::string gpu_fit_problem(const std::vector<std::string>& libraries) {
-  if (std::string problem = driver_problem(); !problem.empty()) return problem;
+std::vector<kernels::GpuFitItem> gpu_fit_report(const std::vector<std::string>& libraries) {
+  std::vector<kernels::GpuFitItem> items;
+  std::string driver = driver_problem();
+  items.push_back({"driver", driver.empty() ? "ok" : "mismatch", driver});
   for (const auto& stem : libraries) {
     const auto library = kernels::runtime_library(stem, CUDART_VERSION / 1000);
-    if (!library) return stem + ": no such runtime library of the kernels (libcublasLt, libcublas, libnccl)";
-    try {
-      kernels::open_runtime_library(*library);
-    } catch (const std::runtime_error& e) {
-      return e.what();
+    if (!library) {
+      items.push_back({stem, "unknown", stem + ": no such runtime library of the kernels (libcublasLt, libcublas, libnccl)"});
+      continue;
     }
+    auto check = kernels::check_runtime_library(*library);
+    const char* status = check.status == kernels::LibraryStatus::found     ? "ok"
+                         : check.status == kernels::LibraryStatus::missing ? "missing"
+                                                                           : "mismatch";
+    items.push_back({stem, status, std::move(check.line)});
   }
-  return {};
+  return items;
 }
 
 }  // namespace isobench::worker

@@ -1,11 +1,14 @@
 #pragma once
 // Whether the GPU software here fits this worker's build (kernels/runtime_library.hpp): the driver
 // against the CUDA runtime linked in, and the runtime libraries that the planned kernels open.
-// orchestrate asks before a run (isobench-worker --check-gpu), so that what does not fit is one
-// line and exit 2 before anything is measured; CudaDevice checks the driver again.
+// orchestrate asks before a run (isobench-worker --check-gpu): a driver or library that does not
+// fit is one line and exit 2 before anything is measured, and a library that is missing leaves
+// out the instances whose kernels need it; CudaDevice checks the driver again.
 
 #include <string>
 #include <vector>
+
+#include "kernels/runtime_library.hpp"
 
 namespace isobench::worker {
 
@@ -13,8 +16,8 @@ namespace isobench::worker {
 // there is no driver at all.
 std::string driver_problem();
 
-// The first thing that does not fit, as one line: the driver, then each library (its stem,
-// "libcublasLt") opened as a kernel's set-up opens it. Empty when everything fits.
-std::string gpu_fit_problem(const std::vector<std::string>& libraries);
+// The report of --check-gpu (kernels::GpuFitItem): the driver, then each library (its stem,
+// "libcublasLt") opened as a kernel's set-up opens it, in the order given.
+std::vector<kernels::GpuFitItem> gpu_fit_report(const std::vector<std::string>& libraries);
 
 }  // namespace isobench::worker
