@@ -162,17 +162,6 @@ void check_rank_gpus(const Plan& plan, int gpu, const std::string& sweep_path) {
   }
 }
 
-// The worker build of each side: the two builds of an A/B run, or the one worker (also both sides
-// of an A/B run of two plugin builds). Empty where plan_ab_sides refuses the pair.
-std::vector<std::string> side_workers(const RunRequest& request) {
-  const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
-  if (!request.ab) return {worker};
-  const bool baseline_lib = is_library(request.baseline), candidate_lib = is_library(request.candidate);
-  if (baseline_lib != candidate_lib) return {};
-  if (baseline_lib) return {worker, worker};
-  return {fs::absolute(request.baseline).string(), fs::absolute(request.candidate).string()};
-}
-
 // The instances of the sweep that a missing runtime library leaves out, with why, and the line
 // said for each missing library.
 struct LeftOut {
@@ -207,7 +196,9 @@ LeftOut check_gpu_fit(const Sweep& sweep, kernels::Backend device, const RunRequ
   }
   std::string list;
   for (const auto& stem : libraries) list += (list.empty() ? "" : ",") + stem;
-  const std::vector<std::string> workers = side_workers(request);
+  // A plugin library against a worker build is plan_ab_sides's to refuse: nothing to ask here.
+  const bool mixed_pair = request.ab && is_library(request.baseline) != is_library(request.candidate);
+  const std::vector<std::string> workers = mixed_pair ? std::vector<std::string>{} : side_workers(request);
   for (std::size_t side = 0; side < workers.size(); ++side) {
     if (side > 0 && workers[side] == workers[0]) continue;
     ProgramOutput answer;
