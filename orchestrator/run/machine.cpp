@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "orchestrator/build_identity.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/gpu_environment.hpp"
 
@@ -19,11 +20,7 @@ kernels::Backend choose_device(const std::string& device, bool sharded) {
       throw UsageError("--executor slurm: give --device cuda or --device cpu (this host does not see the cluster's GPUs)");
     return kernels::Backend::cuda;
   }
-#ifdef ISOBENCH_WITH_CUDA
-  const bool have_gpu = gpu_available();
-#else
-  const bool have_gpu = false;
-#endif
+  const bool have_gpu = built_with_cuda() && gpu_available();
   if (device == "cuda") {
     if (!have_gpu)
       throw UsageError("--device cuda: no usable NVIDIA GPU (or this build has no CUDA); use --device cpu");
