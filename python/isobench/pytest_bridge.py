@@ -5,7 +5,7 @@ collected test of the file that takes the `benchmark` fixture an instance: its p
 is the instance's parameters, its test id the instance. It rides on the `python:` kind: the
 zygote collects the file once (so the test module and what it imports, torch and triton, are
 imported once per side), registers each test as a set-up function, and every forked worker runs
-its test in its own pytest session, untimed. There the `benchmark` fixture does not time what it
+its tests in a pytest session of its own, untimed. There the `benchmark` fixture does not time what it
 is given: it calls it once, as pytest-benchmark does (the test's assertions on the result run),
 and hands the callable to isobench's timer, which launches it in the samples.
 
@@ -23,6 +23,11 @@ What differs from a pytest-benchmark run, and why:
 - `benchmark.pedantic(target, args, kwargs, setup=...)` calls setup once, in the set-up; the
   samples launch target with what it returned. rounds, iterations and warmup_rounds are the
   sweep's settings (samples, inner, warmup), not the test's.
+- A worker configures pytest and collects the file once, then runs each of its tests by pytest's
+  runtest protocol with nothing after it, so every fixture, session-scoped ones too, is torn down
+  when the test's set-up ends, as in a session of its own. Where pytest's internals for that are
+  not what this module expects, each test runs in a session of its own (a session's start and
+  collection more per test, about 50 ms on the H200).
 """
 
 import json
@@ -34,8 +39,9 @@ from . import benchmark as contract
 # pytest-benchmark's own plugin would give the test a fixture of the same name; the cache
 # provider would write .pytest_cache beside the tests; capturing stays off so a test's output
 # goes to workers.log as any benchmark's does.
-# Every set-up runs a pytest session of its own, so the built-in plugins that give a test nothing
-# are left out: they cost a session more than its test does (bench/python_pytest_session.py times
+# Every worker runs a pytest session of its own (and a test alone, where the worker's session
+# cannot be made), so the built-in plugins that give a test nothing are left out: they cost a
+# session more than its test does (bench/python_pytest_session.py times
 # a session with and without them). unraisableexception and threadexception
 # collect the garbage twice per session to report objects freed with an error (the most of it);
 # the others offer options or reports (faulthandler, pastebin, stepwise, setuponly, setupplan)
@@ -176,13 +182,16 @@ class BenchmarkFixture:
 
 
 def _runner_plugin():
-    """A pytest plugin for one test's session in a worker: it gives the test the fixture and keeps
-    the session's reports. pytest finds a plugin's fixtures on its class, so the class is made
-    here, once pytest is imported (this module imports without it)."""
+    """A pytest plugin for a worker's session: it gives the test the fixture and keeps the reports
+    of the test that runs (reset() before the next). pytest finds a plugin's fixtures on its
+    class, so the class is made here, once pytest is imported (this module imports without it)."""
     pytest = _pytest()
 
     class Runner:
         def __init__(self):
+            self.reset()
+
+        def reset(self):
             self.fixture = BenchmarkFixture()
             self.reports = []
 
@@ -196,10 +205,61 @@ def _runner_plugin():
     return Runner()
 
 
+class _WorkerSession:
+    """One pytest session for the tests of one file (with one set of arguments) that a worker sets
+    up: configured and collected once, each test then run alone by the runtest protocol. pytest's
+    own main() does the same steps (_pytest.main.wrap_session); they are internal API, so any
+    surprise in them (another pytest, a file that does not collect here) leaves the tests to
+    sessions of their own, which say what went wrong as before."""
+
+    def __init__(self, path, args):
+        from _pytest.config import _prepareconfig
+        from _pytest.main import Session
+        self.runner = _runner_plugin()
+        config = _prepareconfig([path] + _COMMON_ARGS + list(args), plugins=[self.runner])
+        config._do_configure()
+        session = Session.from_config(config)
+        config.hook.pytest_sessionstart(session=session)
+        config.hook.pytest_collection(session=session)
+        if session.testsfailed:
+            raise RuntimeError("the file does not collect")
+        self.config = config
+        self.items = {_in_file_name(item.nodeid): item for item in session.items}
+
+    def run(self, test):
+        """The runner after the test's protocol (its reports, the fixture it got), or None for a
+        test this session did not collect."""
+        item = self.items.get(test)
+        if item is None:
+            return None
+        self.runner.reset()
+        # nextitem None: everything the test set up, up to the session's fixtures, is torn down.
+        self.config.hook.pytest_runtest_protocol(item=item, nextitem=None)
+        return self.runner
+
+
+_SESSIONS = {}
+
+
+def _worker_session(path, args):
+    """This process's session for the file and arguments, made on first use; None where it could
+    not be made. Keyed by the process too: a session never crosses a fork."""
+    key = (os.getpid(), path, tuple(args))
+    if key not in _SESSIONS:
+        stdout = sys.stdout
+        try:
+            _SESSIONS[key] = _WorkerSession(path, args)
+        except Exception:  # noqa: BLE001 - the session of its own per test says what is wrong
+            _SESSIONS[key] = None
+        finally:
+            sys.stdout = stdout  # a failed configuration may leave pytest's capture in place
+    return _SESSIONS[key]
+
+
 class PytestTest:
     """One collected test as a set-up function of the python: contract (isobench.benchmark): its
-    call runs the test in a pytest session of its own and returns the callable the test handed
-    to `benchmark`. seed, device and stream are the worker's; the test makes its own inputs."""
+    call runs the test in the worker's pytest session (_WorkerSession) and returns the callable
+    the test handed to `benchmark`. seed, device and stream are the worker's; the test makes its own inputs."""
 
     def __init__(self, path, test, args=()):
         self.path, self.test, self.args = path, test, list(args)
@@ -207,9 +267,11 @@ class PytestTest:
 
     def __call__(self, seed, device, stream, **params):
         del seed, device, stream, params  # the test's own parametrization made the instance
-        pytest = _pytest()
-        runner = _runner_plugin()
-        pytest.main([self.label] + _COMMON_ARGS + self.args, plugins=[runner])
+        session = _worker_session(self.path, self.args)
+        runner = session.run(self.test) if session is not None else None
+        if runner is None:  # a session of its own
+            runner = _runner_plugin()
+            _pytest().main([self.label] + _COMMON_ARGS + self.args, plugins=[runner])
         ran = [r for r in runner.reports if r.when == "call"]
         for report in runner.reports:
             if report.failed:

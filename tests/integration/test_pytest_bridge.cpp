@@ -119,6 +119,47 @@ TEST_CASE("the tests that take the benchmark fixture are instances, timed in wor
   for (long long w : workers) CHECK(body_pids.count(w) == 1);
 }
 
+TEST_CASE("a worker sets its tests up in one pytest session, each test's fixtures torn down before the samples") {
+  Scratch s("pytest-bridge-session");
+  // conftest.py: every pytest configuration (one per session) appends its pid to configures.txt;
+  // a module fixture logs its set-up and teardown with the pid.
+  s.write("conftest.py", R"(import os
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pytest_configure(config):
+    with open(os.path.join(HERE, "configures.txt"), "a") as f:
+        f.write("%d\n" % os.getpid())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def logged():
+    with open(os.path.join(HERE, "fixtures.txt"), "a") as f:
+        f.write("%d up\n" % os.getpid())
+    yield
+    with open(os.path.join(HERE, "fixtures.txt"), "a") as f:
+        f.write("%d down\n" % os.getpid())
+)");
+  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: spin\n    device: cpu\n");
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  std::map<std::string, int> samples_per_worker;
+  for (const auto& x : r.samples) ++samples_per_worker[std::to_string(x["worker_pid"].get<long long>())];
+  REQUIRE(samples_per_worker.size() >= 4);
+  const auto configures = lines(s.path("configures.txt"));
+  std::map<std::string, std::vector<std::string>> fixture_events;
+  for (const auto& line : lines(s.path("fixtures.txt"))) {
+    const auto space = line.find(' ');
+    fixture_events[line.substr(0, space)].push_back(line.substr(space + 1));
+  }
+  for (const auto& [pid, n] : samples_per_worker) {
+    CHECK(n == 2);  // both tests, per batch
+    CHECK(std::count(configures.begin(), configures.end(), pid) == 1);  // one session, not one per test
+    CHECK(fixture_events[pid] == std::vector<std::string>{"up", "down", "up", "down"});
+  }
+}
+
 TEST_CASE("a failing test fails its workers with the file, the test and the assertion") {
   Scratch s("pytest-bridge-fails");
   const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: wrong\n    device: cpu\n", "--retries 0");
@@ -324,4 +365,22 @@ TEST_CASE("each side's zygote imports a pytest file while the sweep's collection
   }
   CHECK(importers.size() >= 2);
   for (long long pid : importers) CHECK_MESSAGE(!process_alive(pid), "pid " << pid << " is left");
+}
+
+TEST_CASE("a zygote started early does Triton's per-process work while the file is collected") {
+  Scratch s("pytest-bridge-early-warm-up");
+  s.write("test_triton.py", "import triton\n\n\ndef test_len(benchmark):\n    assert benchmark(len, 'abc') == 3\n");
+  const std::string fake = source_dir() + "/tests/python/fake_triton";  // the stand-in Triton
+  const auto r = run(bin("orchestrate") + " ab --quiet --format none --device cpu --pytest " + s.path("test_triton.py") +
+                         " --baseline-pythonpath " + fake + " --candidate-pythonpath " + fake +
+                         " --samples 8 --inner 10 --out " + s.path("run"),
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto python = read_json(s.path("run/python.json"));
+  for (const auto& side : python["sides"]) {
+    const auto& steps = side["zygote"]["warm_up"];
+    REQUIRE(steps.size() >= 1);
+    CHECK(steps[0]["step"] == "triton.runtime.cache.triton_key()");
+    for (const auto& step : steps) CHECK(step.value("early", false));  // none left to the load
+  }
 }

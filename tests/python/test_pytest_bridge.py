@@ -110,6 +110,25 @@ class RunningOneTest(unittest.TestCase):
     def test_a_test_the_file_lacks(self):
         self.assert_refused("test_not_there", "did not run")
 
+    def test_the_tests_of_a_worker_share_one_pytest_session(self):
+        sys.path.insert(0, os.path.join(HERE, "data"))
+        import pytest_bridge_counter
+        before = len(pytest_bridge_counter.CONFIGURED)
+        args = ["-p", "pytest_bridge_counter"]
+        handed = [quietly(pytest_bridge.PytestTest(TESTS, test, args), seed=1, device="cpu", stream=None)
+                  for test in ("test_work", "test_reduce[max-10]", "test_shared_resource", "test_work")]
+        self.assertEqual(len(pytest_bridge_counter.CONFIGURED) - before, 1)
+        self.assertEqual([h.target for h in handed], [self.module().work, max, self.module().work,
+                                                      self.module().work])
+        self.assertEqual(handed[1].args, (list(range(10)),))
+
+    def test_each_tests_fixtures_are_torn_down_when_its_set_up_ends(self):
+        self.set_up("test_shared_resource")
+        events = self.module().EVENTS
+        self.assertEqual(events[-2:], ["module up", "module down"])
+        self.set_up("test_shared_resource")
+        self.assertEqual(events[-4:], ["module up", "module down"] * 2)
+
 
 if __name__ == "__main__":
     unittest.main()

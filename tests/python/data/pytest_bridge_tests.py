@@ -54,3 +54,17 @@ class TestPedantic:
         made = []
         result = benchmark.pedantic(sorted, setup=lambda: made.append(1) or (([3, 1, 2],), {}), rounds=50)
         assert result == [1, 2, 3] and made == [1]
+
+
+EVENTS = []
+
+
+@pytest.fixture(scope="module")
+def module_resource():
+    EVENTS.append("module up")
+    yield "resource"
+    EVENTS.append("module down")
+
+
+def test_shared_resource(benchmark, module_resource):
+    assert benchmark(work, 1) == 0 and module_resource == "resource"
