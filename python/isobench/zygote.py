@@ -25,8 +25,8 @@ line (orchestrator/python/zygote.cpp is the other end):
     {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
     {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
   zygote -> orchestrator
-    {"op": "ready", "protocol": 1, "python": ..., "imports": [...], "notes": [...]}   (an import
-      done before the load is marked "early")
+    {"op": "ready", "protocol": 1, "python": ..., "imports": [...], "warm_up": [...], "notes": [...]}
+      (an import, or a step of isobench.fork_warmup, done before the load is marked "early")
     {"op": "refused", "module": M, "function": F, "instance": ID, "reason": ...}   then it exits
     {"op": "forked", "serial": N, "pid": P}   with the worker's pidfd attached (SCM_RIGHTS)
     {"op": "exited", "pid": P, "status": S}   S: the raw wait status, once it is reaped
@@ -130,6 +130,7 @@ class Zygote:
         # (pytest file, args) -> {test name: collected test}, or why it does not collect (str)
         self.collected = {}
         self.imports, self.notes = [], []
+        self.warmed_early = []  # fork_warmup steps done by an "import" request
 
     def import_early(self, request):
         """An "import" request: each pytest file collected now, before the load that will need it,
@@ -147,6 +148,9 @@ class Zygote:
             self.collect(entry["module"], entry["pytest"]["args"])
             self.imports.append({"module": entry["module"], "seconds": time.monotonic() - began, "early": True})
             self.note_libcuda(had_libcuda, entry["module"])
+        # The warm-up too, while the orchestrator still collects (the load checks what it did).
+        done = {step["step"] for step in self.warmed_early}
+        self.warmed_early += [dict(step, early=True) for step in fork_warmup.warm_up() if step["step"] not in done]
 
     def load_library(self, path):
         if self.library is None:
@@ -194,8 +198,10 @@ class Zygote:
                 self.library.register(module, function, found)
             except contract.ContractError as error:
                 raise Refusal(module, function, first, str(error)) from None
-        # What every worker's first Triton launch would compute again (isobench.fork_warmup).
-        warmed = fork_warmup.warm_up()
+        # What every worker's first Triton launch would compute again (isobench.fork_warmup); a
+        # step done early is cached and not listed again.
+        done_early = {step["step"] for step in self.warmed_early}
+        warmed = self.warmed_early + [step for step in fork_warmup.warm_up() if step["step"] not in done_early]
         if _cuda_initialised_by("isobench.fork_warmup"):
             raise Refusal("", "", "", "isobench's warm-up of the zygote (%s) initialised CUDA, so no worker forked "
                           "from it could use CUDA: this Triton touches CUDA where it did not before (isobench.fork_warmup)"
