@@ -11,6 +11,7 @@ p90) of each phase of a measure worker's life:
   held      prepared -> measure_begin waiting for the measure permit (another worker creating its
                                      context or exiting; 0 without the gate)
   measure   measure_begin -> measure_end
+  untimed in measure   the measuring phase less the worker's samples (begin_ns to end_ns)
   handoff   one worker's measure_end -> the next worker's measure_begin (nobody measuring)
   exit      measure_end -> the orchestrator saw the process gone ("worker_exit" events)
 the measuring share (the sum of measure over the span, per GPU), and how many samples' timed
@@ -62,6 +63,16 @@ def phases_of(events, run):
                     if b.get("measure_begin_ns") and a.get("measure_end_ns")]
     out["handoff_ms"] = {"median": statistics.median(handoff) if handoff else None, "p10": pct(handoff, 0.1),
                          "p90": pct(handoff, 0.9)}
+    # The measuring phase less the worker's timed samples: what runs under the measure permit
+    # without being timed (making a timer at its first sample, before 2026-12-02's change).
+    timed = {}
+    for s in samples:
+        if s.get("worker_serial") is not None and s.get("end_ns") and s.get("begin_ns"):
+            timed[s["worker_serial"]] = timed.get(s["worker_serial"], 0) + (s["end_ns"] - s["begin_ns"]) / 1e6
+    between = [(w["measure_end_ns"] - w["measure_begin_ns"]) / 1e6 - timed[w["serial"]] for w in workers
+               if w["serial"] in timed and w.get("measure_begin_ns") and w.get("measure_end_ns")]
+    out["untimed_in_measure_ms"] = {"median": statistics.median(between) if between else None,
+                                    "p10": pct(between, 0.1), "p90": pct(between, 0.9)}
     flags = samples_beside(events, workers)
     out["gpus"] = gpus
     out["samples_beside_context_or_exit"] = sum(1 for same, _ in flags.values() if same)
@@ -106,14 +117,16 @@ def main():
         json_out = args[i + 1]
         del args[i:i + 2]
     rows = [phases(r) for r in args]
-    print("| run | samples/min | ms per worker | start | permit | context | waiting | setup | held | measure | handoff "
-          "| exit | measuring share | samples beside a context or exit | ... on another GPU |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| run | samples/min | ms per worker | start | permit | context | waiting | setup | held | measure "
+          "| untimed in measure | handoff | exit | measuring share | samples beside a context or exit "
+          "| ... on another GPU |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         cell = lambda k: "—" if r[k]["median"] is None else f"{r[k]['median']:.1f}"
         print(f"| {r['run'].rstrip('/').split('/')[-1]} | {r['samples_per_minute']:.0f} | {r['wall_ms_per_worker']:.1f} | "
               f"{cell('start_ms')} | {cell('permit_ms')} | {cell('context_ms')} | {cell('waiting_ms')} | "
-              f"{cell('setup_ms')} | {cell('held_ms')} | {cell('measure_ms')} | {cell('handoff_ms')} | {cell('exit_ms')} | "
+              f"{cell('setup_ms')} | {cell('held_ms')} | {cell('measure_ms')} | {cell('untimed_in_measure_ms')} | "
+              f"{cell('handoff_ms')} | {cell('exit_ms')} | "
               f"{r['measure_share']*100:.1f}% | {r['samples_beside_context_or_exit']} of {r['samples']} | "
               f"{r['samples_beside_other_gpu_context_or_exit']} |")
     if json_out:
