@@ -19,9 +19,14 @@
 #                            OUT/probe-cache, the others load), the last one profiled; each
 #                            child records the instances' IR as a side's first worker does
 #   probe-warm               the same from a parent that did the zygote's warm-up before forking
+#   repeat                   ISOBENCH_REPEATS (default 3) rounds of until-slower, pytest-until-slower,
+#                            until-same, pytest-until-same, back to back: the spread of each and
+#                            the pytest route's ratio to the python: route's
+#   cpp-batch                the C++ batch throughput of configs/calibration.yaml (item 4)
 #
 #   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe probe-warm cold until
-#                                                   fixed pytest; default all)
+#                                                   fixed pytest repeat cpp-batch; default the
+#                                                   first seven)
 #
 # The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
 # ISOBENCH_TRITON_CACHE=run in the environment instead, every run compiles into its own run
@@ -77,12 +82,33 @@ for p in $parts; do
       ab pytest-until-same 120 b --until-verdict --pytest "$folders/test_softmax_speed.py"
       ab pytest-fixed-slower 150 c --pytest "$folders/test_softmax_speed.py"
       runs+=(pytest-until-slower pytest-until-same pytest-fixed-slower) ;;
+    repeat)
+      # Back-to-back pairs of the python: and pytest routes, for the spread and their ratio.
+      for i in $(seq 1 "${ISOBENCH_REPEATS:-3}"); do
+        ab "until-slower-$i" 90 c --until-verdict "$here/python_ab_speed.yaml"
+        ab "pytest-until-slower-$i" 120 c --until-verdict --pytest "$folders/test_softmax_speed.py"
+        ab "until-same-$i" 90 b --until-verdict "$here/python_ab_speed.yaml"
+        ab "pytest-until-same-$i" 120 b --until-verdict --pytest "$folders/test_softmax_speed.py"
+        runs+=("until-slower-$i" "pytest-until-slower-$i" "until-same-$i" "pytest-until-same-$i")
+      done ;;
+    cpp-batch)
+      # Item 4: the C++ batch throughput of the built-in kernels, with the settings of
+      # docs/results/2026-11-29-h200-d (session-d2, batch-1) twice, then at the defaults.
+      for i in 1 2; do
+        bounded "cpp-batch-old-$i" 120 "$orchestrate" --quiet --format none --isolation process --per batch \
+          --samples 24 --inner 20 --timer events --out "$out/runs/cpp-batch-old-$i" "$here/../../configs/calibration.yaml"
+        runs+=("cpp-batch-old-$i")
+      done
+      bounded cpp-batch-defaults 120 "$orchestrate" --quiet --format none --isolation process --per batch \
+        --samples 24 --out "$out/runs/cpp-batch-defaults" "$here/../../configs/calibration.yaml"
+      runs+=(cpp-batch-defaults) ;;
     probe)
       bounded probe 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" --ir ;;
     probe-warm)
       bounded probe-warm 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" \
         --ir --warm-up ;;
-    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest, probe, probe-warm)" >&2; exit 2 ;;
+    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest, repeat, cpp-batch, probe," \
+         "probe-warm)" >&2; exit 2 ;;
   esac
 done
 dirs=()
