@@ -33,6 +33,20 @@ def quote_range(ctx, args, opts):
         return f"{min(found):.{digits}f}"
     return f"{min(found):.{digits}f}-{max(found):.{digits}f}"
 
+@kind("wall_ratio")
+def wall_ratio(ctx, args, opts):
+    """The ratio of two commands' wall times in a bench/gpu commands.log (its "# NAME: exit N, MS
+    ms" lines): `wall_ratio FILE NUMERATOR DENOMINATOR` -> "1.09x" (`digits=` as quote_range)."""
+    text = ctx.text(args[0])
+
+    def ms(name):
+        found = re.findall(r"# %s: exit \d+, (\d+) ms" % re.escape(name), text)
+        if len(found) != 1:
+            raise FigureError(f"{args[0]}: the command {name} is there {len(found)} times, expected once")
+        return float(found[0])
+    return f"{ms(args[1]) / ms(args[2]):.{int(opts.get('digits', 2))}f}x"
+
+
 @kind("summary_range")
 def summary_range(ctx, args, opts):
     """The range of one field of a run's summary.json (written by the run: medians, and the

@@ -81,6 +81,7 @@ PHASE_COLUMNS = {
     "setup": lambda p: fmt.ms(p["setup_ms"]["median"]),
     "held": lambda p: fmt.ms(p["held_ms"]["median"]),
     "measure": lambda p: fmt.ms(p["measure_ms"]["median"]),
+    "untimed": lambda p: fmt.ms(p["untimed_in_measure_ms"]["median"]),
     "handoff": lambda p: fmt.ms(p["handoff_ms"]["median"]),
     "exit": lambda p: fmt.ms(p["exit_ms"]["median"]),
     "beside": lambda p: f"{p['samples_beside_context_or_exit']} of {p['samples']}",
