@@ -202,6 +202,12 @@ class Zygote:
         # step done early is cached and not listed again.
         done_early = {step["step"] for step in self.warmed_early}
         warmed = self.warmed_early + [step for step in fork_warmup.warm_up() if step["step"] not in done_early]
+        # Each pytest file's session, configured and collected once here for every worker.
+        for path, args in dict.fromkeys((e["module"], tuple(e["pytest"]["args"]))
+                                        for e in request["benchmarks"] if "pytest" in e):
+            began = time.monotonic()
+            if pytest_bridge.prepare_for_workers(path, args):
+                warmed.append({"step": "pytest session of %s" % path, "seconds": round(time.monotonic() - began, 4)})
         if _cuda_initialised_by("isobench.fork_warmup"):
             raise Refusal("", "", "", "isobench's warm-up of the zygote (%s) initialised CUDA, so no worker forked "
                           "from it could use CUDA: this Triton touches CUDA where it did not before (isobench.fork_warmup)"

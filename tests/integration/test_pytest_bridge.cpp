@@ -119,7 +119,7 @@ TEST_CASE("the tests that take the benchmark fixture are instances, timed in wor
   for (long long w : workers) CHECK(body_pids.count(w) == 1);
 }
 
-TEST_CASE("a worker sets its tests up in one pytest session, each test's fixtures torn down before the samples") {
+TEST_CASE("the zygote makes the pytest session its workers set their tests up in, each test's fixtures torn down before the samples") {
   Scratch s("pytest-bridge-session");
   // conftest.py: every pytest configuration (one per session) appends its pid to configures.txt;
   // a module fixture logs its set-up and teardown with the pid.
@@ -155,9 +155,15 @@ def logged():
   }
   for (const auto& [pid, n] : samples_per_worker) {
     CHECK(n == 2);  // both tests, per batch
-    CHECK(std::count(configures.begin(), configures.end(), pid) == 1);  // one session, not one per test
+    CHECK(std::count(configures.begin(), configures.end(), pid) == 0);  // the zygote's session, not one per test
     CHECK(fixture_events[pid] == std::vector<std::string>{"up", "down", "up", "down"});
   }
+  // The zygote configured pytest twice: its collection and the session it made for its workers,
+  // in which it ran no test.
+  const auto python = read_json(s.path("run/python.json"));
+  const auto zygote = std::to_string(python["sides"][0]["zygote"]["pid"].get<long long>());
+  CHECK(std::count(configures.begin(), configures.end(), zygote) == 2);
+  CHECK(fixture_events.count(zygote) == 0);
 }
 
 TEST_CASE("a failing test fails its workers with the file, the test and the assertion") {
@@ -381,6 +387,9 @@ TEST_CASE("a zygote started early does Triton's per-process work while the file 
     const auto& steps = side["zygote"]["warm_up"];
     REQUIRE(steps.size() >= 1);
     CHECK(steps[0]["step"] == "triton.runtime.cache.triton_key()");
-    for (const auto& step : steps) CHECK(step.value("early", false));  // none left to the load
+    // Triton's steps none left to the load; the workers' pytest session is made at the load.
+    for (const auto& step : steps)
+      CHECK(step.value("early", false) == (step["step"].get<std::string>().rfind("pytest session of ", 0) != 0));
+    CHECK(steps.back()["step"] == "pytest session of " + s.path("test_triton.py"));
   }
 }

@@ -122,6 +122,29 @@ class RunningOneTest(unittest.TestCase):
                                                       self.module().work])
         self.assertEqual(handed[1].args, (list(range(10)),))
 
+    def test_a_worker_forked_after_the_zygote_prepared_the_session_configures_nothing(self):
+        sys.path.insert(0, os.path.join(HERE, "data"))
+        import pytest_bridge_counter
+        args = ["-p", "pytest_bridge_counter", "-p", "no:warnings"]  # a key of its own
+        self.assertTrue(quietly(pytest_bridge.prepare_for_workers, TESTS, args))
+        configured = len(pytest_bridge_counter.CONFIGURED)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: two set-ups, then how many configurations it made
+            try:
+                with redirect_stdout(io.StringIO()):
+                    handed = [pytest_bridge.PytestTest(TESTS, test, args)(seed=1, device="cpu", stream=None)
+                              for test in ("test_work", "test_reduce[max-10]")]
+                os.write(write, json.dumps([len(pytest_bridge_counter.CONFIGURED) - configured,
+                                            handed[1].target is max]).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        os.waitpid(pid, 0)
+        self.assertEqual(json.loads(os.read(read, 1000)), [0, True])
+        os.close(read)
+        self.assertEqual(len(pytest_bridge_counter.CONFIGURED), configured)  # the zygote ran none
+
     def test_each_tests_fixtures_are_torn_down_when_its_set_up_ends(self):
         self.set_up("test_shared_resource")
         events = self.module().EVENTS
