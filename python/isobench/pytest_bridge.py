@@ -5,9 +5,10 @@ collected test of the file that takes the `benchmark` fixture an instance: its p
 is the instance's parameters, its test id the instance. It rides on the `python:` kind: the
 zygote collects the file once (so the test module and what it imports, torch and triton, are
 imported once per side), registers each test as a set-up function, and every forked worker runs
-its tests in a pytest session of its own, untimed. There the `benchmark` fixture does not time what it
-is given: it calls it once, as pytest-benchmark does (the test's assertions on the result run),
-and hands the callable to isobench's timer, which launches it in the samples.
+its tests, untimed, in its copy of a pytest session the zygote made. There the `benchmark`
+fixture does not time what it is given: it calls it once, as pytest-benchmark does (the test's
+assertions on the result run), and hands the callable to isobench's timer, which launches it in
+the samples.
 
     python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [-- PYTEST_ARGS...]
 
@@ -41,9 +42,9 @@ from . import benchmark as contract
 # pytest-benchmark's own plugin would give the test a fixture of the same name; the cache
 # provider would write .pytest_cache beside the tests; capturing stays off so a test's output
 # goes to workers.log as any benchmark's does.
-# Every worker runs a pytest session of its own (and a test alone, where the worker's session
-# cannot be made), so the built-in plugins that give a test nothing are left out: they cost a
-# session more than its test does (bench/python_pytest_session.py times
+# Every worker runs its tests in a copy of the zygote's session (in one of its own, or a session
+# per test, where that cannot be made), so the built-in plugins that give a test nothing are left
+# out: they cost a session more than its test does (bench/python_pytest_session.py times
 # a session with and without them). unraisableexception and threadexception
 # collect the garbage twice per session to report objects freed with an error (the most of it);
 # the others offer options or reports (faulthandler, pastebin, stepwise, setuponly, setupplan)
@@ -281,7 +282,8 @@ def _worker_session(path, args):
 class PytestTest:
     """One collected test as a set-up function of the python: contract (isobench.benchmark): its
     call runs the test in the worker's pytest session (_WorkerSession) and returns the callable
-    the test handed to `benchmark`. seed, device and stream are the worker's; the test makes its own inputs."""
+    the test handed to `benchmark`. seed, device and stream are the worker's; the test makes its
+    own inputs."""
 
     def __init__(self, path, test, args=()):
         self.path, self.test, self.args = path, test, list(args)

@@ -130,7 +130,7 @@ class Zygote:
         # (pytest file, args) -> {test name: collected test}, or why it does not collect (str)
         self.collected = {}
         self.imports, self.notes = [], []
-        self.warmed_early = []  # fork_warmup steps done by an "import" request
+        self.warmed = []  # the fork_warmup steps done so far, those of an "import" request marked early
 
     def import_early(self, request):
         """An "import" request: each pytest file collected now, before the load that will need it,
@@ -149,8 +149,14 @@ class Zygote:
             self.imports.append({"module": entry["module"], "seconds": time.monotonic() - began, "early": True})
             self.note_libcuda(had_libcuda, entry["module"])
         # The warm-up too, while the orchestrator still collects (the load checks what it did).
-        done = {step["step"] for step in self.warmed_early}
-        self.warmed_early += [dict(step, early=True) for step in fork_warmup.warm_up() if step["step"] not in done]
+        self.warm_up(early=True)
+
+    def warm_up(self, early):
+        """What every worker's first Triton launch would compute again (isobench.fork_warmup),
+        done now; a step done already is cached and not listed again."""
+        done = {step["step"] for step in self.warmed}
+        self.warmed += [dict(step, early=True) if early else step for step in fork_warmup.warm_up()
+                        if step["step"] not in done]
 
     def load_library(self, path):
         if self.library is None:
@@ -198,10 +204,8 @@ class Zygote:
                 self.library.register(module, function, found)
             except contract.ContractError as error:
                 raise Refusal(module, function, first, str(error)) from None
-        # What every worker's first Triton launch would compute again (isobench.fork_warmup); a
-        # step done early is cached and not listed again.
-        done_early = {step["step"] for step in self.warmed_early}
-        warmed = self.warmed_early + [step for step in fork_warmup.warm_up() if step["step"] not in done_early]
+        self.warm_up(early=False)
+        warmed = list(self.warmed)
         # Each pytest file's session, configured and collected once here for every worker.
         for path, args in dict.fromkeys((e["module"], tuple(e["pytest"]["args"]))
                                         for e in request["benchmarks"] if "pytest" in e):
