@@ -24,8 +24,8 @@ What differs from a pytest-benchmark run, and why:
 - `benchmark.pedantic(target, args, kwargs, setup=...)` calls setup once, in the set-up; the
   samples launch target with what it returned. rounds, iterations and warmup_rounds are the
   sweep's settings (samples, inner, warmup), not the test's.
-- The zygote configures pytest and collects the file once more after its load (a session no test
-  runs in), and every worker it forks runs each of its tests by pytest's runtest protocol in its
+- The zygote configures pytest once: the session of its collection (in which it runs no test) is
+  the one every worker it forks runs each of its tests in, by pytest's runtest protocol in its
   copy, with nothing after the test, so every fixture, session-scoped ones too, is torn down when
   the test's set-up ends, as in a session of its own. Where that session cannot be made, a worker
   makes its own; where pytest's internals for it are not what this module expects, each test
@@ -113,26 +113,10 @@ def _in_file_name(nodeid):
     return nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
 
 
-def collect(path, select="", args=()):
-    """The tests of one file: [{"test", "function", "params", "benchmark"}]; BridgeError naming
-    the file when it does not collect (an import error, a syntax error, a bad argument)."""
-    pytest = _pytest()
-    if not os.path.isfile(path):
-        raise BridgeError("%s: no such test file" % path)
-    collector = _Collector()
-    argv = [path, "--collect-only"] + _COMMON_ARGS + (["-k", select] if select else []) + list(args)
-    stdout = sys.stdout
-    sys.stdout = sys.stderr  # pytest's listing is not the collection's answer
-    try:
-        code = pytest.main(argv, plugins=[collector])
-    finally:
-        sys.stdout = stdout
-    if collector.errors:
-        raise BridgeError("%s does not collect: %s" % (path, "; ".join(collector.errors)))
-    if code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-        raise BridgeError("%s: pytest %s ended with %s" % (path, " ".join(argv[1:]), pytest.ExitCode(code).name))
+def _tests_of(items):
+    """The collected items as the collection's answer: [{"test", "function", "params", "benchmark"}]."""
     tests = []
-    for item in collector.items:
+    for item in items:
         callspec = getattr(item, "callspec", None)
         params = {name: _scalar(value) for name, value in (callspec.params.items() if callspec else ())}
         function = getattr(item, "originalname", None) or item.name
@@ -141,6 +125,55 @@ def collect(path, select="", args=()):
         tests.append({"test": _in_file_name(item.nodeid), "function": function, "params": params,
                       "benchmark": FIXTURE in getattr(item, "fixturenames", ())})
     return tests
+
+
+def _collected_session(argv, plugins):
+    """pytest configured with argv and the file collected, the steps of pytest's main() up to the
+    run (_pytest.main.wrap_session): (config, session). No test runs and the session never ends,
+    so no plugin's end-of-session report runs either (hypothesis's imports all of hypothesis there:
+    1.6 s on the H200, in a collection that never used it). Internal API: anything in it that is
+    not what this module expects raises, and the caller falls back to pytest's main()."""
+    from _pytest.config import _prepareconfig
+    from _pytest.main import Session
+    config = _prepareconfig(argv, plugins=plugins)
+    try:
+        config._do_configure()
+        session = Session.from_config(config)
+        config.hook.pytest_sessionstart(session=session)
+        config.hook.pytest_collection(session=session)
+    except BaseException:
+        config._ensure_unconfigure()
+        raise
+    return config, session
+
+
+def collect(path, select="", args=()):
+    """The tests of one file: [{"test", "function", "params", "benchmark"}]; BridgeError naming
+    the file when it does not collect (an import error, a syntax error, a bad argument)."""
+    pytest = _pytest()
+    if not os.path.isfile(path):
+        raise BridgeError("%s: no such test file" % path)
+    argv = [path, "--collect-only"] + _COMMON_ARGS + (["-k", select] if select else []) + list(args)
+    stdout = sys.stdout
+    sys.stdout = sys.stderr  # pytest's listing is not the collection's answer
+    try:
+        collector = _Collector()
+        try:
+            config, session = _collected_session(argv, [collector])
+            items = list(session.items)
+            config._ensure_unconfigure()
+        except Exception:  # noqa: BLE001 - pytest's main() says what went wrong, in its words
+            collector = _Collector()
+            code = pytest.main(argv, plugins=[collector])
+            if not collector.errors and code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+                raise BridgeError("%s: pytest %s ended with %s"
+                                  % (path, " ".join(argv[1:]), pytest.ExitCode(code).name)) from None
+            items = collector.items
+    finally:
+        sys.stdout = stdout
+    if collector.errors:
+        raise BridgeError("%s does not collect: %s" % (path, "; ".join(collector.errors)))
+    return _tests_of(items)
 
 
 class _Handed:
@@ -216,17 +249,13 @@ class _WorkerSession:
     sessions of their own, which say what went wrong as before."""
 
     def __init__(self, path, args):
-        from _pytest.config import _prepareconfig
-        from _pytest.main import Session
         self.runner = _runner_plugin()
-        config = _prepareconfig([path] + _COMMON_ARGS + list(args), plugins=[self.runner])
-        config._do_configure()
-        session = Session.from_config(config)
-        config.hook.pytest_sessionstart(session=session)
-        config.hook.pytest_collection(session=session)
-        if session.testsfailed:
+        collector = _Collector()
+        self.config, session = _collected_session([path] + _COMMON_ARGS + list(args), [self.runner, collector])
+        if collector.errors or session.testsfailed:
+            self.config._ensure_unconfigure()
             raise RuntimeError("the file does not collect")
-        self.config = config
+        self.tests = _tests_of(session.items)
         self.items = {_in_file_name(item.nodeid): item for item in session.items}
 
     def run(self, test):
@@ -261,11 +290,13 @@ def _make_session(path, args):
 def prepare_for_workers(path, args):
     """Configures pytest and collects the file once in the zygote, so that every worker forked
     after starts with the session made (a worker of 4 tests spent 65 ms on it on the H200).
-    Returns whether it was made; where not, each worker makes its own."""
+    Returns the session's collection (as collect() gives it, without a selection), or None where
+    the session could not be made: then each worker makes its own, and collect() says why."""
     key = (path, tuple(args))
     if key not in _PREPARED:
         _PREPARED[key] = (os.getpid(), _make_session(path, args))
-    return _PREPARED[key][1] is not None
+    session = _PREPARED[key][1]
+    return session.tests if session is not None else None
 
 
 def _worker_session(path, args):

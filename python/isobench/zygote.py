@@ -206,12 +206,6 @@ class Zygote:
                 raise Refusal(module, function, first, str(error)) from None
         self.warm_up(early=False)
         warmed = list(self.warmed)
-        # Each pytest file's session, configured and collected once here for every worker.
-        for path, args in dict.fromkeys((e["module"], tuple(e["pytest"]["args"]))
-                                        for e in request["benchmarks"] if "pytest" in e):
-            began = time.monotonic()
-            if pytest_bridge.prepare_for_workers(path, args):
-                warmed.append({"step": "pytest session of %s" % path, "seconds": round(time.monotonic() - began, 4)})
         if _cuda_initialised_by("isobench.fork_warmup"):
             raise Refusal("", "", "", "isobench's warm-up of the zygote (%s) initialised CUDA, so no worker forked "
                           "from it could use CUDA: this Triton touches CUDA where it did not before (isobench.fork_warmup)"
@@ -226,11 +220,17 @@ class Zygote:
 
     def collect(self, path, args):
         """The file's tests by name, collected once per set of arguments (so that it and what it
-        imports are imported before the fork), or why it does not collect."""
+        imports are imported before the fork), or why it does not collect. The collection is the
+        pytest session every worker forked after runs its tests in (pytest_bridge.prepare_for_workers:
+        pytest configured once in the zygote); where that session cannot be made, pytest's own
+        collection says why."""
         key = (path, tuple(args))
         if key not in self.collected:
             try:
-                self.collected[key] = {t["test"]: t for t in pytest_bridge.collect(path, "", args)}
+                tests = pytest_bridge.prepare_for_workers(path, args)
+                if tests is None:
+                    tests = pytest_bridge.collect(path, "", args)
+                self.collected[key] = {t["test"]: t for t in tests}
             except BaseException as error:  # noqa: B036 - any failure to collect is a refusal
                 self.collected[key] = \
                     str(error) if isinstance(error, pytest_bridge.BridgeError) else contract.describe_exception(error)

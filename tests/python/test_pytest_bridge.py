@@ -45,6 +45,23 @@ class Collection(unittest.TestCase):
         self.assertIn(BROKEN + " does not collect", str(caught.exception))
         self.assertIn("No module named 'pytest_bridge_no_such_module'", str(caught.exception))
 
+    def test_a_collection_configures_once_and_ends_no_session(self):
+        # No plugin's end-of-session report runs: hypothesis's imports all of hypothesis there
+        # (1.6 s on the H200), in a collection that never uses it.
+        sys.path.insert(0, os.path.join(HERE, "data"))
+        import pytest_bridge_counter as counter
+        before = [len(counter.CONFIGURED), len(counter.UNCONFIGURED), len(counter.FINISHED)]
+        tests = quietly(pytest_bridge.collect, TESTS, "", ["-p", "pytest_bridge_counter"])
+        self.assertIn("test_work", [t["test"] for t in tests])
+        self.assertEqual([len(counter.CONFIGURED), len(counter.UNCONFIGURED), len(counter.FINISHED)],
+                         [before[0] + 1, before[1] + 1, before[2]])
+
+    def test_the_zygotes_session_collects_what_the_collection_does(self):
+        args = ["-p", "no:warnings", "-p", "no:logging"]  # a key of its own
+        self.assertEqual(quietly(pytest_bridge.prepare_for_workers, TESTS, args),
+                         quietly(pytest_bridge.collect, TESTS, "", args))
+        self.assertIsNone(quietly(pytest_bridge.prepare_for_workers, BROKEN, []))  # collect() says why
+
     def test_the_command_line_answers_in_json(self):
         out = io.StringIO()
         with redirect_stdout(out):
@@ -126,7 +143,7 @@ class RunningOneTest(unittest.TestCase):
         sys.path.insert(0, os.path.join(HERE, "data"))
         import pytest_bridge_counter
         args = ["-p", "pytest_bridge_counter", "-p", "no:warnings"]  # a key of its own
-        self.assertTrue(quietly(pytest_bridge.prepare_for_workers, TESTS, args))
+        self.assertIsNotNone(quietly(pytest_bridge.prepare_for_workers, TESTS, args))
         configured = len(pytest_bridge_counter.CONFIGURED)
         read, write = os.pipe()
         pid = os.fork()
