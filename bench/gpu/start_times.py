@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Where the wall time of each `orchestrate ab` of bench/gpu/python_ab_speed.sh goes, before and in
+its run (issue 30, item 2: the pytest route within 1.2x of the python: route):
+
+    python3 bench/gpu/start_times.py OUT        (OUT: the folder python_ab_speed.sh wrote)
+
+One row per run directory under OUT/runs that commands.log timed: the command's wall time; the
+run (log.txt, run-start to run-end, the SASS step at its end included); what is outside it (the
+wall time less the run: the start before it, up to the zygotes' imports and the plan, and the
+exit after it); the SASS step; the samples and looks; each side's zygote import (python.json;
+"early" where it collected a pytest file before the plan). Then each pair of back-to-back rounds
+(until-KIND-N against pytest-until-KIND-N): the ratio of the wall times and of what is outside
+the run; and for each route and kind, its runs' range of wall times and how many met item 2's goal
+(GOALS). Times from the files, nothing measured here.
+"""
+
+import datetime
+import json
+import os
+import re
+import statistics
+import sys
+
+
+# Item 2's goals for --until-verdict, in seconds of wall time: SLOWER (a/c) and SAME (a/b).
+GOALS = {"slower": 15.0, "same": 12.0}
+
+
+def stamp(line):
+    return datetime.datetime.fromisoformat(line[:23] + "+00:00")
+
+
+def run_row(out, name, wall_ms):
+    folder = os.path.join(out, "runs", name)
+    try:
+        with open(os.path.join(folder, "log.txt")) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    start = next((stamp(l) for l in lines if "[run-start]" in l), None)
+    end = next((stamp(l) for l in lines if "[run-end]" in l), None)
+    if start is None or end is None:
+        return None
+    sass = next((float(m.group(1)) for l in lines if (m := re.search(r"\[sass\] .* in ([\d.]+) s", l))), 0.0)
+    looks = sum("[look]" in l for l in lines)
+    with open(os.path.join(folder, "samples.jsonl")) as f:
+        samples = sum(1 for line in f if line.strip())
+    imports = []
+    try:
+        with open(os.path.join(folder, "python.json")) as f:
+            for side in json.load(f)["sides"]:
+                first = side["zygote"]["imports"][0]
+                imports.append("%.2f%s" % (first["seconds"], " early" if first.get("early") else ""))
+    except (OSError, KeyError, IndexError, ValueError):
+        pass
+    run_s = (end - start).total_seconds()
+    return {"name": name, "wall": wall_ms / 1000, "run": run_s, "outside": wall_ms / 1000 - run_s, "sass": sass,
+            "samples": samples, "looks": looks, "imports": ", ".join(imports)}
+
+
+def main(out):
+    with open(os.path.join(out, "commands.log")) as f:
+        walls = {m.group(1): int(m.group(2)) for m in re.finditer(r"# (\S+): exit \d+, (\d+) ms", f.read())}
+    rows = {name: row for name, ms in walls.items() if (row := run_row(out, name, ms))}
+    print("| run | wall s | run s | outside the run s | sass s | samples | looks | zygote import s (side 0, 1) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows.values():
+        print("| %s | %.2f | %.2f | %.2f | %.2f | %d | %d | %s |" % (r["name"], r["wall"], r["run"], r["outside"], r["sass"],
+                                                               r["samples"], r["looks"], r["imports"]))
+    print()
+    for kind in ("slower", "same"):
+        walls_ratio, outside = [], {"python": [], "pytest": []}
+        for name in rows:
+            m = re.fullmatch(r"until-%s-(\d+)" % kind, name)
+            other = "pytest-" + name
+            if not m or other not in rows:
+                continue
+            a, b = rows[name], rows[other]
+            walls_ratio.append(b["wall"] / a["wall"])
+            outside["python"].append(a["outside"])
+            outside["pytest"].append(b["outside"])
+            print("pair %s-%s: pytest/python wall %.3fx; outside the run %.2f s against %.2f s; samples %d against %d"
+                  % (kind, m.group(1), b["wall"] / a["wall"], b["outside"], a["outside"], b["samples"], a["samples"]))
+        for route, prefix in (("python", ""), ("pytest", "pytest-")):
+            times = [r["wall"] for name, r in rows.items() if re.fullmatch(r"%suntil-%s-\d+" % (prefix, kind), name)]
+            if times:
+                print("%s route until-%s: %d runs, %.2f-%.2f s, within %g s: %d"
+                      % (route, kind, len(times), min(times), max(times), GOALS[kind],
+                         sum(t <= GOALS[kind] for t in times)))
+        if walls_ratio:
+            print("%s pairs: %d, ratio median %.3fx, %d over 1.2x; outside the run, median: python: %.2f s, pytest %.2f s"
+                  % (kind, len(walls_ratio), statistics.median(walls_ratio), sum(r > 1.2 for r in walls_ratio),
+                     statistics.median(outside["python"]), statistics.median(outside["pytest"])))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: start_times.py OUT\n")
+        sys.exit(2)
+    sys.exit(main(sys.argv[1]))
