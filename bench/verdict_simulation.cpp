@@ -1,6 +1,6 @@
 // The error rates of isobench's statistics on simulated data (a benchmark, not a test; its
 // results are docs/results/verdict-simulation/):
-//   verdict_simulation [--scale S] [--seed N] [--sections 1,2,3,4] [--json FILE]
+//   verdict_simulation [--scale S] [--seed N] [--sections 1,2,3,4,5] [--json FILE]
 // S multiplies every repetition count (default 1; 0.25 gives a quarter); --sections runs only
 // those sections (each has its own seeds, so a section's numbers do not depend on the others).
 // The JSON file is rewritten after every row, so a run cut short keeps every row it finished.
@@ -17,6 +17,11 @@
 //    it replaces (the asymptotic t at alpha at every look, no spending).
 // 4. Power: SLOWER verdicts at a few slowdowns, fixed n and sequential for each spending (with
 //    the mean samples per side).
+// 5. The separation look ab --until-verdict adds where its first cannot reject
+//    (stats::early_separation_look: a look that stops SLOWER or FASTER only):
+//    for sweeps of 4 and 50 instances at most 20 samples per side, the default looks with and
+//    without it on the same samples: false verdicts under A/A, SLOWER verdicts at 3%, 5% and 10%
+//    slowdowns, mean samples per side, the share of SAME verdicts (Pocock spending, ab's default).
 // Every count comes with its Wilson 95% interval; the JSON file holds the raw counts.
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -376,12 +381,73 @@ void power(Output& out, double scale, std::uint64_t seed) {
   }
 }
 
+// 5. The separation look: the looks of a sweep of m instances at most kMost per side (8, 12, 16, 20:
+// those of ab --until-verdict before it) against them with stats::early_separation_look's look,
+// run on the same samples.
+void added_look(Output& out, double scale, std::uint64_t seed) {
+  constexpr std::size_t kMost = 20;
+  const std::vector<std::size_t> before = {8, 12, 16, kMost};
+  const std::size_t aa_reps = repetitions(scale, 4000), power_reps = repetitions(scale, 1000);
+  const auto dists = distributions();
+  out.json["added_look"] = nlohmann::json::array();
+  std::printf("\n## 5. The separation look: ab --until-verdict's default looks with and without it (at most %zu per side)\n\n",
+              kMost);
+  std::printf("| instances | looks | distribution | change | SLOWER or FASTER | SLOWER | SAME | mean samples |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (std::size_t m : {std::size_t{4}, kSweep}) {
+    auto after = before;
+    std::vector<std::size_t> separation;
+    if (const auto n = early_separation_look(before, kAlpha, m)) {
+      after.insert(after.begin() + 1, *n);
+      separation = {*n};
+    }
+    const SequentialDesign designs[] = {sequential_design(before, kAlpha, m),
+                                        sequential_design(after, kAlpha, m, SpendingFunction::pocock, 0.95, separation)};
+    for (std::size_t d : {0u, 1u}) {
+      for (double change : {0.0, 0.03, 0.05, 0.10}) {
+        const std::size_t reps = change == 0 ? aa_reps : power_reps;
+        std::mt19937_64 engine(seed + 20000 + 1000 * m + 100 * d + static_cast<std::uint64_t>(std::lround(change * 100)));
+        Count flags[2], slower[2], same[2];
+        double samples[2] = {0, 0};
+        for (std::size_t r = 0; r < reps; ++r) {
+          const auto a = sample(dists[d].draw, engine, kMost), b = sample(dists[d].draw, engine, kMost, 1 + change);
+          for (std::size_t k = 0; k < 2; ++k) {
+            const auto o = run_sequential(designs[k], a, b, false);
+            flags[k].trials++;
+            flags[k].hits += flagged(o.verdict);
+            slower[k].trials++;
+            slower[k].hits += o.verdict == Verdict::slower;
+            same[k].trials++;
+            same[k].hits += o.verdict == Verdict::same;
+            samples[k] += static_cast<double>(o.samples);
+          }
+        }
+        nlohmann::json row = {{"instances", m}, {"distribution", dists[d].name}, {"change", change}};
+        for (std::size_t k = 0; k < 2; ++k) {
+          const auto& looks = k == 0 ? before : after;
+          std::string text;
+          for (std::size_t n : looks) text += (text.empty() ? "" : ", ") + std::to_string(n);
+          const double mean = samples[k] / static_cast<double>(reps);
+          std::printf("| %zu | %s | %s | %g%% | %s | %s | %s | %.2f |\n", m, text.c_str(), dists[d].name.c_str(),
+                      change * 100, flags[k].text().c_str(), slower[k].text().c_str(), same[k].text().c_str(), mean);
+          row[k == 0 ? "before" : "after"] = nlohmann::json{{"looks", looks}, {"flagged", flags[k].json()},
+                                                            {"slower", slower[k].json()}, {"same", same[k].json()},
+                                                            {"mean_samples", mean}};
+        }
+        std::fflush(stdout);
+        out.json["added_look"].push_back(row);
+        out.save();
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double scale = 1;
   std::uint64_t seed = 20261201;
-  std::string json_path, sections = "1,2,3,4";
+  std::string json_path, sections = "1,2,3,4,5";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--scale") scale = std::strtod(argv[i + 1], nullptr);
@@ -406,7 +472,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(seed), sections.c_str());
   const auto wanted = [&](char section) { return sections.find(section) != std::string::npos; };
   const std::pair<char, void (*)(Output&, double, std::uint64_t)> steps[] = {
-      {'1', asymptotic_size}, {'2', aa_fixed}, {'3', aa_sequential}, {'4', power}};
+      {'1', asymptotic_size}, {'2', aa_fixed}, {'3', aa_sequential}, {'4', power}, {'5', added_look}};
   for (const auto& [section, run] : steps) {
     if (!wanted(section)) continue;
     run(out, scale, seed);

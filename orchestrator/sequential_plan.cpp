@@ -14,12 +14,13 @@ const char* spending_name(stats::SpendingFunction s) {
 }  // namespace
 
 stats::SequentialDesign SequentialPlan::design() const {
-  return stats::sequential_design(looks, alpha, instances, spending, confidence);
+  return stats::sequential_design(looks, alpha, instances, spending, confidence, separation);
 }
 
 nlohmann::json SequentialPlan::to_json() const {
   return {{"looks", looks},         {"alpha", alpha},         {"threshold", threshold},
-          {"confidence", confidence}, {"instances", instances}, {"spending", spending_name(spending)}};
+          {"confidence", confidence}, {"instances", instances}, {"spending", spending_name(spending)},
+          {"separation_looks", separation}};
 }
 
 SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
@@ -33,6 +34,7 @@ SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
     const std::string spending = j.at("spending").get<std::string>();
     if (spending != "pocock" && spending != "obrien_fleming") throw std::runtime_error("spending " + spending);
     p.spending = spending == "pocock" ? stats::SpendingFunction::pocock : stats::SpendingFunction::obrien_fleming;
+    p.separation = j.value("separation_looks", std::vector<std::size_t>{});
     p.design();  // the design must be one sequential_design accepts
     return p;
   } catch (const std::exception& e) {
@@ -45,6 +47,15 @@ std::vector<std::size_t> default_looks(std::size_t max_samples) {
   for (std::size_t n = 8; n < max_samples; n = n < 16 ? n + 4 : n + n / 2) looks.push_back(n);
   looks.push_back(max_samples);
   return looks;
+}
+
+void use_default_looks(SequentialPlan& plan, std::size_t max_samples) {
+  plan.looks = default_looks(max_samples);
+  plan.separation.clear();
+  if (const auto n = stats::early_separation_look(plan.looks, plan.alpha, plan.instances, plan.spending, plan.confidence)) {
+    plan.looks.insert(plan.looks.begin() + 1, *n);
+    plan.separation = {*n};
+  }
 }
 
 }  // namespace isobench::orchestrator

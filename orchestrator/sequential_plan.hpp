@@ -19,14 +19,21 @@ struct SequentialPlan {
   double confidence = 0.95;
   std::size_t instances = 1;  // m: the design spends alpha / m per instance
   stats::SpendingFunction spending = stats::SpendingFunction::pocock;
+  // Looks that stop SLOWER or FASTER only (stats::early_separation_look); plan.json's
+  // "separation_looks", none in a plan from before them.
+  std::vector<std::size_t> separation;
 
   stats::SequentialDesign design() const;
   nlohmann::json to_json() const;
   static SequentialPlan from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
 };
 
-// The default looks up to max_samples: 8, 12, 16, 24, 32, 48, 64, ... (each about 1.5 times the
+// The default looks up to max_samples: 8, 12, 16, 24, 36, 54, 81, ... (from 16 on, each 1.5 times the
 // last), ending at max_samples itself.
 std::vector<std::size_t> default_looks(std::size_t max_samples);
+// Gives `plan` (its alpha, instances, spending and confidence set) the default looks up to
+// max_samples, with the separation look stats::early_separation_look finds for its design where
+// there is one (9 per side over 4 instances at alpha 0.001: 8, 9, 12, 16, 20).
+void use_default_looks(SequentialPlan& plan, std::size_t max_samples);
 
 }  // namespace isobench::orchestrator

@@ -23,7 +23,8 @@ double spent(SpendingFunction spending, double alpha, double t) {
 }  // namespace
 
 SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha, std::size_t instances,
-                                   SpendingFunction spending, double confidence) {
+                                   SpendingFunction spending, double confidence,
+                                   const std::vector<std::size_t>& separation) {
   if (looks.empty()) throw std::invalid_argument("sequential_design: no looks");
   for (std::size_t k = 0; k < looks.size(); ++k) {
     if (looks[k] < 2) throw std::invalid_argument("sequential_design: a look at fewer than 2 samples per side");
@@ -31,6 +32,10 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
       throw std::invalid_argument("sequential_design: looks must be strictly ascending (" +
                                   std::to_string(looks[k - 1]) + " then " + std::to_string(looks[k]) + ")");
   }
+  for (std::size_t n : separation)
+    if (std::find(looks.begin(), looks.end() - 1, n) == looks.end() - 1)
+      throw std::invalid_argument("sequential_design: the separation look " + std::to_string(n) +
+                                  " is not a look before the last");
   if (instances == 0) throw std::invalid_argument("sequential_design: no instances");
   if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("sequential_design: alpha must lie in (0, 1)");
   if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("sequential_design: confidence must lie in (0, 1)");
@@ -38,7 +43,10 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
   d.alpha = alpha;
   d.instances = instances;
   d.confidence = confidence;
-  d.look_confidence = 1 - (1 - confidence) / static_cast<double>(looks.size());
+  const auto separating = [&](std::size_t n) { return std::find(separation.begin(), separation.end(), n) != separation.end(); };
+  const auto same_looks = static_cast<double>(looks.size()) -
+                          static_cast<double>(std::count_if(looks.begin(), looks.end(), separating));
+  d.look_confidence = 1 - (1 - confidence) / same_looks;
   d.spending = spending;
   const double last = static_cast<double>(looks.back());
   const double m = static_cast<double>(instances);
@@ -46,6 +54,7 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
   for (std::size_t n : looks) {
     SequentialLook look;
     look.n = n;
+    look.stops_same = !separating(n);
     look.cumulative = spent(spending, alpha, static_cast<double>(n) / last);
     const double level = (look.cumulative - used) / m;
     // A look that cannot reject whatever the data spends nothing; what it had goes on to the next.
@@ -56,6 +65,22 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
     d.looks.push_back(look);
   }
   return d;
+}
+
+std::optional<std::size_t> early_separation_look(const std::vector<std::size_t>& looks, double alpha,
+                                                 std::size_t instances, SpendingFunction spending, double confidence) {
+  try {
+    if (looks.size() < 2 || sequential_design(looks, alpha, instances, spending, confidence).looks[0].alpha > 0)
+      return std::nullopt;
+    for (std::size_t n = looks[0] + 1; n < looks[1]; ++n) {
+      auto with = looks;
+      with.insert(with.begin() + 1, n);
+      if (sequential_design(with, alpha, instances, spending, confidence, {n}).looks[1].alpha > 0) return n;
+    }
+  } catch (const std::invalid_argument&) {
+    // Not a design sequential_design accepts: whoever plans it is told why.
+  }
+  return std::nullopt;
 }
 
 LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, std::span<const double> baseline,
@@ -75,6 +100,8 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
   d.ratio = hodges_lehmann_ratio(a, b, design.look_confidence);
   // A look that cannot reject has level 0: p < 0 never holds, so it can only say SAME.
   d.verdict = decide({d.ratio.lo, d.ratio.hi, d.p_value, at.alpha, threshold});
+  // A separation look is no SAME look: there a SAME is no verdict yet, and the instance goes on.
+  if (!at.stops_same && d.verdict == Verdict::same) d.verdict = Verdict::uncertain;
   d.stop = d.verdict != Verdict::uncertain || look + 1 == design.looks.size();
   return d;
 }

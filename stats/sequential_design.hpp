@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct SequentialLook {
   std::size_t n = 0;         // samples per side at this look
   double alpha = 0;          // nominal two-sided level per instance (0: this look cannot reject)
   double cumulative = 0;     // alpha(t_k): spending allowed up to this look, over all instances
+  bool stops_same = true;    // false: a separation look, which stops SLOWER or FASTER only
 };
 
 struct SequentialDesign {
@@ -42,15 +44,32 @@ struct SequentialDesign {
   double alpha = 0.001;
   std::size_t instances = 1;
   double confidence = 0.95;           // the verdict's, over all looks
-  double look_confidence = 0.95;      // each look's interval: 1 - (1 - confidence) / K
+  double look_confidence = 0.95;      // each look's interval: 1 - (1 - confidence) / K, K the looks that stop SAME
   SpendingFunction spending = SpendingFunction::pocock;
 };
 
-// looks: ascending sample counts per side, each >= 2. Throws std::invalid_argument for no
-// looks, a count below 2, counts not strictly ascending, m = 0, or alpha or confidence
-// outside (0, 1).
+// looks: ascending sample counts per side, each >= 2. separation: those of the looks that stop
+// SLOWER or FASTER but never SAME (early_separation_look); they do not count in K, so the other
+// looks' intervals and the bound on a false SAME are what they are without them. Throws
+// std::invalid_argument for no looks, a count below 2, counts not strictly ascending, a
+// separation count that is not a look or is the last, m = 0, or alpha or confidence outside
+// (0, 1).
 SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha, std::size_t instances,
-                                   SpendingFunction spending = SpendingFunction::pocock, double confidence = 0.95);
+                                   SpendingFunction spending = SpendingFunction::pocock, double confidence = 0.95,
+                                   const std::vector<std::size_t>& separation = {});
+
+// Where the first of `looks` cannot reach SLOWER or FASTER at its level (even complete
+// separation, p = 2 / C(2n, n) at n per side, is above it: 8 per side over 4 instances at alpha
+// 0.001 and 20 at most), the smallest count between the first and the second look that can, as
+// a separation look (9 there): a clear change then stops there instead of at the second look,
+// while SAME still stops at the first. The look spends the level the first passed on; being no
+// SAME look, it leaves every interval as it was (bench/verdict_simulation section 5: the same
+// power, fewer samples). None where the first look can, where no count before the second can,
+// and for a design sequential_design refuses.
+std::optional<std::size_t> early_separation_look(const std::vector<std::size_t>& looks, double alpha,
+                                                 std::size_t instances,
+                                                 SpendingFunction spending = SpendingFunction::pocock,
+                                                 double confidence = 0.95);
 
 struct LookDecision {
   bool stop = false;  // SLOWER, FASTER or SAME, or the last look

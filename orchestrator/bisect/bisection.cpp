@@ -46,9 +46,12 @@ std::vector<std::string> select_instances(const Sweep& sweep, const std::vector<
 // most samples per side that can, rather than after GOOD and BAD are built.
 void check_reachable(const ErrorBudget& budget, std::size_t max_samples) {
   const auto reachable = [&](std::size_t n) {
-    const auto design = stats::sequential_design(default_looks(n), budget.step_alpha(budget.instances),
-                                                 budget.instances, stats::SpendingFunction::pocock,
-                                                 budget.step_confidence());
+    SequentialPlan plan;
+    plan.alpha = budget.step_alpha(budget.instances);
+    plan.instances = budget.instances;
+    plan.confidence = budget.step_confidence();
+    use_default_looks(plan, n);
+    const auto design = plan.design();
     return std::any_of(design.looks.begin(), design.looks.end(), [](const auto& l) { return l.alpha > 0; });
   };
   if (reachable(max_samples)) return;

@@ -150,7 +150,8 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
         "with --until-verdict: the most samples per side (default: the sweep's samples)");
   ab->add_option("--looks", options.looks,
                  "with --until-verdict: samples per side at each look, ascending, e.g. 8,12,16,24 (default 8, 12, "
-                 "16, 24, 32, 48, ... up to the most)")
+                 "16, 24, 36, 54, ... up to the most, and a look for clear changes at 9 or 10 where 8 cannot "
+                 "reject)")
       ->delimiter(',');
   ab->add_option_function<std::string>(
         "--spending",

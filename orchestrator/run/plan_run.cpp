@@ -258,12 +258,15 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
   const VerdictRule& rule = request.verdict;
   if (request.until_verdict) {
     SequentialPlan seq;
-    seq.looks = request.looks.empty() ? default_looks(n) : request.looks;
     seq.alpha = rule.alpha;
     seq.threshold = rule.threshold;
     seq.confidence = rule.confidence;
     seq.instances = m;
     seq.spending = request.spending;
+    if (request.looks.empty())
+      use_default_looks(seq, n);
+    else
+      seq.looks = request.looks;
     stats::SequentialDesign design;
     try {
       design = seq.design();

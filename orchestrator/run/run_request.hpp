@@ -56,7 +56,8 @@ struct RunRequest {
   VerdictRule verdict;
   // ab --until-verdict: sequential sampling (compare/sequential_verdict.hpp). The sweep's samples
   // (or max_samples) are the most an instance takes per side; it is looked at `looks` (default
-  // default_looks(samples)) and stops at the first look whose verdict is SLOWER, FASTER or SAME.
+  // use_default_looks: orchestrator/sequential_plan.hpp) and stops at the first look whose
+  // verdict is SLOWER, FASTER or SAME.
   bool until_verdict = false;
   std::optional<std::int64_t> max_samples;  // --max-samples: replaces the sweep's samples
   std::vector<std::size_t> looks;           // --looks: samples per side at each look

@@ -54,6 +54,11 @@ TEST_CASE("ab --until-verdict: a real 10% regression stops SLOWER before the mos
   REQUIRE(plan.contains("sequential"));
   const auto looks = plan["sequential"]["looks"];
   CHECK(looks.back() == 64);
+  // Two instances at alpha 0.001: at 8 per side even complete separation (p 1.55e-4) is above the
+  // look's level (9.7e-5), so the default looks add 9, the first count that can, as a separation
+  // look (SLOWER or FASTER only).
+  CHECK(looks == nlohmann::json::array({8, 9, 12, 16, 24, 36, 54, 64}));
+  CHECK(plan["sequential"]["separation_looks"] == nlohmann::json::array({9}));
   CHECK(samples_of(s, "run") < 2u * 2u * 64u);
   for (const auto& row : report["instances"]) {
     CHECK(row["n_a"] == row["n_b"]);

@@ -7,6 +7,7 @@
 
 #include "ipc/instance_table.hpp"
 #include "orchestrator/plan.hpp"
+#include "orchestrator/sequential_plan.hpp"
 #include "orchestrator/sweep.hpp"
 
 using namespace isobench::orchestrator;
@@ -218,4 +219,35 @@ TEST_CASE("plan.json: a GPU outside the plan's list, or a group over two GPUs, i
   j = plan_on({0, 1}).to_json();
   j["gpus"] = json::array({0, -1});
   CHECK_THROWS_WITH(Plan::from_json(j), doctest::Contains("gpus: -1 is not a device index"));
+}
+
+TEST_CASE("default looks: a separation look where the first cannot reach SLOWER, kept in plan.json") {
+  using Looks = std::vector<std::size_t>;
+  CHECK(default_looks(20) == Looks{8, 12, 16, 20});
+  CHECK(default_looks(64) == Looks{8, 12, 16, 24, 36, 54, 64});
+  SequentialPlan plan;
+  // One instance: 8 per side can (1.55e-4 against a level of 5.2e-4 at 8 of 20): nothing added.
+  use_default_looks(plan, 20);
+  CHECK(plan.looks == Looks{8, 12, 16, 20});
+  CHECK(plan.separation.empty());
+  // Four (the 4-shape A/B of bench/gpu/python_ab_speed.sh): 8 cannot (1.55e-4 against 1.3e-4), 9
+  // can (4.1e-5 against 1.4e-4).
+  plan.instances = 4;
+  use_default_looks(plan, 20);
+  CHECK(plan.looks == Looks{8, 9, 12, 16, 20});
+  CHECK(plan.separation == Looks{9});
+  const auto design = plan.design();
+  CHECK_FALSE(design.looks[1].stops_same);
+  // plan.json keeps it, and a plan from before separation looks reads with none.
+  const auto again = SequentialPlan::from_json(plan.to_json());
+  CHECK(again.looks == plan.looks);
+  CHECK(again.separation == Looks{9});
+  auto older = plan.to_json();
+  older.erase("separation_looks");
+  older["looks"] = Looks{8, 12, 16, 20};
+  CHECK(SequentialPlan::from_json(older).separation.empty());
+  // A separation look that is not one of the looks is a damaged plan.
+  auto damaged = plan.to_json();
+  damaged["separation_looks"] = Looks{10};
+  CHECK_THROWS_WITH_AS(SequentialPlan::from_json(damaged), doctest::Contains("separation look 10"), std::runtime_error);
 }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -80,6 +81,64 @@ TEST_SUITE("sequential_design") {
     // A look that cannot reject can still say SAME, never SLOWER.
     const auto nine = sequential_design(kLooks, 0.001, 9);
     CHECK(decide_at_look(nine, 0, ramp(32, 1.0, 0.001), ramp(32, 1.2, 0.001)).verdict == Verdict::uncertain);
+  }
+
+  TEST_CASE("early_separation_look: where the first look cannot reject, the first count that can") {
+    using Looks = std::vector<std::size_t>;
+    const Looks twenty = {8, 12, 16, 20};
+    // One instance: 8 per side can (complete separation 2 / C(16, 8) = 1.55e-4 against 5.2e-4).
+    CHECK_FALSE(early_separation_look(twenty, 0.001, 1).has_value());
+    // Four: 8 cannot (1.55e-4 against 5.2e-4 / 4 = 1.3e-4); 9 can (2 / C(18, 9) = 4.1e-5 against
+    // the first look's share passed on, 5.7e-4 / 4 = 1.4e-4).
+    CHECK(early_separation_look(twenty, 0.001, 4) == std::optional<std::size_t>{9});
+    // The first count that can, for every m where the first look cannot.
+    for (std::size_t m : {2u, 4u, 9u, 50u}) {
+      CAPTURE(m);
+      const auto n = early_separation_look(kLooks, 0.001, m);
+      if (sequential_design(kLooks, 0.001, m).looks[0].alpha > 0) {
+        CHECK_FALSE(n.has_value());
+        continue;
+      }
+      REQUIRE(n.has_value());
+      CHECK(*n > 8);
+      CHECK(*n < 12);
+      for (std::size_t earlier = 9; earlier <= *n; ++earlier) {
+        Looks with = kLooks;
+        with.insert(with.begin() + 1, earlier);
+        CHECK_MESSAGE((sequential_design(with, 0.001, m, SpendingFunction::pocock, 0.95, {earlier}).looks[1].alpha > 0) ==
+                          (earlier == *n),
+                      "n ", earlier);
+      }
+    }
+    // Where no count before the second look can, and for a design sequential_design refuses: none.
+    CHECK_FALSE(early_separation_look(twenty, 1e-9, 4).has_value());
+    CHECK_FALSE(early_separation_look(twenty, 0.001, 0).has_value());
+    CHECK_FALSE(early_separation_look({20}, 0.001, 4).has_value());
+  }
+
+  TEST_CASE("a separation look stops SLOWER or FASTER, never SAME, and leaves the intervals as they were") {
+    const std::vector<std::size_t> looks = {8, 9, 12, 16, 20};
+    const auto plain = sequential_design({8, 12, 16, 20}, 0.001, 4);
+    const auto with = sequential_design(looks, 0.001, 4, SpendingFunction::pocock, 0.95, {9});
+    CHECK(with.look_confidence == plain.look_confidence);  // K counts the SAME looks: 4
+    CHECK(sequential_design(looks, 0.001, 4).look_confidence > plain.look_confidence);  // 5 SAME looks: wider
+    CHECK(with.looks[0].stops_same);
+    CHECK_FALSE(with.looks[1].stops_same);
+    CHECK(with.looks[1].alpha == doctest::Approx(5.7280e-4 / 4).epsilon(1e-3));
+    // Separated sides stop SLOWER at 9; a tight match does not stop SAME there (it did at 8).
+    const auto base = ramp(20, 1.0, 0.001), slow = ramp(20, 1.5, 0.001);
+    const auto separated = decide_at_look(with, 1, base, slow);
+    CHECK(separated.stop);
+    CHECK(separated.verdict == Verdict::slower);
+    const auto tight = ramp(20, 1.0, 0.0001), twin = ramp(20, 1.0, 0.0001);
+    CHECK(decide_at_look(with, 0, tight, twin).verdict == Verdict::same);
+    const auto at_separation = decide_at_look(with, 1, tight, twin);
+    CHECK_FALSE(at_separation.stop);
+    CHECK(at_separation.verdict == Verdict::uncertain);
+    CHECK(decide_at_look(with, 2, tight, twin).verdict == Verdict::same);
+    // Not a look, or the last: refused.
+    CHECK_THROWS_AS(sequential_design(looks, 0.001, 4, SpendingFunction::pocock, 0.95, {10}), std::invalid_argument);
+    CHECK_THROWS_AS(sequential_design(looks, 0.001, 4, SpendingFunction::pocock, 0.95, {20}), std::invalid_argument);
   }
 
   TEST_CASE("bad designs and looks throw") {
