@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/sequential_plan.hpp"
 #include "stats/brunner_munzel.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/multiple_testing.hpp"
@@ -382,11 +383,11 @@ void power(Output& out, double scale, std::uint64_t seed) {
 }
 
 // 5. The separation look: the looks of a sweep of m instances at most kMost per side (8, 12, 16, 20:
-// those of ab --until-verdict before it) against them with stats::early_separation_look's look,
-// run on the same samples.
+// those of ab --until-verdict before it) against ab's default design now (use_default_looks, with
+// stats::early_separation_look's look), run on the same samples.
 void added_look(Output& out, double scale, std::uint64_t seed) {
   constexpr std::size_t kMost = 20;
-  const std::vector<std::size_t> before = {8, 12, 16, kMost};
+  const std::vector<std::size_t> before = isobench::orchestrator::default_looks(kMost);
   const std::size_t aa_reps = repetitions(scale, 4000), power_reps = repetitions(scale, 1000);
   const auto dists = distributions();
   out.json["added_look"] = nlohmann::json::array();
@@ -395,14 +396,12 @@ void added_look(Output& out, double scale, std::uint64_t seed) {
   std::printf("| instances | looks | distribution | change | SLOWER or FASTER | SLOWER | SAME | mean samples |\n"
               "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (std::size_t m : {std::size_t{4}, kSweep}) {
-    auto after = before;
-    std::vector<std::size_t> separation;
-    if (const auto n = early_separation_look(before, kAlpha, m)) {
-      after.insert(after.begin() + 1, *n);
-      separation = {*n};
-    }
-    const SequentialDesign designs[] = {sequential_design(before, kAlpha, m),
-                                        sequential_design(after, kAlpha, m, SpendingFunction::pocock, 0.95, separation)};
+    isobench::orchestrator::SequentialPlan plan;  // ab --until-verdict's, as plan_run makes it
+    plan.alpha = kAlpha;
+    plan.instances = m;
+    isobench::orchestrator::use_default_looks(plan, kMost);
+    const auto& after = plan.looks;
+    const SequentialDesign designs[] = {sequential_design(before, kAlpha, m), plan.design()};
     for (std::size_t d : {0u, 1u}) {
       for (double change : {0.0, 0.03, 0.05, 0.10}) {
         const std::size_t reps = change == 0 ? aa_reps : power_reps;
