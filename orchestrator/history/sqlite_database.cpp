@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 namespace isobench::orchestrator::history {
 
 namespace {
@@ -28,7 +31,7 @@ Database::Database(const std::string& path, OpenMode mode) : path_(path) {
     exec("PRAGMA foreign_keys = ON");
     // WAL is a property of the file: the first connection that writes switches it, the others
     // find it so.
-    if (mode != OpenMode::read) Statement(*this, "PRAGMA journal_mode = WAL").step();
+    if (mode != OpenMode::read) switch_to_wal();
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
@@ -37,6 +40,24 @@ Database::Database(const std::string& path, OpenMode mode) : path_(path) {
 }
 
 Database::~Database() { sqlite3_close(db_); }
+
+// The switch needs the file to itself for a moment, and while another connection holds it (a
+// second writer opening beside this one, in test_history about one time in ten) SQLite answers
+// BUSY at once, without the busy handler: tried again here for as long as the busy timeout.
+void Database::switch_to_wal() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db_, "PRAGMA journal_mode = WAL", -1, &stmt, nullptr);
+    if (rc == SQLITE_OK) rc = sqlite3_step(stmt);
+    sqlite3_finalize(stmt);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) return;
+    const int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline)
+      fail("cannot run \"PRAGMA journal_mode = WAL\"");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
 
 void Database::fail(const std::string& what) const { throw SqliteError(path_ + ": " + what + ": " + sqlite3_errmsg(db_)); }
 

@@ -44,6 +44,7 @@ class Database {
   [[noreturn]] void fail(const std::string& what) const;  // throws with SQLite's last message
 
  private:
+  void switch_to_wal();  // PRAGMA journal_mode = WAL, tried again while another connection holds the file
   friend class Statement;
   sqlite3* db_ = nullptr;
   std::string path_;
