@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "stats/mann_whitney.hpp"
@@ -30,6 +33,14 @@ class PairwiseDifferences {
       : lower_(std::move(lower)), upper_(std::move(upper)) {
     std::sort(lower_.begin(), lower_.end());
     std::sort(upper_.begin(), upper_.end());
+    // Few pairs (n m <= 64 (n + m), 20 per side: 400): every difference at hand, each order
+    // statistic a selection, where a bisection costs 64 counts of n + m steps. Both give the
+    // same double, the k-th smallest of the same differences.
+    if (pairs() <= 64 * (lower_.size() + upper_.size())) {
+      all_.reserve(pairs());
+      for (double l : lower_)
+        for (double u : upper_) all_.push_back(u - l);
+    }
   }
 
   // Number of pairs with upper_j - lower_i <= t, in O(n+m): the difference grows with j and
@@ -46,7 +57,12 @@ class PairwiseDifferences {
   }
 
   // The k-th smallest difference, k in 1..n*m.
-  double order_statistic(std::uint64_t k) const {
+  double order_statistic(std::uint64_t k) {
+    if (!all_.empty()) {
+      const auto kth = all_.begin() + static_cast<std::ptrdiff_t>(k - 1);
+      std::nth_element(all_.begin(), kth, all_.end());
+      return *kth;
+    }
     std::int64_t lo = order_key(upper_.front() - lower_.back());  // smallest difference
     std::int64_t hi = order_key(upper_.back() - lower_.front());  // largest
     while (lo < hi) {
@@ -65,6 +81,7 @@ class PairwiseDifferences {
 
  private:
   std::vector<double> lower_, upper_;
+  std::vector<double> all_;  // every difference, in no particular order, where there are few
 };
 
 std::vector<double> logs(std::span<const double> values, const char* name) {
@@ -82,7 +99,11 @@ std::vector<double> logs(std::span<const double> values, const char* name) {
 
 }  // namespace
 
-std::uint64_t hodges_lehmann_interval_rank(std::size_t n, std::size_t m, double confidence) {
+namespace {
+
+// The rank from the exact U distribution (building it is O(k^2 (n+m)^2 / 4)), or from the normal
+// approximation where that would cost more.
+std::uint64_t compute_interval_rank(std::size_t n, std::size_t m, double confidence) {
   // Largest k with P(U <= k-1) <= tail (0 when even k = 1 fails).
   const double tail = (1 - confidence) / 2;
   const std::uint64_t pairs_half = static_cast<std::uint64_t>(n) * m / 2;
@@ -98,11 +119,29 @@ std::uint64_t hodges_lehmann_interval_rank(std::size_t n, std::size_t m, double 
   return k < 0 ? 0 : std::min(static_cast<std::uint64_t>(k), pairs_half);
 }
 
+}  // namespace
+
+std::uint64_t hodges_lehmann_interval_rank(std::size_t n, std::size_t m, double confidence) {
+  // Kept per (n, m, confidence): a power simulation asks for the same few thousand times (the
+  // distribution's construction was a sixth of calibrate's analysis).
+  static std::mutex mutex;
+  static std::map<std::tuple<std::size_t, std::size_t, double>, std::uint64_t> known;
+  const auto key = std::tuple{n, m, confidence};
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+  }
+  const std::uint64_t k = compute_interval_rank(n, m, confidence);
+  std::lock_guard lock(mutex);
+  known.emplace(key, k);
+  return k;
+}
+
 HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
                                         std::span<const double> candidate, double confidence) {
   if (!(confidence > 0 && confidence < 1))
     throw std::invalid_argument("hodges_lehmann_ratio: confidence must lie strictly between 0 and 1");
-  const PairwiseDifferences differences(logs(baseline, "baseline"), logs(candidate, "candidate"));
+  PairwiseDifferences differences(logs(baseline, "baseline"), logs(candidate, "candidate"));
   const std::uint64_t pairs = differences.pairs();
   HodgesLehmannRatio result;
   result.confidence = confidence;

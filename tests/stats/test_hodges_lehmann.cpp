@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 using namespace isobench::stats;
@@ -40,6 +41,30 @@ TEST_SUITE("hodges_lehmann") {
         CHECK(r.lo <= r.ratio);
         CHECK(r.ratio <= r.hi);
       }
+    }
+  }
+
+  TEST_CASE("the estimate and interval are the sorted differences' order statistics, with few pairs and many") {
+    // Up to 64 (n + m) pairs the differences are selected from all of them; beyond, bisected.
+    // Both must give the very doubles a full sort gives.
+    std::mt19937_64 engine(11);
+    std::lognormal_distribution<double> noise(0.0, 0.05);
+    for (const auto& [n, m] : {std::pair<std::size_t, std::size_t>{20, 20}, {3, 40}, {129, 129}, {300, 200}}) {
+      std::vector<double> a(n), b(m);
+      for (double& v : a) v = noise(engine);
+      for (double& v : b) v = 1.03 * noise(engine);
+      const auto d = all_differences(a, b);
+      const auto r = hodges_lehmann_ratio(a, b, 0.95);
+      const std::size_t pairs = d.size(), k = hodges_lehmann_interval_rank(n, m, 0.95);
+      const double middle = pairs % 2 == 1 ? d[pairs / 2] : 0.5 * (d[pairs / 2 - 1] + d[pairs / 2]);
+      CAPTURE(n);
+      CAPTURE(m);
+      REQUIRE(k >= 1);
+      CHECK(r.ratio == std::exp(middle));
+      CHECK(r.lo == std::exp(d[k - 1]));
+      CHECK(r.hi == std::exp(d[pairs - k]));
+      // The rank is kept per size: asked again, the same.
+      CHECK(hodges_lehmann_interval_rank(n, m, 0.95) == k);
     }
   }
 
