@@ -24,18 +24,23 @@ double resampled(std::span<const double> pilot, std::mt19937_64& engine) {
   return v * (1 + 1e-9 * unit);
 }
 
+// Whether one simulated comparison rejects: its p-value within the options' Monte Carlo budget,
+// and under a verdict rule only where the interval clears the floor (elsewhere no p can make it
+// SLOWER).
 bool detected(std::span<const double> baseline, std::span<const double> candidate, const PowerOptions& options) {
   PermutationOptions permutation;
+  permutation.budget = options.budget;
   if (!options.verdict) {
     permutation.levels = {options.alpha};
     const auto r = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
     return r.p_value < options.alpha && r.relative_effect > 0.5;
   }
   const VerdictRule& rule = *options.verdict;
+  const auto hl = hodges_lehmann_ratio(baseline, candidate, rule.confidence);
+  if (!clears_floor(hl.lo, hl.hi, rule.threshold)) return false;
   const double m = static_cast<double>(rule.instances);
   permutation.levels = {options.alpha / m};
   const double p = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
-  const auto hl = hodges_lehmann_ratio(baseline, candidate, rule.confidence);
   return decide({hl.lo, hl.hi, std::min(1.0, m * p), options.alpha, rule.threshold}) == Verdict::slower;
 }
 
@@ -94,7 +99,8 @@ SampleSizeResult sample_size_for_power(std::span<const double> pilot, double del
 
 SequentialPower sequential_slowdown_power(std::span<const double> pilot, double delta,
                                           const SequentialDesign& design, double threshold,
-                                          std::size_t repetitions, std::uint64_t seed) {
+                                          std::size_t repetitions, std::uint64_t seed,
+                                          const MonteCarloBudget& budget) {
   check_pilot(pilot, design.looks.front().n);
   if (repetitions == 0) throw std::invalid_argument("sequential_slowdown_power: zero repetitions");
   std::mt19937_64 engine(seed);
@@ -105,7 +111,7 @@ SequentialPower sequential_slowdown_power(std::span<const double> pilot, double 
     for (double& v : baseline) v = resampled(pilot, engine);
     for (double& v : candidate) v = resampled(pilot, engine) * (1 + delta);
     for (std::size_t look = 0; look < design.looks.size(); ++look) {
-      const LookDecision d = decide_at_look(design, look, baseline, candidate, threshold);
+      const LookDecision d = decide_at_look(design, look, baseline, candidate, threshold, {true, budget});
       if (!d.stop) continue;
       r.slower += d.verdict == Verdict::slower;
       r.faster += d.verdict == Verdict::faster;

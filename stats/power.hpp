@@ -30,6 +30,10 @@ struct PowerOptions {
   std::optional<VerdictRule> verdict;
   // Called every few repetitions when set: a caller stops a long simulation by throwing from it.
   std::function<void()> checkpoint;
+  // How far each simulated p is drawn (studentized_permutation.hpp): a quarter of a verdict's
+  // draws, and the verdict's outcome predicted for a p still near its level then
+  // (bench/power_budget compares it with the verdict's own budget).
+  MonteCarloBudget budget = kSimulationBudget;
 };
 
 // Power to detect a slowdown of `delta` (0.05 = 5%) with n samples per side: each repetition
@@ -72,6 +76,7 @@ struct SequentialPower {
 };
 SequentialPower sequential_slowdown_power(std::span<const double> pilot, double delta,
                                           const SequentialDesign& design, double threshold,
-                                          std::size_t repetitions = 1000, std::uint64_t seed = 20261129);
+                                          std::size_t repetitions = 1000, std::uint64_t seed = 20261129,
+                                          const MonteCarloBudget& budget = kSimulationBudget);
 
 }  // namespace isobench::stats

@@ -84,7 +84,7 @@ std::optional<std::size_t> early_separation_look(const std::vector<std::size_t>&
 }
 
 LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, std::span<const double> baseline,
-                            std::span<const double> candidate, double threshold) {
+                            std::span<const double> candidate, double threshold, const LookOptions& options) {
   if (look >= design.looks.size()) throw std::invalid_argument("decide_at_look: no such look");
   const SequentialLook& at = design.looks[look];
   if (baseline.size() < at.n || candidate.size() < at.n)
@@ -92,12 +92,15 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
                                 " samples per side, has " + std::to_string(std::min(baseline.size(), candidate.size())));
   const auto a = baseline.first(at.n), b = candidate.first(at.n);
   LookDecision d;
-  PermutationOptions permutation;
-  // A look that cannot reject needs no level resolved: its p only describes.
-  permutation.levels = at.alpha > 0 ? std::vector<double>{at.alpha} : std::vector<double>{};
-  d.test = brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
-  d.p_value = d.test.p_value;
   d.ratio = hodges_lehmann_ratio(a, b, design.look_confidence);
+  if (!options.p_only_where_it_decides || clears_floor(d.ratio.lo, d.ratio.hi, threshold)) {
+    PermutationOptions permutation;
+    // A look that cannot reject needs no level resolved: its p only describes.
+    permutation.levels = at.alpha > 0 ? std::vector<double>{at.alpha} : std::vector<double>{};
+    permutation.budget = options.budget;
+    d.test = brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
+    d.p_value = d.test.p_value;
+  }
   // A look that cannot reject has level 0: p < 0 never holds, so it can only say SAME.
   d.verdict = decide({d.ratio.lo, d.ratio.hi, d.p_value, at.alpha, threshold});
   // A separation look is no SAME look: there a SAME is no verdict yet, and the instance goes on.

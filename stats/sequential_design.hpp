@@ -80,10 +80,20 @@ struct LookDecision {
   HodgesLehmannRatio ratio;
 };
 
+// How a look computes its p-value. compare's looks compute it at every look (it is printed)
+// and resolve it as a verdict's; a power simulation (power.hpp) asks for it only where it can
+// change the verdict (clears_floor: elsewhere the test is not run, and p_value stays 1) and
+// within its Monte Carlo budget.
+struct LookOptions {
+  bool p_only_where_it_decides = false;
+  MonteCarloBudget budget;
+};
+
 // The decision at look `look` (an index into design.looks) from the samples so far: the first
 // design.looks[look].n of each side are used (more may have arrived; fewer throws
 // std::invalid_argument). threshold is the verdict's noise floor (0.02 = 2%).
 LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, std::span<const double> baseline,
-                            std::span<const double> candidate, double threshold = 0.02);
+                            std::span<const double> candidate, double threshold = 0.02,
+                            const LookOptions& options = {});
 
 }  // namespace isobench::stats

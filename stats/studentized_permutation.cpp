@@ -354,28 +354,31 @@ const ConfidenceSequence& sequence() {
 }
 
 // The most draws for one p-value (studentized_permutation.hpp).
-std::size_t draws_for(const std::vector<double>& ascending_levels) {
-  const double wanted = ascending_levels.empty() ? 0.0 : std::ceil(kDrawsPerLevel / ascending_levels.front());
+std::size_t draws_for(const std::vector<double>& ascending_levels, const MonteCarloBudget& budget) {
+  const double wanted =
+      ascending_levels.empty() ? 0.0 : std::ceil(budget.draws_per_level / ascending_levels.front());
   return static_cast<std::size_t>(std::clamp(wanted, static_cast<double>(kMinDraws), static_cast<double>(kMaxDraws)));
 }
 
 // Whether the draws have gone as far as the levels still in the interval are worth: the
-// smallest of them, t, is worth kDrawsPerLevel / t draws (the interval's half-width is then
+// smallest of them, t, is worth draws_per_level / t draws (the interval's half-width is then
 // about a third of t), so a p near a level gives up there rather than at the budget of the smallest level
 // of all. The levels in the interval are contiguous (it is an interval): a binary search.
-bool beyond_budget(std::span<const double> levels, std::size_t hits, std::size_t made) {
+bool beyond_budget(std::span<const double> levels, double draws_per_level, std::size_t hits, std::size_t made) {
   const double centre = static_cast<double>(hits) / static_cast<double>(made);
   const auto inside = [&](double level) { return sequence().contains(hits, made, level); };
   auto above = std::lower_bound(levels.begin(), levels.end(), centre);
   // The first level of [begin, above) that the interval holds (those after it all are).
   auto first = std::partition_point(levels.begin(), above, [&](double level) { return !inside(level); });
   if (first == above && (above == levels.end() || !inside(*above))) return false;  // none held
-  return static_cast<double>(made) >= kDrawsPerLevel / *first;
+  return static_cast<double>(made) >= draws_per_level / *first;
 }
 
 // A finished count's p-value: the upper end of the confidence sequence's interval, resolved when
-// no level lies in it, whether the count stopped there, gave up or ran out of draws.
-PermutationPValue monte_carlo_p(const detail::SequentialCount& c, std::span<const double> levels) {
+// no level lies in it, whether the count stopped there, gave up or ran out of draws; unresolved,
+// the estimate where the budget asks for it.
+PermutationPValue monte_carlo_p(const detail::SequentialCount& c, std::span<const double> levels,
+                                const MonteCarloBudget& budget) {
   const ProportionBounds bounds = sequence().bounds(c.hits, c.made);
   PermutationPValue r;
   r.method = PermutationMethod::monte_carlo;
@@ -384,6 +387,19 @@ PermutationPValue monte_carlo_p(const detail::SequentialCount& c, std::span<cons
   r.labellings = static_cast<double>(c.made);
   r.hits = static_cast<double>(c.hits);
   r.resolved = sequence().separates(levels, c.hits, c.made);
+  if (!r.resolved && budget.predict_undecided) {
+    // The smallest level still in the interval is the one it gave up at; the verdict's budget
+    // there, and the hits it would hold at the rate seen.
+    const auto held = std::find_if(levels.begin(), levels.end(),
+                                   [&](double level) { return sequence().contains(c.hits, c.made, level); });
+    if (held != levels.end()) {
+      const double full = std::min(std::ceil(kDrawsPerLevel / *held), static_cast<double>(kMaxDraws));
+      const double rate = static_cast<double>(c.hits) / static_cast<double>(c.made);
+      const auto draws = static_cast<std::size_t>(std::max(full, static_cast<double>(c.made)));
+      const auto hits = static_cast<std::size_t>(std::llround(rate * static_cast<double>(draws)));
+      r.p_value = sequence().bounds(hits, draws).upper;
+    }
+  }
   return r;
 }
 
@@ -408,11 +424,11 @@ std::vector<double> usable_levels(const std::vector<double>& levels) {
 
 namespace detail {
 
-bool look(SequentialCount& c, std::span<const double> levels) {
+bool look(SequentialCount& c, std::span<const double> levels, double draws_per_level) {
   if (c.made < c.next_look || c.made % kLookStep != 0) return false;
   const std::size_t later = c.made + c.made / 20;
   c.next_look = std::max(c.made + kLookStep, later - later % kLookStep);
-  c.stopped = sequence().separates(levels, c.hits, c.made) || beyond_budget(levels, c.hits, c.made);
+  c.stopped = sequence().separates(levels, c.hits, c.made) || beyond_budget(levels, draws_per_level, c.hits, c.made);
   return c.stopped;
 }
 
@@ -431,18 +447,18 @@ void DrawnTable::append(const std::vector<float>& draws) {
 }
 
 void DrawnTable::walk(SequentialCount& c, float statistic, Alternative alternative, std::span<const double> levels,
-                      std::size_t most) const {
+                      std::size_t most, double draws_per_level) const {
   const Extremeness extreme(statistic, alternative);
   const std::size_t last = std::min(most, draws_.size());
   while (!c.stopped && c.made < last) {
     if (extreme(static_cast<double>(draws_[c.made++]))) ++c.hits;
-    look(c, levels);
+    look(c, levels, draws_per_level);
   }
 }
 
 void DrawnTable::count(SequentialCount& c, float statistic, Alternative alternative, std::span<const double> levels,
-                       std::size_t most) const {
-  if (has_nan_) return walk(c, statistic, alternative, levels, most);
+                       std::size_t most, double draws_per_level) const {
+  if (has_nan_) return walk(c, statistic, alternative, levels, most, draws_per_level);
   const std::size_t last = std::min(most, draws_.size());
   const Extremeness extreme(statistic, alternative);
   // Whether any draw of a block can count: its extreme one does.
@@ -458,12 +474,12 @@ void DrawnTable::count(SequentialCount& c, float statistic, Alternative alternat
     const std::size_t k = c.made / kBlock, end = std::min((k + 1) * kBlock, last);
     if (c.made % kBlock == 0 && end == (k + 1) * kBlock && !may_count(blocks_[k])) {
       c.made = end;  // a look, if any, falls on the block's end
-      look(c, levels);
+      look(c, levels, draws_per_level);
       continue;
     }
     while (!c.stopped && c.made < end) {
       if (extreme(static_cast<double>(draws_[c.made++]))) ++c.hits;
-      look(c, levels);
+      look(c, levels, draws_per_level);
     }
   }
 }
@@ -509,7 +525,8 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
   }
 
   const std::vector<double> levels = usable_levels(options.levels);
-  const std::size_t most = draws_for(levels);
+  const MonteCarloBudget& budget = options.budget;
+  const std::size_t most = draws_for(levels, budget);
   detail::SequentialCount c;
   if (untied) {
     const auto shared = drawn_tables().get({observed.n_x, observed.n_y, false, options.seed},
@@ -519,19 +536,19 @@ PermutationPValue studentized_permutation_p(const TiedLabelling& observed, doubl
     // equal to it counts.
     const auto rounded = static_cast<float>(statistic);
     for (;;) {
-      shared->table.count(c, rounded, alternative, levels, most);
+      shared->table.count(c, rounded, alternative, levels, most, budget.draws_per_level);
       if (c.stopped || c.made >= most) break;
       shared->extend(most);
     }
-    return monte_carlo_p(c, levels);
+    return monte_carlo_p(c, levels, budget);
   }
   LabellingDraws source(observed, options.seed);
   while (!c.stopped && c.made < most) {
     ++c.made;
     if (extreme(source.next())) ++c.hits;
-    detail::look(c, levels);
+    detail::look(c, levels, budget.draws_per_level);
   }
-  return monte_carlo_p(c, levels);
+  return monte_carlo_p(c, levels, budget);
 }
 
 }  // namespace isobench::stats

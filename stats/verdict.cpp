@@ -12,6 +12,10 @@ std::string_view to_string(Verdict verdict) {
   return "?";
 }
 
+bool clears_floor(double ratio_lo, double ratio_hi, double threshold) {
+  return ratio_lo > 1 + threshold || ratio_hi < 1 / (1 + threshold);
+}
+
 Verdict decide(const VerdictInput& input) {
   const double upper_floor = 1 + input.threshold;
   const double lower_floor = 1 / upper_floor;

@@ -26,4 +26,8 @@ struct VerdictInput {
 //              only in part).
 Verdict decide(const VerdictInput& input);
 
+// Whether the interval lies wholly beyond the noise floor, above 1+t or below 1/(1+t): only then
+// can the p-value change decide's verdict (a simulation need not compute it otherwise).
+bool clears_floor(double ratio_lo, double ratio_hi, double threshold);
+
 }  // namespace isobench::stats

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -81,6 +82,40 @@ TEST_SUITE("sequential_design") {
     // A look that cannot reject can still say SAME, never SLOWER.
     const auto nine = sequential_design(kLooks, 0.001, 9);
     CHECK(decide_at_look(nine, 0, ramp(32, 1.0, 0.001), ramp(32, 1.2, 0.001)).verdict == Verdict::uncertain);
+  }
+
+  TEST_CASE("a simulation's look decides as compare's and runs the test only where p can matter") {
+    const auto d = sequential_design(kLooks, 0.001, 4);
+    std::mt19937_64 engine(5);
+    std::size_t skipped = 0, run = 0;
+    for (double shift : {1.0, 1.01, 1.05, 1.2}) {
+      for (int rep = 0; rep < 20; ++rep) {
+        std::lognormal_distribution<double> noise(0.0, 0.03);
+        std::vector<double> a(32), b(32);
+        for (double& v : a) v = noise(engine);
+        for (double& v : b) v = shift * noise(engine);
+        for (std::size_t look = 0; look < kLooks.size(); ++look) {
+          const auto full = decide_at_look(d, look, a, b);
+          const auto sim = decide_at_look(d, look, a, b, 0.02, {true, kSimulationBudget});
+          // Every p here is decided within the simulation's quarter of the draws (they are the
+          // same draws): the same verdicts. Near a level they may differ (bench/power_budget).
+          CHECK(sim.verdict == full.verdict);
+          CHECK(sim.stop == full.stop);
+          CHECK(sim.ratio.lo == full.ratio.lo);
+          if (clears_floor(full.ratio.lo, full.ratio.hi, 0.02)) {
+            ++run;
+            CHECK(sim.test.statistic == full.test.statistic);
+            if (sim.test.resolved) CHECK(sim.p_value == full.p_value);  // else predicted
+          } else {
+            ++skipped;
+            CHECK(sim.p_value == 1);  // not computed
+            CHECK(sim.test.labellings == 0);
+          }
+        }
+      }
+    }
+    CHECK(skipped > 0);
+    CHECK(run > 0);
   }
 
   TEST_CASE("early_separation_look: where the first look cannot reject, the first count that can") {

@@ -2,7 +2,8 @@
 // the draw-by-draw walk's result exactly: for every alternative, at statistics that equal drawn
 // values, fall between them or beyond them, with ties, infinities and zeros among the draws, in
 // each of its regimes (no stop: every draw taken; the stop deep in the table, where it skips
-// blocks; the stop early), and when the count is continued over a table extended in pieces.
+// blocks; the stop early), and when the count is continued over a table extended in pieces. And
+// the power simulations' Monte Carlo budget against a verdict's.
 #include "stats/studentized_permutation.hpp"
 
 #include <doctest/doctest.h>
@@ -12,6 +13,8 @@
 #include <limits>
 #include <random>
 #include <vector>
+
+#include "stats/confidence_sequence.hpp"
 
 using namespace isobench::stats;
 using isobench::stats::detail::DrawnTable;
@@ -112,4 +115,52 @@ TEST_CASE("a table of drawn statistics with a NaN among them is counted by the w
       table.walk(walk, statistic, alternative, levels);
       CHECK(indexed == walk);
     }
+}
+
+TEST_CASE("the simulations' budget: the same p where it decides in time, the verdict's outcome predicted where not") {
+  // 20 + 20 untied values (Monte Carlo), y shifted so that p is near 1e-3.
+  std::mt19937_64 engine(8);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> x(20), y(20);
+  for (double& v : x) v = normal(engine);
+  for (double& v : y) v = normal(engine) + 1.2;
+  std::vector<double> pooled = x;
+  pooled.insert(pooled.end(), y.begin(), y.end());
+  std::sort(pooled.begin(), pooled.end());
+  TiedLabelling l;
+  l.n_x = l.n_y = 20;
+  for (double v : pooled) {
+    l.group_size.push_back(1);
+    l.x_count.push_back(std::find(x.begin(), x.end(), v) != x.end() ? 1 : 0);
+  }
+  const double t = studentized_statistic(20, 20, placement_sums(l)).value;
+  const auto p_at = [&](double level, const MonteCarloBudget& budget) {
+    PermutationOptions o;
+    o.levels = {level};
+    o.budget = budget;
+    return studentized_permutation_p(l, t, Alternative::two_sided, o);
+  };
+  // Far from its level, decided early: the very same answer with either budget.
+  const auto far = p_at(0.05, {}), far_sim = p_at(0.05, kSimulationBudget);
+  REQUIRE(far.resolved);
+  CHECK(far_sim.p_value == far.p_value);
+  CHECK(far_sim.labellings == far.labellings);
+  CHECK(far_sim.hits == far.hits);
+  // At its own estimate, undecided: the verdict's budget draws 200 / level and stays above the
+  // level; the simulation's draws a quarter of that and predicts the side the verdict's budget
+  // would reach at the rate of hits it saw.
+  const auto deep = p_at(1e-6, {});  // drawn far enough for a close estimate
+  const double level = deep.hits / deep.labellings;
+  CAPTURE(level);
+  const auto full = p_at(level, {}), sim = p_at(level, kSimulationBudget);
+  REQUIRE_FALSE(full.resolved);
+  REQUIRE_FALSE(sim.resolved);
+  CHECK(full.p_value >= level);
+  CHECK(full.labellings >= kDrawsPerLevel / level);
+  CHECK(sim.labellings >= kSimulationBudget.draws_per_level / level);
+  CHECK(sim.labellings < full.labellings / 3);
+  const ConfidenceSequence sequence(kMonteCarloRisk);
+  const auto verdict_draws = static_cast<std::size_t>(std::ceil(kDrawsPerLevel / level));
+  const auto predicted_hits = static_cast<std::size_t>(std::llround(sim.hits / sim.labellings * verdict_draws));
+  CHECK(sim.p_value == sequence.bounds(predicted_hits, verdict_draws).upper);
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "stats/multiple_testing.hpp"
@@ -35,6 +36,18 @@ TEST_SUITE("verdict") {
     // too wide to tell
     CHECK(verdict_of(0.9, 1.1, 0.5) == Verdict::uncertain);
     CHECK(verdict_of(0.0, 1e300, 1.0) == Verdict::uncertain);
+  }
+
+  TEST_CASE("clears_floor: exactly where the p-value can change the verdict") {
+    CHECK(clears_floor(1.021, 1.3, 0.02));
+    CHECK(clears_floor(0.7, 1 / 1.021, 0.02));
+    CHECK_FALSE(clears_floor(1.02, 1.3, 0.02));  // on the floor: SLOWER needs lo beyond it
+    CHECK_FALSE(clears_floor(0.99, 1.3, 0.02));
+    CHECK_FALSE(clears_floor(0.99, 1.01, 0.02));
+    // Where it does not clear, no p changes decide's answer; where it does, p decides.
+    for (const auto& [lo, hi] : {std::pair{1.02, 1.3}, {0.99, 1.01}, {0.9, 1.1}, {1 / 1.02, 1.0}})
+      CHECK(decide({lo, hi, 1e-9, 0.001, 0.02}) == decide({lo, hi, 1.0, 0.001, 0.02}));
+    CHECK(decide({1.05, 1.3, 1e-9, 0.001, 0.02}) != decide({1.05, 1.3, 1.0, 0.001, 0.02}));
   }
 
   TEST_CASE("the floor is symmetric in log time: swapping sides swaps SLOWER and FASTER") {
