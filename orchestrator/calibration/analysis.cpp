@@ -4,9 +4,13 @@
 #include "orchestrator/calibration/analysis.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "stats/brunner_munzel.hpp"
 #include "stats/descriptive.hpp"
@@ -17,6 +21,36 @@
 namespace isobench::orchestrator::calibration {
 
 namespace {
+
+// body(i) for every i in [0, count), on as many threads as the machine has: the power
+// simulations of instances are independent, each writes its own slot, and the permutation
+// tables they share hold the same draws whichever thread grows them, so the results are one
+// thread's. The first exception (the checkpoint's interruption) stops the others at their next
+// index and is rethrown here.
+template <class Body>
+void for_each_index(std::size_t count, Body&& body) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr failure;
+  std::mutex mutex;
+  const auto work = [&] {
+    for (std::size_t i; !failed && (i = next++) < count;) {
+      try {
+        body(i);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  const std::size_t threads = std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& h : helpers) h.join();
+  if (failure) std::rethrow_exception(failure);
+}
 
 // Counts hits per alpha of one kind of trial.
 class RateCounter {
@@ -215,14 +249,17 @@ VerdictRates verdict_rates(const CalibrationInput& input, const ModeRuns& mode,
   power_options.checkpoint = o.checkpoint;
   power_options.verdict = stats::VerdictRule{o.threshold, o.confidence, std::max<std::size_t>(n_instances, 1)};
   bool all_reached = n_instances > 0;
-  for (std::size_t inst = 0; inst < n_instances; ++inst) {
+  v.sample_sizes.resize(n_instances);
+  for_each_index(n_instances, [&](std::size_t inst) {
     const auto pilot = pooled_pilot(mode, inst);
     InstanceSampleSize row{input.instances[inst].id, pilot.size(), 0};
     if (pilot.size() >= 2)
       row.n = stats::sample_size_for_power(pilot, o.target_delta, o.target_power, o.max_n, power_options).n;
+    v.sample_sizes[inst] = row;
+  });
+  for (const auto& row : v.sample_sizes) {
     all_reached = all_reached && row.n != 0;
     v.recommended_n = std::max(v.recommended_n, row.n);
-    v.sample_sizes.push_back(row);
   }
   if (!all_reached) v.recommended_n = 0;
   return v;
@@ -265,13 +302,21 @@ SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const 
 
   const auto design = stats::sequential_design(o.sequential_looks, o.target_alpha, m, stats::SpendingFunction::pocock,
                                                o.confidence);
-  for (std::size_t inst = 0; inst < input.instances.size(); ++inst) {
+  struct Simulated {
+    bool pilot = false;
+    stats::SequentialPower aa, slow;
+  };
+  std::vector<Simulated> simulated(input.instances.size());
+  for_each_index(input.instances.size(), [&](std::size_t inst) {
     if (o.checkpoint) o.checkpoint();
     const auto pilot = pooled_pilot(mode, inst);
-    if (pilot.size() < 2) continue;
-    const auto aa = stats::sequential_slowdown_power(pilot, 0.0, design, o.threshold, o.power_repetitions, o.seed);
-    const auto slow =
-        stats::sequential_slowdown_power(pilot, o.target_delta, design, o.threshold, o.power_repetitions, o.seed);
+    if (pilot.size() < 2) return;
+    simulated[inst] = {true, stats::sequential_slowdown_power(pilot, 0.0, design, o.threshold, o.power_repetitions, o.seed),
+                       stats::sequential_slowdown_power(pilot, o.target_delta, design, o.threshold,
+                                                        o.power_repetitions, o.seed)};
+  });
+  for (const auto& [has_pilot, aa, slow] : simulated) {
+    if (!has_pilot) continue;
     e.simulated_false += aa.slower + aa.faster;
     e.mean_samples_aa += aa.mean_samples;
     e.power += slow.slower;
@@ -358,9 +403,13 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
   power_options.seed = options.seed;
   power_options.checkpoint = options.checkpoint;
 
-  for (const auto& mode : input.modes) {
+  // The modes one per thread too (each also spreads its instances): their results are
+  // independent, and what one thread leaves serial (the sweeps' verdicts) overlaps the other's.
+  result.modes.resize(input.modes.size());
+  for_each_index(input.modes.size(), [&](std::size_t mode_index) {
+    const ModeRuns& mode = input.modes[mode_index];
     step();
-    ModeResult m;
+    ModeResult& m = result.modes[mode_index];
     m.mode = mode.mode;
     m.variant = mode.variant;
     m.within_run = mode.within_run;
@@ -434,21 +483,35 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     std::vector<double> curve_sum(grid.size(), 0);
     std::size_t curve_instances = 0;
     bool all_reached = true;
-    for (std::size_t inst = 0; inst < n_instances; ++inst) {
+    std::vector<std::vector<double>> curves(n_instances);  // per instance, on the grid; empty without a pilot
+    m.sample_sizes.resize(n_instances);
+    for_each_index(n_instances, [&](std::size_t inst) {
       step();
       const auto pilot = pooled_pilot(mode, inst);
       InstanceSampleSize row{input.instances[inst].id, pilot.size(), 0};
       if (pilot.size() >= 2) {
-        row.n = stats::sample_size_for_power(pilot, options.target_delta, options.target_power, options.max_n,
-                                             power_options)
-                    .n;
-        for (std::size_t g = 0; g < grid.size(); ++g)
-          curve_sum[g] += stats::slowdown_power(pilot, options.target_delta, grid[g], power_options);
+        const auto search = stats::sample_size_for_power(pilot, options.target_delta, options.target_power,
+                                                         options.max_n, power_options);
+        row.n = search.n;
+        // The grid's first points are the search's (the same seed gives the same power).
+        for (std::size_t n : grid) {
+          const auto known = std::find_if(search.curve.begin(), search.curve.end(),
+                                          [&](const stats::PowerPoint& p) { return p.n == n; });
+          curves[inst].push_back(known != search.curve.end()
+                                     ? known->power
+                                     : stats::slowdown_power(pilot, options.target_delta, n, power_options));
+        }
+      }
+      m.sample_sizes[inst] = row;
+    });
+    for (std::size_t inst = 0; inst < n_instances; ++inst) {
+      const InstanceSampleSize& row = m.sample_sizes[inst];
+      if (!curves[inst].empty()) {
+        for (std::size_t g = 0; g < grid.size(); ++g) curve_sum[g] += curves[inst][g];
         ++curve_instances;
       }
       all_reached = all_reached && row.n != 0;
       m.recommended_n = std::max(m.recommended_n, row.n);
-      m.sample_sizes.push_back(row);
     }
     if (!all_reached || curve_instances == 0) m.recommended_n = 0;
     if (curve_instances > 0)
@@ -461,8 +524,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     step();
     m.sequential = sequential_evaluation(input, mode, comparisons, options);
     m.cost = cost_of(mode.baseline);
-    result.modes.push_back(std::move(m));
-  }
+  });
   return result;
 }
 

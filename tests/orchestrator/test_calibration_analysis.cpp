@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <sstream>
 
@@ -228,6 +229,64 @@ TEST_SUITE("calibration analysis") {
     CHECK(r.modes[0].cost.seconds_per_sample == doctest::Approx(0.2));
     CHECK(smallest_p_value(7) < 0.001);
     CHECK(smallest_p_value(6) > 0.001);
+  }
+
+  TEST_CASE("modes and instances analysed on several threads: each result in its place, the same every time") {
+    // Instances of very different noise need very different sample sizes: a row in the wrong
+    // slot would show. Each row must be what the instance analysed alone gives.
+    std::mt19937_64 rng(9);
+    const std::vector<double> bases = {1e-5, 2e-5, 3e-5, 4e-5};
+    const std::vector<double> sigmas = {0.001, 0.01, 0.02, 0.03};
+    ModeRuns first{"process", false, {}, {}}, second{"sequential", false, {}, {}};
+    for (int k = 0; k < 3; ++k) {
+      RunData a, b;
+      for (std::size_t i = 0; i < bases.size(); ++i) {
+        const auto one = noisy_run(rng, {bases[i]}, 12, sigmas[i]);
+        const auto two = noisy_run(rng, {bases[i]}, 12, sigmas[i]);
+        a.values.push_back(one.values[0]);
+        b.values.push_back(two.values[0]);
+      }
+      first.baseline.push_back(a);
+      second.baseline.push_back(b);
+    }
+    CalibrationInput input{"cpu", {{"a", "f"}, {"b", "f"}, {"c", "f"}, {"d", "f"}}, {first, second}};
+    const auto r = analyse(input, fast_options());
+    CHECK(to_json(r).dump() == to_json(analyse(input, fast_options())).dump());
+    REQUIRE(r.modes.size() == 2);
+    CHECK(r.modes[0].mode == "process");
+    CHECK(r.modes[1].mode == "sequential");
+    std::vector<std::size_t> sizes;
+    for (std::size_t mode = 0; mode < 2; ++mode)
+      for (std::size_t i = 0; i < bases.size(); ++i) {
+        ModeRuns alone{input.modes[mode].mode, false, {}, {}};
+        for (const auto& run : input.modes[mode].baseline) {
+          RunData one;
+          one.values.push_back(run.values[i]);
+          alone.baseline.push_back(one);
+        }
+        const auto single = analyse({"cpu", {input.instances[i]}, {alone}}, fast_options());
+        CAPTURE(mode);
+        CAPTURE(i);
+        CHECK(r.modes[mode].sample_sizes[i].id == input.instances[i].id);
+        CHECK(r.modes[mode].sample_sizes[i].n == single.modes[0].sample_sizes[0].n);
+        sizes.push_back(r.modes[mode].sample_sizes[i].n);
+      }
+    std::sort(sizes.begin(), sizes.end());
+    CHECK(sizes.front() < sizes.back());  // the instances do differ
+  }
+
+  TEST_CASE("a checkpoint that throws on a helper thread stops the analysis with its exception") {
+    struct Stop {};
+    std::mt19937_64 rng(4);
+    ModeRuns mode{"process", false, {}, {}};
+    for (int k = 0; k < 3; ++k) mode.baseline.push_back(noisy_run(rng, {1e-5, 2e-5, 3e-5, 4e-5}, 12, 0.02));
+    auto options = fast_options();
+    std::atomic<int> calls{0};
+    options.checkpoint = [&calls] {
+      if (++calls == 8) throw Stop{};
+    };
+    CHECK_THROWS_AS(analyse({"cpu", {{"a", "f"}, {"b", "f"}, {"c", "f"}, {"d", "f"}}, {mode, mode}}, options), Stop);
+    CHECK(calls >= 8);
   }
 
   TEST_CASE("json, report and charts carry the numbers") {
