@@ -190,7 +190,7 @@ class LabellingDraws {
       x_below += x;
       y_below += size - x;
     }
-    return studentized_statistic(labelling_.n_x, labelling_.n_y, sums).value;
+    return studentized_value(labelling_.n_x, labelling_.n_y, sums);
   }
 
  private:
@@ -209,7 +209,7 @@ class LabellingDraws {
       is_x = 0;
     }
     const PlacementSums sums{static_cast<double>(u), static_cast<double>(squares_x), static_cast<double>(squares_y)};
-    return studentized_statistic(labelling_.n_x, labelling_.n_y, sums).value;
+    return studentized_value(labelling_.n_x, labelling_.n_y, sums);
   }
 
   // Up to 64 untied values: the x positions as the bits of one word, chosen by Floyd's algorithm
@@ -233,7 +233,7 @@ class LabellingDraws {
     }
     squares_y += i * i * (static_cast<std::int64_t>(total) - previous - 1);
     const PlacementSums sums{static_cast<double>(u), static_cast<double>(squares_x), static_cast<double>(squares_y)};
-    return studentized_statistic(labelling_.n_x, labelling_.n_y, sums).value;
+    return studentized_value(labelling_.n_x, labelling_.n_y, sums);
   }
 
   const TiedLabelling& labelling_;
