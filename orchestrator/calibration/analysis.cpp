@@ -22,13 +22,15 @@ namespace isobench::orchestrator::calibration {
 
 namespace {
 
-// body(i) for every i in [0, count), on as many threads as the machine has: the power
-// simulations of instances are independent, each writes its own slot, and the permutation
-// tables they share hold the same draws whichever thread grows them, so the results are one
-// thread's. The first exception (the checkpoint's interruption) stops the others at their next
-// index and is rethrown here.
+std::size_t cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// body(i) for every i in [0, count), on up to `threads` threads: the power simulations of
+// instances are independent, each writes its own slot, and the permutation tables they share
+// hold the same draws whichever thread grows them, so the results are one thread's. The first
+// exception (the checkpoint's interruption) stops the others at their next index and is
+// rethrown here.
 template <class Body>
-void for_each_index(std::size_t count, Body&& body) {
+void for_each_index(std::size_t count, std::size_t threads, Body&& body) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
@@ -44,9 +46,8 @@ void for_each_index(std::size_t count, Body&& body) {
       }
     }
   };
-  const std::size_t threads = std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> helpers;
-  for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  for (std::size_t t = 1; t < std::min(count, threads); ++t) helpers.emplace_back(work);
   work();
   for (auto& h : helpers) h.join();
   if (failure) std::rethrow_exception(failure);
@@ -190,7 +191,7 @@ class VerdictCounter {
 bool is_false_verdict(stats::Verdict v) { return v == stats::Verdict::slower || v == stats::Verdict::faster; }
 bool is_slower(stats::Verdict v) { return v == stats::Verdict::slower; }
 
-VerdictRates verdict_rates(const CalibrationInput& input, const ModeRuns& mode,
+VerdictRates verdict_rates(const CalibrationInput& input, const ModeRuns& mode, std::size_t threads,
                            const std::vector<std::vector<Comparison>>& sweeps, const AnalysisOptions& o) {
   const std::size_t n_instances = input.instances.size();
   VerdictRates v;
@@ -250,7 +251,7 @@ VerdictRates verdict_rates(const CalibrationInput& input, const ModeRuns& mode,
   power_options.verdict = stats::VerdictRule{o.threshold, o.confidence, std::max<std::size_t>(n_instances, 1)};
   bool all_reached = n_instances > 0;
   v.sample_sizes.resize(n_instances);
-  for_each_index(n_instances, [&](std::size_t inst) {
+  for_each_index(n_instances, threads, [&](std::size_t inst) {
     const auto pilot = pooled_pilot(mode, inst);
     InstanceSampleSize row{input.instances[inst].id, pilot.size(), 0};
     if (pilot.size() >= 2)
@@ -273,7 +274,7 @@ std::vector<std::size_t> looks_within(const std::vector<std::size_t>& looks, std
   return fit;
 }
 
-SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const ModeRuns& mode,
+SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const ModeRuns& mode, std::size_t threads,
                                            const std::vector<Comparison>& comparisons, const AnalysisOptions& o) {
   const std::size_t m = std::max<std::size_t>(input.instances.size(), 1);
   SequentialEvaluation e;
@@ -307,7 +308,7 @@ SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const 
     stats::SequentialPower aa, slow;
   };
   std::vector<Simulated> simulated(input.instances.size());
-  for_each_index(input.instances.size(), [&](std::size_t inst) {
+  for_each_index(input.instances.size(), threads, [&](std::size_t inst) {
     if (o.checkpoint) o.checkpoint();
     const auto pilot = pooled_pilot(mode, inst);
     if (pilot.size() < 2) return;
@@ -403,10 +404,14 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
   power_options.seed = options.seed;
   power_options.checkpoint = options.checkpoint;
 
-  // The modes one per thread too (each also spreads its instances): their results are
-  // independent, and what one thread leaves serial (the sweeps' verdicts) overlaps the other's.
+  // The modes one per thread too, each spreading its instances over twice its share of the
+  // cores (at most twice as many threads as cores in all, so that a mode that finishes early
+  // leaves no core idle): their results are independent, and what one leaves serial (the
+  // sweeps' verdicts) overlaps the others'.
   result.modes.resize(input.modes.size());
-  for_each_index(input.modes.size(), [&](std::size_t mode_index) {
+  const std::size_t mode_threads = std::max<std::size_t>(1, std::min(input.modes.size(), cores()));
+  const std::size_t instance_threads = std::max<std::size_t>(1, 2 * cores() / mode_threads);
+  for_each_index(input.modes.size(), mode_threads, [&](std::size_t mode_index) {
     const ModeRuns& mode = input.modes[mode_index];
     step();
     ModeResult& m = result.modes[mode_index];
@@ -485,7 +490,7 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
     bool all_reached = true;
     std::vector<std::vector<double>> curves(n_instances);  // per instance, on the grid; empty without a pilot
     m.sample_sizes.resize(n_instances);
-    for_each_index(n_instances, [&](std::size_t inst) {
+    for_each_index(n_instances, instance_threads, [&](std::size_t inst) {
       step();
       const auto pilot = pooled_pilot(mode, inst);
       InstanceSampleSize row{input.instances[inst].id, pilot.size(), 0};
@@ -519,10 +524,10 @@ CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& 
         m.power_curve.push_back({grid[g], curve_sum[g] / static_cast<double>(curve_instances)});
 
     step();
-    m.verdict = verdict_rates(input, mode, sweeps, options);
+    m.verdict = verdict_rates(input, mode, instance_threads, sweeps, options);
     for (std::size_t r = 0; r < m.realised.size(); ++r) m.realised[r].verdict_slower = m.verdict.real_slower_per_instance[r];
     step();
-    m.sequential = sequential_evaluation(input, mode, comparisons, options);
+    m.sequential = sequential_evaluation(input, mode, instance_threads, comparisons, options);
     m.cost = cost_of(mode.baseline);
   });
   return result;
