@@ -9,9 +9,11 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
+#include "orchestrator/sequential_plan.hpp"
 #include "stats/brunner_munzel.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
@@ -274,25 +276,46 @@ std::vector<std::size_t> looks_within(const std::vector<std::size_t>& looks, std
   return fit;
 }
 
+// The sequential design judged on comparisons of `available` samples per side: ab
+// --until-verdict's default up to them (its looks and separation look), or the options' looks
+// that fit. nullopt: no look fits.
+std::optional<SequentialPlan> sequential_plan_for(const AnalysisOptions& o, std::size_t m, std::size_t available) {
+  SequentialPlan plan;
+  plan.alpha = o.target_alpha;
+  plan.threshold = o.threshold;
+  plan.confidence = o.confidence;
+  plan.instances = m;
+  plan.spending = stats::SpendingFunction::pocock;
+  if (!o.sequential_looks.empty()) {
+    plan.looks = looks_within(o.sequential_looks, available);
+    if (plan.looks.empty()) return std::nullopt;
+  } else {
+    if (available < 2) return std::nullopt;
+    use_default_looks(plan, available);
+  }
+  return plan;
+}
+
 SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const ModeRuns& mode, std::size_t threads,
                                            const std::vector<Comparison>& comparisons, const AnalysisOptions& o) {
   const std::size_t m = std::max<std::size_t>(input.instances.size(), 1);
   SequentialEvaluation e;
-  e.looks = o.sequential_looks;
-  if (o.sequential_looks.empty()) return e;
-  std::size_t hits = 0, trials = 0;
-  std::map<std::size_t, stats::SequentialDesign> designs;  // by the number of looks that fit
+  if (!o.sequential) return e;
+  std::size_t hits = 0, trials = 0, most = 0;
+  std::map<std::size_t, std::optional<stats::SequentialDesign>> designs;  // by the samples per side
   for (const auto& c : comparisons) {
-    const auto fit = looks_within(o.sequential_looks, std::min(c.x->size(), c.y->size()));
-    if (fit.empty()) continue;
-    e.measured_looks = std::max(e.measured_looks, fit.size());
-    auto it = designs.find(fit.size());
-    if (it == designs.end())
-      it = designs.emplace(fit.size(), stats::sequential_design(fit, o.target_alpha, m, stats::SpendingFunction::pocock,
-                                                               o.confidence))
-               .first;
-    for (std::size_t look = 0; look < fit.size(); ++look) {
-      const auto d = stats::decide_at_look(it->second, look, *c.x, *c.y, o.threshold);
+    const std::size_t available = std::min(c.x->size(), c.y->size());
+    auto it = designs.find(available);
+    if (it == designs.end()) {
+      const auto plan = sequential_plan_for(o, m, available);
+      it = designs.emplace(available, plan ? std::optional(plan->design()) : std::nullopt).first;
+    }
+    if (!it->second) continue;
+    const auto& design = *it->second;
+    most = std::max(most, available);
+    e.measured_looks = std::max(e.measured_looks, design.looks.size());
+    for (std::size_t look = 0; look < design.looks.size(); ++look) {
+      const auto d = stats::decide_at_look(design, look, *c.x, *c.y, o.threshold);
       if (!d.stop) continue;
       hits += is_false_verdict(d.verdict);
       break;
@@ -300,9 +323,12 @@ SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const 
     ++trials;
   }
   e.measured_false = rate_cell(o.target_alpha, hits, trials, true);
-
-  const auto design = stats::sequential_design(o.sequential_looks, o.target_alpha, m, stats::SpendingFunction::pocock,
-                                               o.confidence);
+  // Simulated to the most samples measured (the runs' n) or, with looks given, to their last.
+  const auto plan = sequential_plan_for(o, m, o.sequential_looks.empty() ? most : o.sequential_looks.back());
+  if (!plan) return e;
+  e.looks = plan->looks;
+  e.separation = plan->separation;
+  const auto design = plan->design();
   struct Simulated {
     bool pilot = false;
     stats::SequentialPower aa, slow;
@@ -599,6 +625,7 @@ nlohmann::json realised_json(const std::vector<RealisedSlowdown>& rows) {
 
 nlohmann::json sequential_json(const SequentialEvaluation& e) {
   return {{"looks", e.looks},
+          {"separation_looks", e.separation},
           {"spending", "pocock"},
           {"measured", {{"looks_reached", e.measured_looks}, {"false", cell_json(e.measured_false, true)}}},
           {"simulated",
@@ -626,6 +653,7 @@ nlohmann::json to_json(const CalibrationResult& result) {
                         {"seed", o.seed},
                         {"threshold", o.threshold},
                         {"confidence", o.confidence},
+                        {"sequential", o.sequential},
                         {"sequential_looks", o.sequential_looks}}}};
   auto modes = nlohmann::json::array();
   for (const auto& m : result.modes) {

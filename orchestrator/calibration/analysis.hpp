@@ -74,8 +74,12 @@ struct AnalysisOptions {
   // The verdict rule, as `compare` ships it: noise floor and Hodges-Lehmann confidence.
   double threshold = 0.02;
   double confidence = 0.95;
-  // The sequential rule: looks per side (stats/sequential_design.hpp), Pocock spending.
-  std::vector<std::size_t> sequential_looks = {8, 12, 16, 24, 32};
+  // The sequential rule (stats/sequential_design.hpp, Pocock spending): by default the design
+  // `ab --until-verdict` runs by default up to the runs' samples per side (use_default_looks:
+  // 8, 9, 12, 16, 20 at 20 per side over 4 instances), so that the A/A comparisons measured here
+  // calibrate the rule ab applies; `sequential_looks` set: those looks, without a separation look.
+  bool sequential = true;
+  std::vector<std::size_t> sequential_looks;
   // Called between the analysis's steps and every few simulated comparisons when set, so that a
   // caller stops a long analysis by throwing from it: the simulations take minutes on large
   // calibrations, and Ctrl-C must not wait for them. Not an option of the result.
@@ -126,7 +130,8 @@ struct VerdictRates {
 
 // The sequential rule at the target alpha, Bonferroni over the sweep's instances.
 struct SequentialEvaluation {
-  std::vector<std::size_t> looks;
+  std::vector<std::size_t> looks;       // of the simulated design (up to the most samples measured)
+  std::vector<std::size_t> separation;  // those of `looks` that stop SLOWER or FASTER only
   // On the measured A/A comparisons, looking only where the samples reach (a design over the
   // looks that fit, so a run of 12 samples is judged at 8 and 12): false SLOWER/FASTER verdicts.
   RateCell measured_false;

@@ -211,24 +211,37 @@ std::string realised_section(const CalibrationResult& r) {
   return s.str();
 }
 
+// "8, 9, 12, 16, 20 (9)": the looks, the separation looks in brackets; "-" for none.
+std::string looks_text(const std::vector<std::size_t>& looks, const std::vector<std::size_t>& separation) {
+  if (looks.empty()) return "-";
+  std::string text;
+  for (std::size_t n : looks) text += (text.empty() ? "" : ", ") + std::to_string(n);
+  if (separation.empty()) return text;
+  text += " (";
+  for (std::size_t i = 0; i < separation.size(); ++i) text += (i ? ", " : "") + std::to_string(separation[i]);
+  return text + ")";
+}
+
 std::string sequential_section(const CalibrationResult& r) {
   const auto& o = r.options;
-  if (o.sequential_looks.empty()) return {};
+  if (!o.sequential) return {};
   std::ostringstream s;
-  s << "\n## Sequential sampling\n\nLooks at";
-  for (std::size_t n : o.sequential_looks) s << " " << n;
-  s << " samples per side, stopping an instance at SLOWER, FASTER or SAME: alpha " << alpha_text(o.target_alpha)
+  s << "\n## Sequential sampling\n\n"
+    << (o.sequential_looks.empty() ? "The design `ab --until-verdict` runs by default up to the runs' samples per side"
+                                   : "The looks given")
+    << ", stopping an instance at SLOWER, FASTER or SAME: alpha " << alpha_text(o.target_alpha)
     << " spent over the looks (Pocock) and divided by the " << r.instances
     << " instances (docs/statistics.md). Measured: the A/A comparisons judged at the looks their samples "
-       "reach. Simulated: drawn from each instance's pooled samples as for the sample-size search ("
-    << o.power_repetitions << " per instance), means over instances.\n\n"
-    << row_head(r) << " measured A/A false verdicts (looks reached) | simulated A/A false rate | power at "
+       "reach, as a run that stopped there would have been (its first samples are these). Simulated: drawn "
+       "from each instance's pooled samples as for the sample-size search ("
+    << o.power_repetitions << " per instance, to the most samples measured), means over instances.\n\n"
+    << row_head(r) << " looks (separation) | measured A/A false verdicts (looks reached) | simulated A/A false rate | power at "
     << format("%g", o.target_delta * 100) << "% | mean samples per side at " << format("%g", o.target_delta * 100)
     << "% / A/A |\n"
-    << row_rule(r) << " --- | --- | --- | --- |\n";
+    << row_rule(r) << " --- | --- | --- | --- | --- |\n";
   for (const auto& m : r.modes) {
     const auto& e = m.sequential;
-    s << row_cells(r, m) << " " << rate_cell(e.measured_false, true) << " (" << e.measured_looks << ") | "
+    s << row_cells(r, m) << " " << looks_text(e.looks, e.separation) << " | " << rate_cell(e.measured_false, true) << " (" << e.measured_looks << ") | "
       << percent(e.simulated_false) << " | " << percent(e.power) << " | " << format("%.1f", e.mean_samples) << " / "
       << format("%.1f", e.mean_samples_aa) << " |\n";
   }

@@ -14,6 +14,7 @@
 
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/printers/calibration_report.hpp"
+#include "orchestrator/sequential_plan.hpp"
 #include "temp_dir.hpp"
 #include "tests/stats/scipy_reference.hpp"
 
@@ -353,13 +354,16 @@ TEST_SUITE("calibration analysis: the verdict users get") {
     CHECK(r.modes[0].verdict.recommended_n >= r.modes[0].recommended_n);
   }
 
-  TEST_CASE("the sequential rule: measured at the looks the samples reach, simulated to the last") {
+  TEST_CASE("the sequential rule: looks given, measured at the looks the samples reach, simulated to the last") {
     std::mt19937_64 rng(3);
     ModeRuns mode{"process", false, {}, {}};
     for (int k = 0; k < 3; ++k) mode.baseline.push_back(noisy_run(rng, {1e-5}, 20, 0.002));
-    const auto r = analyse({"cpu", {{"a", "x"}}, {mode}}, fast_options());
+    auto o = fast_options();
+    o.sequential_looks = {8, 12, 16, 24, 32};
+    const auto r = analyse({"cpu", {{"a", "x"}}, {mode}}, o);
     const auto& e = r.modes[0].sequential;
     CHECK(e.looks == std::vector<std::size_t>{8, 12, 16, 24, 32});
+    CHECK(e.separation.empty());
     CHECK(e.measured_looks == 3);  // 20 samples reach 8, 12 and 16
     CHECK(e.measured_false.trials == 3);
     CHECK(e.measured_false.hits == 0);
@@ -375,6 +379,48 @@ TEST_SUITE("calibration analysis: the verdict users get") {
     const auto md = calibration_report_markdown(r, {"t", "cpu", 3, {}});
     CHECK(md.find("## Verdicts as `compare` gives them") != std::string::npos);
     CHECK(md.find("## Sequential sampling") != std::string::npos);
+  }
+
+  TEST_CASE("the sequential rule by default: ab --until-verdict's design up to the runs' samples") {
+    std::mt19937_64 rng(5);
+    // 4 instances at alpha 0.001: the first look (8) cannot reject, so ab adds a separation look
+    // at 9 (orchestrator/sequential_plan.hpp); the analysis judges the same design.
+    ModeRuns mode{"ab", true, {}, {}};
+    for (int k = 0; k < 2; ++k) {
+      mode.baseline.push_back(noisy_run(rng, {1e-5, 2e-5, 3e-5, 4e-5}, 20, 0.002, 2));
+    }
+    const CalibrationInput input{"cpu", {{"a", "x"}, {"b", "x"}, {"c", "x"}, {"d", "x"}}, {mode}};
+    auto o = fast_options();
+    o.target_alpha = 0.001;
+    const auto r = analyse(input, o);
+    isobench::orchestrator::SequentialPlan ab;
+    ab.alpha = 0.001;
+    ab.instances = 4;
+    isobench::orchestrator::use_default_looks(ab, 20);
+    const auto& e = r.modes[0].sequential;
+    CHECK(e.looks == ab.looks);
+    CHECK(e.separation == ab.separation);
+    CHECK(e.looks == std::vector<std::size_t>{8, 9, 12, 16, 20});
+    CHECK(e.separation == std::vector<std::size_t>{9});
+    CHECK(e.measured_looks == 5);
+    CHECK(e.measured_false.trials == 8);  // 2 runs x 4 instances, side 0 against side 1
+    CHECK(e.measured_false.hits == 0);
+    const auto j = to_json(r);
+    CHECK(j["modes"][0]["sequential"]["separation_looks"] == nlohmann::json::array({9}));
+    const auto md = calibration_report_markdown(r, {"t", "cpu", 2, {}});
+    CHECK(md.find("| 8, 9, 12, 16, 20 (9) |") != std::string::npos);
+  }
+
+  TEST_CASE("the sequential rule can be left out") {
+    std::mt19937_64 rng(3);
+    ModeRuns mode{"process", false, {}, {}};
+    for (int k = 0; k < 3; ++k) mode.baseline.push_back(noisy_run(rng, {1e-5}, 20, 0.002));
+    auto o = fast_options();
+    o.sequential = false;
+    const auto r = analyse({"cpu", {{"a", "x"}}, {mode}}, o);
+    CHECK(r.modes[0].sequential.measured_false.trials == 0);
+    CHECK(r.modes[0].sequential.looks.empty());
+    CHECK(calibration_report_markdown(r, {"t", "cpu", 3, {}}).find("## Sequential sampling") == std::string::npos);
   }
 }
 
@@ -456,7 +502,7 @@ TEST_SUITE("calibration analysis") {
         o.deltas = {};
         o.power_repetitions = 1;
         o.max_n = 2;
-        o.sequential_looks = {};
+        o.sequential = false;
         const auto verdict = analyse(input, o).modes.at(0).verdict;
         REQUIRE(verdict.real_slower_per_instance.size() == m);
         for (std::size_t k = 0; k < alphas.size(); ++k) {
