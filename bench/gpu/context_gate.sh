@@ -13,7 +13,7 @@ part=${2:-gate}
 source "$(dirname "$0")/preamble.sh"
 # A/B of a real 5% regression: ab_slow5 NAME PRESTART
 ab_slow5() {
-  step "$1" "$bin/orchestrate" ab --quiet --prestart "$2" --baseline "$bin/isobench-worker" \
+  step "$1" "$bin/orchestrate" ab --quiet --fixed-n --prestart "$2" --baseline "$bin/isobench-worker" \
     --candidate "$bin/isobench-worker-slow5" --out "$out/$1" configs/calibration.yaml
 }
 # A/A calibration of process mode with a real 5% slowdown (K = 8, n = 12): calibrate_process PRESTART

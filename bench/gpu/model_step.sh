@@ -60,7 +60,7 @@ for p in $parts; do
       runs+=("$out/model-step")
       ;;
     ab)
-      bounded model-step-ab 150 "$bin/orchestrate" ab --quiet --baseline "$bin/isobench-worker" \
+      bounded model-step-ab 150 "$bin/orchestrate" ab --quiet --fixed-n --baseline "$bin/isobench-worker" \
         --candidate "$bin/isobench-worker" --candidate-set adamw=foreach --fail-on never \
         --out "$out/model-step-ab" bench/gpu/model_step_ab.yaml
       step ab-compare "$bin/orchestrate" compare "$out/model-step-ab"

@@ -18,9 +18,9 @@ if [ "$part" = runs ]; then
         --out "$out/prestart-$per-$ps" configs/calibration.yaml
     done
   done
-  step ab-aa "$bin/orchestrate" ab --quiet --prestart 4 --baseline "$bin/isobench-worker" \
+  step ab-aa "$bin/orchestrate" ab --quiet --fixed-n --prestart 4 --baseline "$bin/isobench-worker" \
     --candidate "$bin/isobench-worker" --out "$out/ab-aa" configs/calibration.yaml
-  step ab-slow5 "$bin/orchestrate" ab --quiet --prestart 4 --baseline "$bin/isobench-worker" \
+  step ab-slow5 "$bin/orchestrate" ab --quiet --fixed-n --prestart 4 --baseline "$bin/isobench-worker" \
     --candidate "$bin/isobench-worker-slow5" --out "$out/ab-slow5" configs/calibration.yaml
   step calibrate-prestart0 "$bin/orchestrate" calibrate --quiet --runs 8 --modes process --prestart 0 \
     --out "$out/calibrate-prestart0" configs/calibration.yaml

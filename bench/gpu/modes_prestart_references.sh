@@ -25,9 +25,9 @@ for per in batch sample; do
 done
 
 # A/B: identical builds, and a candidate with a real 5% regression compiled in.
-step ab-aa "$bin/orchestrate" ab --quiet --baseline "$bin/isobench-worker" --candidate "$bin/isobench-worker" \
+step ab-aa "$bin/orchestrate" ab --quiet --fixed-n --baseline "$bin/isobench-worker" --candidate "$bin/isobench-worker" \
   --out "$out/ab-aa" configs/calibration.yaml
-step ab-slow5 "$bin/orchestrate" ab --quiet --baseline "$bin/isobench-worker" --candidate "$bin/isobench-worker-slow5" \
+step ab-slow5 "$bin/orchestrate" ab --quiet --fixed-n --baseline "$bin/isobench-worker" --candidate "$bin/isobench-worker-slow5" \
   --out "$out/ab-slow5" configs/calibration.yaml
 
 # The kernels against independent references, in the same call.

@@ -10,9 +10,13 @@
 #                            these environments: every side compiles its kernels
 #   until-slower, until-same the same again: each side's Triton cache warm from the cold runs
 #                            (the folder of its compile environment under OUT/triton-cache)
-#   fixed-slower, fixed-same ab at the default samples
+#   fixed-slower, fixed-same ab --fixed-n: every instance at the sweep's samples
+#   default-slower, default-same
+#                            ab with no sampling option: sequential, as --until-verdict (the default
+#                            since 2026-12-03, docs/measurement.md)
 #   pytest-until-slower, pytest-until-same, pytest-fixed-slower
-#                            the same through the pytest bridge (bench/gpu/test_softmax_speed.py)
+#                            the same through the pytest bridge (bench/gpu/test_softmax_speed.py;
+#                            the last with --fixed-n)
 #   phases                   bench/gpu/worker_phases.py over every run: where a worker's time goes
 #   probe                    bench/gpu/worker_setup_probe.py: a worker's set-up step by step, in 5
 #                            children forked from a zygote-like parent (the first compiles into
@@ -25,8 +29,8 @@
 #   cpp-batch                the C++ batch throughput of configs/calibration.yaml (item 4)
 #
 #   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe probe-warm cold until
-#                                                   fixed pytest repeat cpp-batch; default the
-#                                                   first seven)
+#                                                   fixed default pytest repeat cpp-batch; default
+#                                                   the first six and pytest)
 #
 # The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
 # ISOBENCH_TRITON_CACHE=run in the environment instead, every run compiles into its own run
@@ -74,13 +78,17 @@ for p in $parts; do
       ab until-same 90 b --until-verdict "$here/python_ab_speed.yaml"
       runs+=(until-slower until-same) ;;
     fixed)
-      ab fixed-slower 120 c "$here/python_ab_speed.yaml"
-      ab fixed-same 120 b "$here/python_ab_speed.yaml"
+      ab fixed-slower 120 c --fixed-n "$here/python_ab_speed.yaml"
+      ab fixed-same 120 b --fixed-n "$here/python_ab_speed.yaml"
       runs+=(fixed-slower fixed-same) ;;
+    default)
+      ab default-slower 90 c "$here/python_ab_speed.yaml"
+      ab default-same 90 b "$here/python_ab_speed.yaml"
+      runs+=(default-slower default-same) ;;
     pytest)
       ab pytest-until-slower 120 c --until-verdict --pytest "$folders/test_softmax_speed.py"
       ab pytest-until-same 120 b --until-verdict --pytest "$folders/test_softmax_speed.py"
-      ab pytest-fixed-slower 150 c --pytest "$folders/test_softmax_speed.py"
+      ab pytest-fixed-slower 150 c --fixed-n --pytest "$folders/test_softmax_speed.py"
       runs+=(pytest-until-slower pytest-until-same pytest-fixed-slower) ;;
     repeat)
       # Back-to-back pairs of the python: and pytest routes, for the spread and their ratio.

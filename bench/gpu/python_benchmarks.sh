@@ -96,7 +96,7 @@ for p in $parts; do
       ;;
     slowdown)
       # Exit code 1 is the verdict SLOWER this step is after.
-      bounded slowdown 60 "$bin/orchestrate" ab --quiet --format json --candidate-env ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=extra_pass \
+      bounded slowdown 60 "$bin/orchestrate" ab --quiet --fixed-n --format json --candidate-env ISOBENCH_EXAMPLE_SOFTMAX_VARIANT=extra_pass \
         --out "$out/slowdown-run" bench/gpu/python_slowdown.yaml
       ;;
     validity)

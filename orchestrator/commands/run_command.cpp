@@ -142,17 +142,23 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
       ->allow_extra_args(false);
   add_verdict_options(*ab, options.verdict);
   add_ci_output_options(*ab, command.ci);
-  ab->add_flag("--until-verdict", options.until_verdict,
-               "sequential sampling: look at the samples at planned counts per side and stop each instance once "
-               "it is SLOWER, FASTER or SAME, alpha spent across the looks (docs/statistics.md)");
-  ab->add_option_function<std::int64_t>(
-        "--max-samples", [&options](std::int64_t n) { options.max_samples = n; },
-        "with --until-verdict: the most samples per side (default: the sweep's samples)");
-  ab->add_option("--looks", options.looks,
-                 "with --until-verdict: samples per side at each look, ascending, e.g. 8,12,16,24 (default 8, 12, "
-                 "16, 24, 36, 54, ... up to the most, and a look for clear changes at 9 or 10 where 8 cannot "
-                 "reject)")
-      ->delimiter(',');
+  auto* until = ab->add_flag("--until-verdict", options.until_verdict,
+                             "sequential sampling (the default unless --fixed-n, --samples or --executor slurm): "
+                             "look at the samples at planned counts per side and stop each instance once it is "
+                             "SLOWER, FASTER or SAME, alpha spent across the looks (docs/statistics.md)");
+  auto* fixed = ab->add_flag("--fixed-n", command.fixed_n,
+                             "take every instance's samples (the sweep's, or --samples) whatever the verdict: no "
+                             "looks (docs/measurement.md)");
+  fixed->excludes(until);
+  auto* most = ab->add_option_function<std::int64_t>(
+      "--max-samples", [&options](std::int64_t n) { options.max_samples = n; },
+      "sequential sampling: the most samples per side (default: the sweep's samples)");
+  auto* looks = ab->add_option("--looks", options.looks,
+                               "sequential sampling: samples per side at each look, ascending, e.g. 8,12,16,24 (default "
+                               "8, 12, 16, 24, 36, 54, ... up to the most, and a look for clear changes at 9 or 10 "
+                               "where 8 cannot reject)")
+                    ->delimiter(',');
+  fixed->excludes(most)->excludes(looks);
   ab->add_option_function<std::string>(
         "--spending",
         [&options](const std::string& v) {
@@ -171,6 +177,13 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
     auto& r = command.request;
     if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())
       r.baseline = r.candidate = default_worker_path();
+    // Looks given: sequential. None of the choices: sequential where the sweep allows it
+    // (RunRequest::sequential_by_default); --samples N asks for N samples per side, a Slurm run
+    // cannot look across its shards.
+    if (r.max_samples || !r.looks.empty())
+      r.until_verdict = true;
+    else if (!r.until_verdict && !command.fixed_n && !r.overrides.has("samples") && !r.slurm.sharded())
+      r.sequential_by_default = true;
     exit_code = run_command(command);
   });
 }

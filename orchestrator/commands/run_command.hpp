@@ -21,6 +21,7 @@ struct RunCommand {
   RunRequest request;
   std::optional<Format> format = Format::table;  // nullopt: --format none
   CiOutputs ci;  // ab: --junit, --summary
+  bool fixed_n = false;  // ab --fixed-n: no sequential sampling by default (RunRequest::sequential_by_default)
 };
 
 // Adds the run options to the top-level app (or to the `ab` subcommand).

@@ -256,7 +256,7 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
   const std::size_t m = plan.instances.size();
   const auto n = static_cast<std::size_t>(sweep.settings.samples);
   const VerdictRule& rule = request.verdict;
-  if (request.until_verdict) {
+  if (request.until_verdict || (request.sequential_by_default && default_looks(n).size() > 1)) {
     SequentialPlan seq;
     seq.alpha = rule.alpha;
     seq.threshold = rule.threshold;
@@ -273,14 +273,23 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("ab --looks: ") + e.what());
     }
-    if (std::none_of(design.looks.begin(), design.looks.end(), [](const auto& l) { return l.alpha > 0; })) {
+    const bool can_reject =
+        std::any_of(design.looks.begin(), design.looks.end(), [](const auto& l) { return l.alpha > 0; });
+    if (can_reject) {
+      plan.sequential = std::move(seq);
+      return;
+    }
+    if (request.until_verdict) {
       const std::size_t least = stats::smallest_feasible_n(rule.alpha, m, rule.confidence);
       throw UsageError("ab --until-verdict: up to " + std::to_string(n) + " samples per side no look can reach SLOWER or " +
                        "FASTER over " + std::to_string(m) + " instances at alpha " + format("%g", rule.alpha) +
                        (least ? "; give --max-samples of at least " + std::to_string(least) : std::string()));
     }
-    plan.sequential = std::move(seq);
-    return;
+    // ab's default: the fixed n, judged below as any.
+    if (!request.quiet)
+      std::cerr << "note: ab takes all " << n << " samples per side: over " << m
+                << " instances no look of the sequential design up to them can reach SLOWER or FASTER at alpha "
+                << format("%g", rule.alpha) << "\n";
   }
   const std::string problem = unreachable_verdict(n, n, m, rule);
   if (problem.empty()) return;

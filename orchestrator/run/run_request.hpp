@@ -59,6 +59,11 @@ struct RunRequest {
   // use_default_looks: orchestrator/sequential_plan.hpp) and stops at the first look whose
   // verdict is SLOWER, FASTER or SAME.
   bool until_verdict = false;
+  // ab's default (given none of --until-verdict, --fixed-n, --samples, --max-samples, --looks,
+  // --executor slurm): sequential as above where the sweep's samples allow more than one look and
+  // some look can reach SLOWER or FASTER, the fixed n of the sweep's samples otherwise (a note
+  // says why). docs/measurement.md says why this is the default.
+  bool sequential_by_default = false;
   std::optional<std::int64_t> max_samples;  // --max-samples: replaces the sweep's samples
   std::vector<std::size_t> looks;           // --looks: samples per side at each look
   stats::SpendingFunction spending = stats::SpendingFunction::pocock;

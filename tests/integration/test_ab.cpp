@@ -31,7 +31,7 @@ Result run_ab(const Scratch& s, const std::string& candidate, const std::string&
 
 TEST_CASE("ab: both sides in one run, alternating workers, same plan and inner counts") {
   Scratch s("ab-structure");
-  const auto r = run_ab(s, "isobench-worker");
+  const auto r = run_ab(s, "isobench-worker", "--fixed-n");  // every sample, whatever the verdict
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto samples = read_jsonl(s.path("run/samples.jsonl"));
   CHECK(samples.size() == 80);

@@ -129,7 +129,7 @@ TEST_CASE("--resume of a plugin A/B run gives each side its own library again") 
   Scratch s("plugin-ab-resume");
   const auto sweep = s.write("ab.yaml", ab_sweep(lib("libisobench_example_cpu.so")));
   const auto first =
-      run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + lib("libisobench_example_cpu.so") +
+      run(bin("orchestrate") + " ab --device cpu --quiet --fixed-n --baseline " + lib("libisobench_example_cpu.so") +
               " --candidate " + lib("libisobench_example_cpu_slow10.so") + " --out " + s.path("run") + " " + sweep,
           s);
   REQUIRE_MESSAGE(first.exit_code == 1, first.err);  // SLOWER

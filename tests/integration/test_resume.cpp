@@ -179,8 +179,8 @@ TEST_CASE("SIGINT in an A/B run: exit 130, and orchestrate --resume finishes it 
   Scratch s("sigint-ab");
   const auto sweep = s.write("ab.yaml", kSweep);
   const std::string worker = bin("isobench-worker");
-  const pid_t pid = start_orchestrate(s, {"ab", "--device", "cpu", "--quiet", "--per", "sample", "--baseline", worker,
-                                          "--candidate", worker, "--out", s.path("run"), sweep});
+  const pid_t pid = start_orchestrate(s, {"ab", "--device", "cpu", "--quiet", "--per", "sample", "--fixed-n", "--baseline",
+                                          worker, "--candidate", worker, "--out", s.path("run"), sweep});
   const int status = signal_when(pid, SIGINT, [&] {
     return std::filesystem::exists(s.path("run/samples.jsonl")) && read_jsonl(s.path("run/samples.jsonl")).size() >= 5;
   });

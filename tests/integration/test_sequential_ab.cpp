@@ -120,8 +120,9 @@ TEST_CASE("ab --until-verdict and plans that cannot reach a verdict: one line, e
     std::string extra, fragment;
   };
   const std::vector<Case> cases = {
-      {"--max-samples 32", "--max-samples sets sequential sampling's looks: give --until-verdict with it"},
-      {"--looks 8,16", "--looks sets sequential sampling's looks: give --until-verdict with it"},
+      {"--fixed-n --until-verdict", "--until-verdict excludes --fixed-n"},
+      {"--fixed-n --max-samples 32", "--fixed-n excludes --max-samples"},
+      {"--looks 8,16 --samples 20", "leave --samples out"},
       {"--until-verdict --max-samples 32 --samples 20", "leave --samples out"},
       {"--until-verdict --looks 8,16 --max-samples 32", "--looks ends at 16 and --max-samples is 32"},
       {"--until-verdict --looks 12,8", "ab --looks:"},
@@ -143,4 +144,60 @@ TEST_CASE("ab --until-verdict and plans that cannot reach a verdict: one line, e
   // --fail-on never: not a gate, so an n that cannot reach a verdict runs, with a note.
   const auto ungated = run(ab_command(s, "isobench-worker", "--samples 4 --fail-on never"), s);
   CHECK_MESSAGE(ungated.exit_code == 0, ungated.err);
+}
+
+TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few samples take every sample") {
+  Scratch s("seq-default");
+  const auto sweep = [&s](int samples, int instances) {
+    std::string axes;
+    for (int i = 0; i < instances; ++i) axes += (i ? ", " : "") + std::to_string(20 + i);
+    return s.write("seq-" + std::to_string(samples) + "-" + std::to_string(instances) + ".yaml",
+                   "name: seq\nsettings: {samples: " + std::to_string(samples) +
+                       ", warmup: 2, inner: 20, statistic: min, seed: 4, per: batch}\nbenchmarks:\n  - kernel: "
+                       "cpu_spin\n    axes: {microseconds: [" +
+                       axes + "]}\n");
+  };
+  struct Case {
+    std::string extra;
+    int samples, instances;
+    std::vector<int> looks;  // plan.json's sequential looks; empty: a fixed-n plan
+    std::string note;        // on stderr
+  };
+  const std::vector<Case> cases = {
+      // The sweep's 20 samples over 2 instances: the looks --until-verdict plans.
+      {"", 20, 2, {8, 12, 16, 20}, ""},
+      {"--until-verdict", 20, 2, {8, 12, 16, 20}, ""},
+      {"--max-samples 16", 20, 2, {8, 12, 16}, ""},
+      {"--looks 8,20", 20, 2, {8, 20}, ""},
+      // N asked for: N taken.
+      {"--samples 20", 20, 2, {}, ""},
+      {"--fixed-n", 20, 2, {}, ""},
+      // One look at most: the fixed n.
+      {"", 8, 2, {}, ""},
+      // 100 instances at 10 per side: no look can reach SLOWER (nor can the fixed n: --fail-on
+      // never runs it anyway), so every sample is taken, with a note.
+      {"--fail-on never", 10, 100, {}, "note: ab takes all 10 samples per side"},
+      // 40 at 12: the look at 8 can stop SAME only; a separation look at 10 and the last can reject.
+      {"", 12, 40, {8, 10, 12}, ""},
+  };
+  int k = 0;
+  for (const auto& c : cases) {
+    const std::string out = "run-" + std::to_string(k++);
+    const auto r = run(bin("orchestrate") + " ab --device cpu --baseline " + bin("isobench-worker") + " --candidate " +
+                           bin("isobench-worker") + " --format none " + c.extra + " --out " + s.path(out) + " " +
+                           sweep(c.samples, c.instances),
+                       s);
+    CAPTURE(c.extra);
+    CAPTURE(c.samples);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const auto plan = read_json(s.path(out + "/plan.json"));
+    if (c.looks.empty()) {
+      CHECK(!plan.contains("sequential"));
+      CHECK(samples_of(s, out) == static_cast<std::size_t>(2 * c.samples * c.instances));
+    } else {
+      REQUIRE(plan.contains("sequential"));
+      CHECK(plan["sequential"]["looks"] == nlohmann::json(c.looks));
+    }
+    if (!c.note.empty()) CHECK_MESSAGE(r.err.find(c.note) != std::string::npos, r.err);
+  }
 }
