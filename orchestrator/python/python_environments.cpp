@@ -4,6 +4,7 @@
 #include "orchestrator/python/pytest_collection.hpp"
 #include "orchestrator/sha256.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -413,32 +414,72 @@ void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDir
   dir.write_json("python.json", sides.record);
 }
 
-void finish_python_artifacts(const PythonSides& sides, const std::string& artifact_root, RunLog& log) {
+namespace {
+
+bool has_cubin(const std::string& root) {
   std::error_code ec;
-  if (!sides.record.contains("sides") || sides.record["sides"].empty() || !fs::is_directory(artifact_root, ec)) return;
-  // Only where a worker left a cubin: a run without Triton kernels on a GPU starts no interpreter.
-  bool pending = false;
-  for (auto it = fs::recursive_directory_iterator(artifact_root, ec); !ec && it != fs::recursive_directory_iterator();
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec))
-    if (it->path().extension() == ".cubin") {
-      pending = true;
-      break;
-    }
-  if (!pending) return;
+    if (it->path().extension() == ".cubin") return true;
+  return false;
+}
+
+}  // namespace
+
+SassStep::SassStep(const PythonSides& sides, std::string artifact_root) : artifact_root_(std::move(artifact_root)) {
+  if (!sides.record.contains("sides") || sides.record["sides"].empty()) return;
+  const auto& side = sides.record["sides"][0];
+  interpreter_ = side.value("interpreter", "");
+  package_ = side.value("package", "");
+}
+
+SassStep::~SassStep() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void SassStep::start() {
+  if (interpreter_.empty() || thread_.joinable()) return;
+  thread_ = std::thread([this] {
+    // The nice value is a thread's own on Linux, and a process started from this thread inherits
+    // it: cuobjdump yields the CPU to the measuring worker's launches.
+    ::setpriority(PRIO_PROCESS, 0, 10);
+    background_ = pass(true);
+  });
+}
+
+SassStep::Pass SassStep::pass(bool background) const {
+  Pass p;
+  std::error_code ec;
+  if (interpreter_.empty() || !fs::is_directory(artifact_root_, ec) || !has_cubin(artifact_root_)) return p;
+  p.ran = true;
   const auto began = std::chrono::steady_clock::now();
   try {
-    const auto& side = sides.record.at("sides").at(0);
-    const auto answer = run_program(side.at("interpreter").get<std::string>(),
-                                    {"-m", "isobench.triton_ir", "sass", artifact_root}, "",
-                                    {"PYTHONPATH=" + side.at("package").get<std::string>()});
+    const auto answer = run_program(interpreter_, {"-m", "isobench.triton_ir", "sass", artifact_root_}, "",
+                                    {"PYTHONPATH=" + package_});
     if (answer.exit_code != 0) throw std::runtime_error("exit " + std::to_string(answer.exit_code) + ": " + first_line(answer.err));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     std::ostringstream line;
-    line << first_line(answer.out) << " in " << std::fixed << std::setprecision(2) << seconds << " s";
-    log.write("sass", line.str());
+    line << first_line(answer.out) << " in " << std::fixed << std::setprecision(2) << seconds << " s"
+         << (background ? ", beside the measurement" : "");
+    p.line = line.str();
   } catch (const std::exception& e) {
-    log.write("sass", std::string("not made: ") + e.what());
-    std::cerr << "warning: the SASS of the Triton kernels was not made: " << e.what() << "\n";
+    p.failed = true;
+    p.line = e.what();
+  }
+  return p;
+}
+
+void SassStep::finish(RunLog& log) {
+  if (thread_.joinable()) thread_.join();
+  // A background pass that failed would fail again: said once.
+  for (const Pass& p : {background_, background_.failed ? Pass{} : pass(false)}) {
+    if (!p.ran) continue;
+    if (!p.failed) {
+      log.write("sass", p.line);
+      continue;
+    }
+    log.write("sass", "not made: " + p.line);
+    std::cerr << "warning: the SASS of the Triton kernels was not made: " << p.line << "\n";
   }
 }
 

@@ -160,13 +160,15 @@ RunResult measure_run(const RunRequest& request, OpenRun& r) {
   RunLog log(r.dir->file("log.txt"));
   log.write("run-start", r.resumed ? "resumed" : "new run");
   attach_python_sides(r.python, ropts, *r.dir, log);
+  SassStep sass(r.python, ropts.artifact_root);
+  ropts.on_sides_reported = [&sass] { sass.start(); };
   Runner runner(*r.dir, r.plan, ropts, log);
   try {
     result.outcome = runner.run();
   } catch (const std::exception& e) {
     fail_run(r, &log, e.what());
   }
-  finish_python_artifacts(r.python, ropts.artifact_root, log);
+  sass.finish(log);
   archive_run_artifacts(*r.dir, r.plan, log);
 
   const auto journal = read_journal(r.dir->file("samples.jsonl"));

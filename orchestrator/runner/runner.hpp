@@ -8,6 +8,7 @@
 // missing samples are retried in a fresh worker; the run goes on.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -51,6 +52,10 @@ struct RunnerOptions {
   // Absolute folder of the run's artifact folders (<run>/artifacts): every worker gets
   // --artifact-root <it>/side-<its side>. Empty: workers get no artifact folder.
   std::string artifact_root;
+  // Called once, on the runner's thread, when a worker of every side has ended well (a side's
+  // first worker records its Triton IR: orchestrator/python/python_environments.hpp SassStep).
+  // It must return at once: the run waits on it.
+  std::function<void()> on_sides_reported;
 };
 
 struct RunOutcome {

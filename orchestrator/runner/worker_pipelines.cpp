@@ -215,7 +215,14 @@ void WorkerPipelines::retire(std::unique_ptr<Worker> w, const std::string& reaso
                "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
                    (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
   s_.free_lanes.push_back(w->lane);
-  if (reason.empty()) side_reported_[w->job.side & 1] = true;
+  if (reason.empty()) {
+    side_reported_[w->job.side & 1] = side_done_[w->job.side & 1] = true;
+    const bool all = side_done_[0] && (s_.plan.schedule.sides < 2 || side_done_[1]);
+    if (all && !sides_announced_ && s_.options.on_sides_reported) {
+      sides_announced_ = true;
+      s_.options.on_sides_reported();
+    }
+  }
   if (!status)
     s_.pipes[w->pipe].exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, s_.device_bytes_of(w->job)});
 }

@@ -62,6 +62,10 @@ class WorkerPipelines {
   // of its workers has reported something in this run.
   std::array<std::string, 2> fruitless_cause_;
   std::array<bool, 2> side_reported_{};
+  // Per side: whether a worker of it has ended well; once every side's has, the runner's
+  // on_sides_reported is called (sides_announced_).
+  std::array<bool, 2> side_done_{};
+  bool sides_announced_ = false;
   std::string last_shown_cause_;  // on the progress line
 };
 

@@ -191,3 +191,57 @@ def test_no_fixture():
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("missing_suite.py") != std::string::npos);
 }
+
+TEST_CASE("ab: the SASS of the kernels the first workers left is made beside the measurement") {
+  Scratch s("python-ab-sass");
+  // A set-up that leaves what a Triton kernel's first set-up leaves in its instance's artifact
+  // folder (isobench.triton_ir with defer_sass): the IR index and a cubin whose SASS is still to
+  // make. A stand-in cuobjdump on PATH makes the SASS.
+  const std::string mod =
+      "import json, os, time\n"
+      "from isobench import triton_ir\n"
+      "def spin(us, seed, device, stream):\n"
+      "    folder = triton_ir.artifact_folder()\n"
+      "    root = os.path.join(folder, 'triton')\n"
+      "    if not os.path.exists(os.path.join(root, 'kernels.json')):\n"
+      "        os.makedirs(os.path.join(root, '0-k'), exist_ok=True)\n"
+      "        with open(os.path.join(root, '0-k', 'k.cubin'), 'wb') as f:\n"
+      "            f.write(b'cubin')\n"
+      "        with open(os.path.join(root, 'kernels.json'), 'w') as f:\n"
+      "            json.dump({'schema_version': 1, 'launches': [{'order': 0, 'name': 'k', 'cubin': '0-k/k.cubin'}]}, f)\n"
+      "    def launch():\n"
+      "        end = time.perf_counter() + us * 1e-6\n"
+      "        while time.perf_counter() < end:\n"
+      "            pass\n"
+      "    return launch\n";
+  std::filesystem::create_directories(s.path("m"));
+  s.write("m/sassmod.py", mod);
+  std::filesystem::create_directories(s.path("bin"));
+  s.write("bin/cuobjdump", "#!/bin/sh\necho \"Fatbin elf code: $2\"\necho '  MOV R1 ;'\n");
+  std::filesystem::permissions(s.path("bin/cuobjdump"), std::filesystem::perms::owner_all);
+  const auto sweep = s.write("sweep.yaml", R"(settings: {samples: 12, inner: 10, seed: 3}
+benchmarks:
+  - python: sassmod
+    function: spin
+    device: cpu
+    axes: {us: [50, 100]}
+)");
+  const auto r = run("cd " + s.dir.string() + " && PATH=" + s.path("bin") + ":$PATH ISOBENCH_TRITON_CACHE=" +
+                         s.path("tc-root") + " " + bin("orchestrate") +
+                         " ab --device cpu --quiet --format none --fixed-n --baseline-pythonpath m --candidate-pythonpath m"
+                         " --out " + s.path("run") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string log = slurp(s.path("run/log.txt"));
+  // Started once a worker of each side had ended, so before the last sample.
+  const auto sass = log.find("[sass] 4 kernels disassembled in ");
+  REQUIRE_MESSAGE(sass != std::string::npos, log);
+  CHECK(log.find("beside the measurement", sass) != std::string::npos);
+  CHECK(log.find("[sass]", sass + 1) == std::string::npos);  // nothing left for after the run
+  std::size_t made = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(s.path("run/artifacts"))) {
+    CHECK(entry.path().extension() != ".cubin");
+    made += entry.path().extension() == ".sass";
+  }
+  CHECK(made == 4);  // 2 instances x 2 sides
+}

@@ -82,7 +82,7 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("after the samples, the SASS of the kernels a worker left as cubins (python -m isobench.triton_ir sass)") {
+TEST_CASE("the SASS of the kernels a worker left as cubins (python -m isobench.triton_ir sass), beside the run or after it") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("isobench-sass-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -99,22 +99,44 @@ TEST_CASE("after the samples, the SASS of the kernels a worker left as cubins (p
   sides.record = {{"sides", {{{"interpreter", "python3"},
                               {"package", std::string(std::getenv("ISOBENCH_SOURCE_DIR")) + "/python"}}}}};
   {
+    // Not started beside the measurement: made after it.
     RunLog log((dir / "log.txt").string());
-    finish_python_artifacts(sides, (dir / "artifacts").string(), log);
+    SassStep((sides), (dir / "artifacts").string()).finish(log);
   }
-  ::setenv("PATH", path.c_str(), 1);
   CHECK(read_text(triton / "0-k-w4/k.sass") == "  MOV R1 ;\n");
   CHECK(!fs::exists(triton / "0-k-w4/k.cubin"));
   const auto index = nlohmann::json::parse(read_text(triton / "kernels.json"));
   CHECK(index["launches"][0]["files"] == nlohmann::json({"0-k-w4/k.ttgir", "0-k-w4/k.sass"}));
   CHECK(!index["launches"][0].contains("cubin"));
   CHECK(read_text(dir / "log.txt").find("[sass] 1 kernels disassembled in ") != std::string::npos);
+  CHECK(read_text(dir / "log.txt").find("beside the measurement") == std::string::npos);
+
+  // Started beside the measurement (the runner's on_sides_reported): made there, once; nothing
+  // is left for after the run.
+  write_text(triton / "0-k-w4/k.cubin", "cubin bytes");
+  write_text(triton / "kernels.json", R"({"schema_version": 1, "launches": [{"order": 0, "name": "k", "cubin": "0-k-w4/k.cubin"}]})");
+  {
+    RunLog log((dir / "log-beside.txt").string());
+    SassStep step(sides, (dir / "artifacts").string());
+    step.start();
+    step.start();  // once
+    step.finish(log);
+  }
+  ::setenv("PATH", path.c_str(), 1);
+  CHECK(read_text(triton / "0-k-w4/k.sass") == "  MOV R1 ;\n");
+  CHECK(!fs::exists(triton / "0-k-w4/k.cubin"));
+  const auto beside = read_text(dir / "log-beside.txt");
+  CHECK(beside.find("[sass] 1 kernels disassembled in ") != std::string::npos);
+  CHECK(beside.find("beside the measurement") != std::string::npos);
+  CHECK(beside.find("[sass]") == beside.rfind("[sass]"));
 
   // Nothing left to disassemble: no interpreter starts (the one below would fail).
   sides.record["sides"][0]["interpreter"] = "false";
   {
     RunLog log((dir / "log1.txt").string());
-    finish_python_artifacts(sides, (dir / "artifacts").string(), log);
+    SassStep step(sides, (dir / "artifacts").string());
+    step.start();
+    step.finish(log);
   }
   CHECK(read_text(dir / "log1.txt").find("[sass]") == std::string::npos);
 
@@ -124,8 +146,18 @@ TEST_CASE("after the samples, the SASS of the kernels a worker left as cubins (p
   sides.record["sides"][0]["interpreter"] = "false";
   {
     RunLog log((dir / "log2.txt").string());
-    finish_python_artifacts(sides, (dir / "artifacts").string(), log);
+    SassStep((sides), (dir / "artifacts").string()).finish(log);
   }
   CHECK(read_text(dir / "log2.txt").find("[sass] not made: exit 1") != std::string::npos);
+  // Failed beside the measurement: said once, not tried again after it.
+  {
+    RunLog log((dir / "log3.txt").string());
+    SassStep step(sides, (dir / "artifacts").string());
+    step.start();
+    step.finish(log);
+  }
+  const auto failed = read_text(dir / "log3.txt");
+  CHECK(failed.find("[sass] not made: exit 1") != std::string::npos);
+  CHECK(failed.find("[sass]") == failed.rfind("[sass]"));
   fs::remove_all(dir);
 }
