@@ -115,8 +115,8 @@ for p in $parts; do
     probe-warm)
       bounded probe-warm 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" \
         --ir --warm-up ;;
-    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, pytest, repeat, cpp-batch, probe," \
-         "probe-warm)" >&2; exit 2 ;;
+    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, default, pytest, repeat, cpp-batch," \
+         "probe, probe-warm)" >&2; exit 2 ;;
   esac
 done
 dirs=()
