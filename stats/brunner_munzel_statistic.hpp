@@ -31,8 +31,8 @@ struct StudentizedStatistic {
 
 StudentizedStatistic studentized_statistic(std::size_t n_x, std::size_t n_y, const PlacementSums& sums);
 
-// studentized_statistic's value alone, without the degrees of freedom: what a permutation draw
-// needs, inline (a Monte Carlo p takes millions).
+// The statistic's value alone, without the degrees of freedom: what a permutation draw needs,
+// inline (a Monte Carlo p takes millions); studentized_statistic takes its value from here.
 inline double studentized_value(std::size_t n_x, std::size_t n_y, const PlacementSums& sums) {
   const auto n = static_cast<double>(n_x), m = static_cast<double>(n_y);
   const double u = sums.u, v = n * m - sums.u;
