@@ -31,16 +31,18 @@ class PairwiseDifferences {
  public:
   PairwiseDifferences(std::vector<double> lower, std::vector<double> upper)
       : lower_(std::move(lower)), upper_(std::move(upper)) {
-    std::sort(lower_.begin(), lower_.end());
-    std::sort(upper_.begin(), upper_.end());
     // Few pairs (n m <= 64 (n + m), 20 per side: 400): every difference at hand, each order
     // statistic a selection, where a bisection costs 64 counts of n + m steps. Both give the
-    // same double, the k-th smallest of the same differences.
+    // same double, the k-th smallest of the same differences; only the bisection needs the
+    // samples sorted.
     if (pairs() <= 64 * (lower_.size() + upper_.size())) {
       all_.reserve(pairs());
       for (double l : lower_)
         for (double u : upper_) all_.push_back(u - l);
+      return;
     }
+    std::sort(lower_.begin(), lower_.end());
+    std::sort(upper_.begin(), upper_.end());
   }
 
   // Number of pairs with upper_j - lower_i <= t, in O(n+m): the difference grows with j and
