@@ -1,7 +1,8 @@
 // ab --until-verdict: sequential sampling with real worker builds on the CPU backend. A clear
 // regression stops before the most samples, the same build stops SAME or runs out UNCERTAIN, an
 // interrupted sequential run resumes to the same decisions, and compare replays the looks of the
-// journal to the verdicts the run printed.
+// journal to the verdicts the run printed. ab samples so by default: which options take the fixed
+// n instead.
 
 #include <doctest/doctest.h>
 #include <signal.h>
