@@ -1,5 +1,6 @@
 #include "orchestrator/sequential_plan.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +16,11 @@ const char* spending_name(stats::SpendingFunction s) {
 
 stats::SequentialDesign SequentialPlan::design() const {
   return stats::sequential_design(looks, alpha, instances, spending, confidence, separation);
+}
+
+bool SequentialPlan::can_reject() const {
+  const auto d = design();
+  return std::any_of(d.looks.begin(), d.looks.end(), [](const auto& l) { return l.alpha > 0; });
 }
 
 nlohmann::json SequentialPlan::to_json() const {

@@ -24,6 +24,8 @@ struct SequentialPlan {
   std::vector<std::size_t> separation;
 
   stats::SequentialDesign design() const;
+  // Whether some look of the design can stop SLOWER or FASTER (spends any alpha).
+  bool can_reject() const;
   nlohmann::json to_json() const;
   static SequentialPlan from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
 };

@@ -51,8 +51,7 @@ void check_reachable(const ErrorBudget& budget, std::size_t max_samples) {
     plan.instances = budget.instances;
     plan.confidence = budget.step_confidence();
     use_default_looks(plan, n);
-    const auto design = plan.design();
-    return std::any_of(design.looks.begin(), design.looks.end(), [](const auto& l) { return l.alpha > 0; });
+    return plan.can_reject();
   };
   if (reachable(max_samples)) return;
   std::size_t least = max_samples + 1;

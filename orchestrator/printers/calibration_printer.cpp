@@ -241,8 +241,8 @@ std::string sequential_section(const CalibrationResult& r) {
     << row_rule(r) << " --- | --- | --- | --- | --- |\n";
   for (const auto& m : r.modes) {
     const auto& e = m.sequential;
-    s << row_cells(r, m) << " " << looks_text(e.looks, e.separation) << " | " << rate_cell(e.measured_false, true) << " (" << e.measured_looks << ") | "
-      << percent(e.simulated_false) << " | " << percent(e.power) << " | " << format("%.1f", e.mean_samples) << " / "
+    s << row_cells(r, m) << " " << looks_text(e.looks, e.separation) << " | " << rate_cell(e.measured_false, true)
+      << " (" << e.measured_looks << ") | " << percent(e.simulated_false) << " | " << percent(e.power) << " | " << format("%.1f", e.mean_samples) << " / "
       << format("%.1f", e.mean_samples_aa) << " |\n";
   }
   return s.str();

@@ -267,14 +267,12 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
       use_default_looks(seq, n);
     else
       seq.looks = request.looks;
-    stats::SequentialDesign design;
+    bool can_reject = false;
     try {
-      design = seq.design();
+      can_reject = seq.can_reject();
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("ab --looks: ") + e.what());
     }
-    const bool can_reject =
-        std::any_of(design.looks.begin(), design.looks.end(), [](const auto& l) { return l.alpha > 0; });
     if (can_reject) {
       plan.sequential = std::move(seq);
       return;
