@@ -123,6 +123,21 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path, const std
   return rows;
 }
 
+// The samples a journal holds so far, while its run is still writing it: a line is appended with
+// one write(), but a read beside that write can see part of it, so a last line without its end
+// of line is not counted (read_jsonl, for a journal at rest, parses every line). For waiting, not
+// for checking what a run wrote.
+inline std::size_t samples_so_far(const std::string& path) {
+  const std::string text = slurp(path);
+  const auto end = text.rfind('\n');
+  if (end == std::string::npos) return 0;
+  std::size_t n = 0;
+  std::istringstream lines(text.substr(0, end + 1));
+  for (std::string line; std::getline(lines, line);)
+    n += nlohmann::json::parse(line).value("type", "sample") == "sample";
+  return n;
+}
+
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
 
 // The verdicts of an `orchestrate compare --json` of run directories, by instance.
@@ -136,7 +151,7 @@ inline std::map<std::string, std::string> verdicts(const nlohmann::json& compare
 inline void wait_for_samples(const std::string& journal, std::size_t n) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline &&
-         !(std::filesystem::exists(journal) && read_jsonl(journal).size() >= n))
+         !(std::filesystem::exists(journal) && samples_so_far(journal) >= n))
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 

@@ -82,7 +82,7 @@ int start_and_signal(const Scratch& s, int sig, std::size_t lines, pid_t* orches
   if (orchestrator) *orchestrator = pid;
   return signal_when(pid, sig, [&] {
     return std::filesystem::exists(s.path("run/samples.jsonl")) &&
-           read_jsonl(s.path("run/samples.jsonl")).size() >= lines;
+           samples_so_far(s.path("run/samples.jsonl")) >= lines;
   });
 }
 
@@ -182,7 +182,7 @@ TEST_CASE("SIGINT in an A/B run: exit 130, and orchestrate --resume finishes it 
   const pid_t pid = start_orchestrate(s, {"ab", "--device", "cpu", "--quiet", "--per", "sample", "--fixed-n", "--baseline",
                                           worker, "--candidate", worker, "--out", s.path("run"), sweep});
   const int status = signal_when(pid, SIGINT, [&] {
-    return std::filesystem::exists(s.path("run/samples.jsonl")) && read_jsonl(s.path("run/samples.jsonl")).size() >= 5;
+    return std::filesystem::exists(s.path("run/samples.jsonl")) && samples_so_far(s.path("run/samples.jsonl")) >= 5;
   });
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
@@ -202,7 +202,7 @@ TEST_CASE("SIGINT in a calibration: exit 130, and calibrate --resume finishes it
                                           s.path("cal"), sweep});
   const int status = signal_when(pid, SIGINT, [&] {
     const auto journal = s.path("cal/process/run-0/samples.jsonl");
-    return std::filesystem::exists(journal) && read_jsonl(journal).size() >= 3;
+    return std::filesystem::exists(journal) && samples_so_far(journal) >= 3;
   });
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);

@@ -95,7 +95,7 @@ TEST_CASE("ab --until-verdict: an interrupted run resumes and decides as compare
   REQUIRE(pid > 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (std::filesystem::exists(s.path("run/samples.jsonl")) && samples_of(s, "run") >= 20) break;
+    if (std::filesystem::exists(s.path("run/samples.jsonl")) && samples_so_far(s.path("run/samples.jsonl")) >= 20) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   kill(pid, SIGINT);

@@ -192,7 +192,7 @@ benchmarks:
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const std::string job = job_of(run_dir), shard1 = run_dir + "/shards/0001";
   REQUIRE(eventually([&] {
-    return std::filesystem::exists(shard1 + "/samples.jsonl") && read_jsonl(shard1 + "/samples.jsonl").size() >= 5;
+    return std::filesystem::exists(shard1 + "/samples.jsonl") && samples_so_far(shard1 + "/samples.jsonl") >= 5;
   }));
   REQUIRE(run("scancel " + job + "_1", s).exit_code == 0);
   REQUIRE(eventually([&] { return !listed_by_squeue(s, job + "_1"); }));
