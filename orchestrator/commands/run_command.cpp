@@ -159,17 +159,18 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                                "where 8 cannot reject)")
                     ->delimiter(',');
   fixed->excludes(most)->excludes(looks);
-  ab->add_option_function<std::string>(
+  auto* spending = ab->add_option_function<std::string>(
         "--spending",
         [&options](const std::string& v) {
           options.spending =
               v == "obrien-fleming" ? stats::SpendingFunction::obrien_fleming : stats::SpendingFunction::pocock;
         },
-        "with --until-verdict: how alpha is spent across looks, pocock (default: even, for early stops) or "
+        "sequential sampling: how alpha is spent across looks, pocock (default: even, for early stops) or "
         "obrien-fleming (most at the last look)")
       ->check(CLI::IsMember({"pocock", "obrien-fleming"}));
+  fixed->excludes(spending);
   ab->footer(kExitCodesHelp);
-  ab->callback([&command, &exit_code] {
+  ab->callback([&command, &exit_code, spending] {
     command.request.ab = true;
     if (!command.request.pytest.file.empty())
       command.request.pytest.file = std::filesystem::absolute(command.request.pytest.file).lexically_normal().string();
@@ -177,10 +178,11 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
     auto& r = command.request;
     if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())
       r.baseline = r.candidate = default_worker_path();
-    // Looks given: sequential. None of the choices: sequential where the sweep allows it
+    // Looks or their spending given: sequential (with --samples N, N at most; over Slurm shards,
+    // refused). None of the choices: sequential where the sweep allows it
     // (RunRequest::sequential_by_default); --samples N asks for N samples per side, a Slurm run
     // cannot look across its shards.
-    if (r.max_samples || !r.looks.empty())
+    if (r.max_samples || !r.looks.empty() || spending->count() > 0)
       r.until_verdict = true;
     else if (!r.until_verdict && !command.fixed_n && !r.overrides.has("samples") && !r.slurm.sharded())
       r.sequential_by_default = true;

@@ -123,6 +123,7 @@ TEST_CASE("ab --until-verdict and plans that cannot reach a verdict: one line, e
   const std::vector<Case> cases = {
       {"--fixed-n --until-verdict", "--until-verdict excludes --fixed-n"},
       {"--fixed-n --max-samples 32", "--fixed-n excludes --max-samples"},
+      {"--fixed-n --spending obrien-fleming", "--fixed-n excludes --spending"},
       {"--looks 8,16 --samples 20", "leave --samples out"},
       {"--until-verdict --max-samples 32 --samples 20", "leave --samples out"},
       {"--until-verdict --looks 8,16 --max-samples 32", "--looks ends at 16 and --max-samples is 32"},
@@ -170,6 +171,8 @@ TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few s
       {"--until-verdict", 20, 2, {8, 12, 16, 20}, ""},
       {"--max-samples 16", 20, 2, {8, 12, 16}, ""},
       {"--looks 8,20", 20, 2, {8, 20}, ""},
+      // The spending says looks, as --looks does: --samples is then their most.
+      {"--samples 20 --spending pocock", 20, 2, {8, 12, 16, 20}, ""},
       // N asked for: N taken.
       {"--samples 20", 20, 2, {}, ""},
       {"--fixed-n", 20, 2, {}, ""},
