@@ -41,8 +41,8 @@ class PairwiseDifferences {
         for (double u : upper_) all_.push_back(u - l);
       return;
     }
-    std::sort(lower_.begin(), lower_.end());
-    std::sort(upper_.begin(), upper_.end());
+    for (auto* sample : {&lower_, &upper_})
+      if (!std::is_sorted(sample->begin(), sample->end())) std::sort(sample->begin(), sample->end());
   }
 
   // Number of pairs with upper_j - lower_i <= t, in O(n+m): the difference grows with j and

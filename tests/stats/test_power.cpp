@@ -2,9 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <vector>
+
+#include "stats/brunner_munzel.hpp"
+#include "stats/random.hpp"
 
 using namespace isobench::stats;
 
@@ -33,6 +37,47 @@ TEST_SUITE("power") {
     CHECK(slowdown_power(pilot, 0.02, 4, options) < slowdown_power(pilot, 0.02, 24, options));
     // No slowdown: detections are false positives, near alpha.
     CHECK(slowdown_power(pilot, 0.0, 12, options) < 0.05);
+  }
+
+  TEST_CASE("power counts the detections of the samples in the order drawn, though it hands them over sorted") {
+    // The draws of power.hpp written out in their plain order (a pilot value by index, its
+    // jitter), each comparison tested unsorted: slowdown_power sorts each side as it draws, and
+    // must count exactly the same detections. The pilot has ties (one value three times) and
+    // values closer than the jitter (a relative 1e-10 apart), where the order by pilot value and
+    // the order by drawn value differ.
+    std::vector<double> pilot = pilot_sample();
+    pilot[3] = pilot[7] = pilot[11];
+    pilot[5] = pilot[6] * (1 + 1e-10);
+    for (const std::size_t n : {std::size_t{6}, std::size_t{20}, std::size_t{90}})
+      for (const double delta : {0.0, 0.01, 0.03}) {
+        PowerOptions options;
+        options.alpha = 0.01;
+        options.repetitions = 60;
+        std::mt19937_64 engine(options.seed);
+        const auto draw = [&] {
+          const double v = pilot[uniform_below(engine, pilot.size())];
+          const double unit = static_cast<double>(engine() >> 11) * 0x1.0p-53;
+          return v * (1 + 1e-9 * unit);
+        };
+        std::size_t detections = 0;
+        std::vector<double> x(n), y(n);
+        for (std::size_t rep = 0; rep < options.repetitions; ++rep) {
+          for (double& v : x) v = draw();
+          for (double& v : y) v = draw() * (1 + delta);
+          PermutationOptions permutation;
+          permutation.budget = options.budget;
+          permutation.levels = {options.alpha};
+          const auto r = brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
+          detections += r.p_value < options.alpha && r.relative_effect > 0.5;
+        }
+        CAPTURE(n);
+        CAPTURE(delta);
+        CHECK(slowdown_power(pilot, delta, n, options) ==
+              static_cast<double>(detections) / static_cast<double>(options.repetitions));
+      }
+    std::vector<double> bad = pilot_sample();
+    bad[2] = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_AS(slowdown_power(bad, 0.01, 8), std::invalid_argument);
   }
 
   TEST_CASE("sample size reaches the target and the curve crosses it there") {
