@@ -120,13 +120,29 @@ std::vector<std::string> ttgir_instances(const ArtifactComparison& comparison, b
   return ids;
 }
 
-// Real differences first, then those only in source locations, each in the comparison's order.
-std::vector<const ArtifactChange*> listing_order(const ArtifactComparison& comparison) {
+// The changes a listing names one by one, in the comparison's order: all but those only in
+// source locations, which one line counts (the same kernel in two checkouts changes every IR file
+// of every instance: 16 lines for 4 instances, where the real news is elsewhere).
+std::vector<const ArtifactChange*> listed(const ArtifactComparison& comparison) {
   std::vector<const ArtifactChange*> order;
-  for (const auto& c : comparison.changes) order.push_back(&c);
-  std::stable_partition(order.begin(), order.end(),
-                        [](const ArtifactChange* c) { return c->kind != ArtifactChange::Kind::source_locations; });
+  for (const auto& c : comparison.changes)
+    if (c.kind != ArtifactChange::Kind::source_locations) order.push_back(&c);
   return order;
+}
+
+// "N Triton IR files of K instances differ only in source locations ...", or "" when none do.
+std::string locations_only_line(const ArtifactComparison& comparison) {
+  std::size_t files = 0;
+  std::vector<std::string> instances;
+  for (const auto& c : comparison.changes) {
+    if (c.kind != ArtifactChange::Kind::source_locations) continue;
+    ++files;
+    if (std::find(instances.begin(), instances.end(), c.instance) == instances.end()) instances.push_back(c.instance);
+  }
+  if (files == 0) return "";
+  return std::to_string(files) + " Triton IR file" + (files == 1 ? "" : "s") + " of " +
+         std::to_string(instances.size()) + (instances.size() == 1 ? " instance" : " instances") +
+         " differ only in source locations (file paths, lines; compare --json lists them)";
 }
 
 }  // namespace
@@ -217,20 +233,22 @@ void print_artifact_changes(const ArtifactComparison& comparison, bool markdown,
     out << (markdown ? "\n" : "") << "artifacts: none differ (" << counts << ")\n";
     return;
   }
+  const auto changes = listed(comparison);
+  auto lines = ttgir_lines(comparison);
+  if (const auto line = locations_only_line(comparison); !line.empty()) lines.insert(lines.begin(), line);
   if (markdown) {
-    out << "\nartifacts that differ (" << counts << "):\n\n| instance | artifact | difference |\n| --- | --- | --- |\n";
-    for (const auto* c : listing_order(comparison))
+    out << "\nartifacts that differ (" << counts << "):\n";
+    if (!changes.empty()) out << "\n| instance | artifact | difference |\n| --- | --- | --- |\n";
+    for (const auto* c : changes)
       out << "| " << markdown_cell(c->instance) << " | " << markdown_cell(c->path) << " | " << kind_text(c->kind)
           << " |\n";
-    const auto lines = ttgir_lines(comparison);
     if (!lines.empty()) out << "\n";
     for (const auto& line : lines) out << line << "\n";
     return;
   }
   out << "artifacts that differ (" << counts << "):\n";
-  for (const auto* c : listing_order(comparison))
-    out << "  " << c->instance << ": " << c->path << " " << kind_text(c->kind) << "\n";
-  for (const auto& line : ttgir_lines(comparison)) out << line << "\n";
+  for (const auto* c : changes) out << "  " << c->instance << ": " << c->path << " " << kind_text(c->kind) << "\n";
+  for (const auto& line : lines) out << line << "\n";
 }
 
 std::string artifact_changes_cell(const ArtifactComparison& comparison, const std::string& instance) {

@@ -234,6 +234,15 @@ TEST_CASE("one kernel in two folders, or moved by a line: no TTGIR difference, o
     CHECK(text.str().find("TTGIR differs for") == std::string::npos);
     CHECK(text.str().find("TTGIR differs only in source locations (file paths, lines) for 2 instances: " + kSoftmax +
                           ", " + kNorm + "\n") != std::string::npos);
+    // One line counts the 16 files instead of a line each (JSON keeps every file).
+    CHECK(text.str().find("\n16 Triton IR files of 2 instances differ only in source locations") != std::string::npos);
+    CHECK(text.str().find(".ttgir") == std::string::npos);
+    const std::string listing = text.str();
+    CHECK(std::count(listing.begin(), listing.end(), '\n') == 3);
+    std::ostringstream markdown;
+    print_artifact_changes(comparison, true, markdown);
+    CHECK(markdown.str().find("| instance |") == std::string::npos);  // no table without a real difference
+    CHECK(markdown.str().find("16 Triton IR files of 2 instances") != std::string::npos);
     CHECK(artifact_changes_json(comparison)["differ"][0]["difference"] == "source_locations");
     ComparisonReport report;  // what a CI summary says of it (printers/ci_report.hpp)
     report.artifacts = comparison;
