@@ -170,9 +170,9 @@ class LabellingDraws {
     for (std::size_t i = 0; i < total; ++i) positions_[i] = static_cast<std::uint32_t>(i);
     if (!l.untied()) {
       group_of_.resize(total);
+      x_in_group_.assign(l.group_size.size(), 0);
       std::uint32_t start = 0;
       for (std::size_t g = 0; g < l.group_size.size(); ++g) {
-        group_start_.push_back(start);
         for (std::uint32_t k = 0; k < l.group_size[g]; ++k) group_of_[start + k] = static_cast<std::uint32_t>(g);
         start += l.group_size[g];
       }
@@ -184,53 +184,29 @@ class LabellingDraws {
     const std::size_t total = positions_.size();
     for (std::size_t i = 0; i < labelling_.n_x && i + 1 < total; ++i)
       std::swap(positions_[i], positions_[i + engine_.below(total - i)]);
-    mark_x_positions();
     return labelling_.untied() ? untied_statistic() : tied_statistic();
   }
 
  private:
-  // The first n_x positions (the drawn x) as the bits of `words_`.
-  void mark_x_positions() {
-    words_.assign((positions_.size() + 63) / 64, 0);
-    for (std::size_t k = 0; k < labelling_.n_x; ++k)
-      words_[positions_[k] / 64] |= std::uint64_t{1} << (positions_[k] % 64);
-  }
-
   // With ties a placement is a whole number or a half: the sums doubled (x's placement
-  // 2 y_below + y, y's 2 x_below + x, for a group of x x and y y) in integers, from the x positions
-  // visited in order. A group is finished when the next x lies beyond it; the values between two
-  // groups that hold x are all y with the same x below them, one term for the stretch. These are
-  // the sums add_group accumulates, exactly (halves and quarters far below 2^53: every term and
-  // partial sum is exact in double, in any order), so the same statistic bit for bit, in n_x steps
-  // where a pass over every pooled value and group ran.
+  // 2 y_below + y, y's 2 x_below + x, for a group of x x and y y) in integers, from each group's
+  // count of drawn x (n_x increments, no branch on the draw). These are the sums add_group
+  // accumulates, exactly (halves and quarters far below 2^53: every term and partial sum is exact
+  // in double, in any order), so the same statistic bit for bit, with integer arithmetic per
+  // group where a pass over every pooled value and doubles per group ran.
   double tied_statistic() {
-    const auto& size = labelling_.group_size;
-    std::int64_t u2 = 0, squares_x4 = 0, squares_y4 = 0;
-    std::int64_t x_before = 0, done = 0;  // x before the open group; values before it accounted for
-    std::int64_t group = -1, in_group = 0;
-    const auto finish = [&] {
-      const std::int64_t start = group_start_[static_cast<std::size_t>(group)];
-      const std::int64_t y = size[static_cast<std::size_t>(group)] - in_group;
-      squares_y4 += (start - done) * (2 * x_before) * (2 * x_before);
-      const std::int64_t px = 2 * (start - x_before) + y, py = 2 * x_before + in_group;
-      u2 += in_group * px;
-      squares_x4 += in_group * px * px;
+    for (std::size_t k = 0; k < labelling_.n_x; ++k) ++x_in_group_[group_of_[positions_[k]]];
+    std::int64_t u2 = 0, squares_x4 = 0, squares_y4 = 0, x_below = 0, y_below = 0;
+    for (std::size_t g = 0; g < x_in_group_.size(); ++g) {
+      const std::int64_t x = x_in_group_[g], y = labelling_.group_size[g] - x;
+      x_in_group_[g] = 0;
+      const std::int64_t px = 2 * y_below + y, py = 2 * x_below + x;
+      u2 += x * px;
+      squares_x4 += x * px * px;
       squares_y4 += y * py * py;
-      x_before += in_group;
-      done = start + size[static_cast<std::size_t>(group)];
-    };
-    for (std::size_t w = 0; w < words_.size(); ++w)
-      for (std::uint64_t rest = words_[w]; rest != 0; rest &= rest - 1) {
-        const std::int64_t g = group_of_[64 * w + static_cast<std::size_t>(__builtin_ctzll(rest))];
-        if (g != group) {
-          if (group >= 0) finish();
-          group = g;
-          in_group = 0;
-        }
-        ++in_group;
-      }
-    if (group >= 0) finish();
-    squares_y4 += (static_cast<std::int64_t>(positions_.size()) - done) * (2 * x_before) * (2 * x_before);
+      x_below += x;
+      y_below += y;
+    }
     const PlacementSums sums{static_cast<double>(u2) * 0.5, static_cast<double>(squares_x4) * 0.25,
                              static_cast<double>(squares_y4) * 0.25};
     return studentized_value(labelling_.n_x, labelling_.n_y, sums);
@@ -243,6 +219,9 @@ class LabellingDraws {
   // statistic bit for bit, in n_x steps and a word per 64 values rather than a pass over all.
   double untied_statistic() {
     const std::size_t total = positions_.size();
+    words_.assign((total + 63) / 64, 0);
+    for (std::size_t k = 0; k < labelling_.n_x; ++k)
+      words_[positions_[k] / 64] |= std::uint64_t{1} << (positions_[k] % 64);
     std::int64_t u = 0, squares_x = 0, squares_y = 0, i = 0, previous = -1;
     for (std::size_t w = 0; w < words_.size(); ++w)
       for (std::uint64_t rest = words_[w]; rest != 0; rest &= rest - 1, ++i) {
@@ -284,9 +263,9 @@ class LabellingDraws {
   const TiedLabelling& labelling_;
   DrawEngine engine_;
   std::vector<std::uint32_t> positions_;
-  std::vector<std::uint64_t> words_;        // the drawn x positions as bits
-  std::vector<std::uint32_t> group_of_;     // tied: each pooled position's group
-  std::vector<std::uint32_t> group_start_;  // tied: each group's first position
+  std::vector<std::uint64_t> words_;       // untied: the drawn x positions as bits
+  std::vector<std::uint32_t> group_of_;    // tied: each pooled position's group
+  std::vector<std::uint32_t> x_in_group_;  // tied: the drawn x per group (zero between draws)
 };
 
 // The draws untied samples of one size share, drawn as far as some p-value needed it: pieces of
