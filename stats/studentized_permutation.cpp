@@ -46,6 +46,23 @@ class Extremeness {
     }
     return false;
   }
+  // How many of the draws [first, last) count: the test above with the switch outside the loop,
+  // each float widened to double as there (a loop the compiler can vectorise).
+  std::size_t count_run(const float* first, const float* last) const {
+    std::size_t n = 0;
+    switch (alternative_) {
+      case Alternative::less:
+        for (const float* t = first; t != last; ++t) n += static_cast<double>(*t) >= bound_;
+        break;
+      case Alternative::greater:
+        for (const float* t = first; t != last; ++t) n += static_cast<double>(*t) <= bound_;
+        break;
+      case Alternative::two_sided:
+        for (const float* t = first; t != last; ++t) n += std::abs(static_cast<double>(*t)) >= bound_;
+        break;
+    }
+    return n;
+  }
   // The number of entries of an ascending table that count.
   std::size_t count_in(const std::vector<double>& ascending) const {
     const auto at_least = [&](double b) {
@@ -456,15 +473,21 @@ bool look(SequentialCount& c, std::span<const double> levels, double draws_per_l
 
 void DrawnTable::append(const std::vector<float>& draws) {
   // A partial last block is summarised again with the draws that complete it.
-  if (!blocks_.empty() && draws_.size() % kBlock != 0) blocks_.pop_back();
-  const std::size_t first = blocks_.size() * kBlock;
+  if (!highest_.empty() && draws_.size() % kBlock != 0) {
+    lowest_.pop_back();
+    highest_.pop_back();
+    magnitude_.pop_back();
+  }
+  const std::size_t first = highest_.size() * kBlock;
   draws_.insert(draws_.end(), draws.begin(), draws.end());
   has_nan_ = has_nan_ || std::any_of(draws.begin(), draws.end(), [](float v) { return std::isnan(v); });
   for (std::size_t begin = first; begin < draws_.size(); begin += kBlock) {
     const auto from = draws_.begin() + static_cast<std::ptrdiff_t>(begin);
     const auto to = draws_.begin() + static_cast<std::ptrdiff_t>(std::min(begin + kBlock, draws_.size()));
     const auto [low, high] = std::minmax_element(from, to);
-    blocks_.push_back({*low, *high, std::max(std::abs(*low), std::abs(*high))});
+    lowest_.push_back(*low);
+    highest_.push_back(*high);
+    magnitude_.push_back(std::max(std::abs(*low), std::abs(*high)));
   }
 }
 
@@ -483,26 +506,29 @@ void DrawnTable::count(SequentialCount& c, float statistic, Alternative alternat
   if (has_nan_) return walk(c, statistic, alternative, levels, most, draws_per_level);
   const std::size_t last = std::min(most, draws_.size());
   const Extremeness extreme(statistic, alternative);
-  // Whether any draw of a block can count: its extreme one does.
-  const auto may_count = [&](const Block& b) {
-    switch (alternative) {
-      case Alternative::less: return extreme(b.highest);
-      case Alternative::greater: return extreme(b.lowest);
-      case Alternative::two_sided: return extreme(b.largest_magnitude);
-    }
-    return true;
+  // Each block's draw that decides whether any of its draws counts.
+  const std::vector<float>& decisive = alternative == Alternative::less      ? highest_
+                                       : alternative == Alternative::greater ? lowest_
+                                                                             : magnitude_;
+  // The hits among draws [from, to): the draws themselves at the ends, the blocks between by
+  // their decisive draw (most of a deep count's blocks hold nothing that counts).
+  const auto hits = [&](std::size_t from, std::size_t to) {
+    const std::size_t head = std::min(to, (from + kBlock - 1) / kBlock * kBlock);
+    std::size_t n = extreme.count_run(draws_.data() + from, draws_.data() + head);
+    const std::size_t blocks_end = to / kBlock;
+    for (std::size_t k = head / kBlock; k < blocks_end; ++k)
+      if (extreme(static_cast<double>(decisive[k]))) n += extreme.count_run(draws_.data() + k * kBlock, draws_.data() + (k + 1) * kBlock);
+    if (head < to) n += extreme.count_run(draws_.data() + std::max(head, blocks_end * kBlock), draws_.data() + to);
+    return n;
   };
+  // A look acts only at a multiple of kBlock (kLookStep) from next_look on, and the count already
+  // looked at `made`: from there straight to the next such point, or to the last draw.
   while (!c.stopped && c.made < last) {
-    const std::size_t k = c.made / kBlock, end = std::min((k + 1) * kBlock, last);
-    if (c.made % kBlock == 0 && end == (k + 1) * kBlock && !may_count(blocks_[k])) {
-      c.made = end;  // a look, if any, falls on the block's end
-      look(c, levels, draws_per_level);
-      continue;
-    }
-    while (!c.stopped && c.made < end) {
-      if (extreme(static_cast<double>(draws_[c.made++]))) ++c.hits;
-      look(c, levels, draws_per_level);
-    }
+    const std::size_t due = std::max(c.made + 1, c.next_look);
+    const std::size_t at = std::min(last, (due + kBlock - 1) / kBlock * kBlock);
+    c.hits += hits(c.made, at);
+    c.made = at;
+    look(c, levels, draws_per_level);
   }
 }
 

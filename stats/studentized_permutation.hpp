@@ -149,15 +149,14 @@ class DrawnTable {
              std::size_t most = SIZE_MAX, double draws_per_level = kDrawsPerLevel) const;
   void walk(SequentialCount& c, float statistic, Alternative alternative, std::span<const double> levels,
             std::size_t most = SIZE_MAX, double draws_per_level = kDrawsPerLevel) const;
-  std::size_t bytes() const { return draws_.size() * sizeof(float) + blocks_.size() * sizeof(Block); }
+  std::size_t bytes() const { return (draws_.size() + 3 * highest_.size()) * sizeof(float); }
   std::size_t size() const { return draws_.size(); }
 
  private:
-  struct Block {
-    float lowest, highest, largest_magnitude;
-  };
   std::vector<float> draws_;
-  std::vector<Block> blocks_;  // the last one over a partial block while the table is not a multiple
+  // Per block, its lowest, highest and largest-magnitude draw; the last over a partial block
+  // while the table is not a multiple of kBlock.
+  std::vector<float> lowest_, highest_, magnitude_;
   bool has_nan_ = false;       // then count() walks
 };
 
