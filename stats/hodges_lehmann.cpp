@@ -139,18 +139,23 @@ std::uint64_t hodges_lehmann_interval_rank(std::size_t n, std::size_t m, double 
   return k;
 }
 
-HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
-                                        std::span<const double> candidate, double confidence) {
+namespace {
+
+HodgesLehmannRatio estimate(std::span<const double> baseline, std::span<const double> candidate, double confidence,
+                            bool with_ratio) {
   if (!(confidence > 0 && confidence < 1))
     throw std::invalid_argument("hodges_lehmann_ratio: confidence must lie strictly between 0 and 1");
   PairwiseDifferences differences(logs(baseline, "baseline"), logs(candidate, "candidate"));
   const std::uint64_t pairs = differences.pairs();
   HodgesLehmannRatio result;
   result.confidence = confidence;
-  const double middle =
-      pairs % 2 == 1 ? differences.order_statistic(pairs / 2 + 1)
-                     : 0.5 * (differences.order_statistic(pairs / 2) + differences.order_statistic(pairs / 2 + 1));
-  result.ratio = std::exp(middle);
+  result.ratio = std::numeric_limits<double>::quiet_NaN();
+  if (with_ratio) {
+    const double middle =
+        pairs % 2 == 1 ? differences.order_statistic(pairs / 2 + 1)
+                       : 0.5 * (differences.order_statistic(pairs / 2) + differences.order_statistic(pairs / 2 + 1));
+    result.ratio = std::exp(middle);
+  }
   const std::uint64_t k = hodges_lehmann_interval_rank(baseline.size(), candidate.size(), confidence);
   if (k == 0) {
     result.lo = 0;
@@ -160,6 +165,18 @@ HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline,
     result.hi = std::exp(differences.order_statistic(pairs + 1 - k));
   }
   return result;
+}
+
+}  // namespace
+
+HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline, std::span<const double> candidate,
+                                        double confidence) {
+  return estimate(baseline, candidate, confidence, true);
+}
+
+HodgesLehmannRatio hodges_lehmann_interval(std::span<const double> baseline, std::span<const double> candidate,
+                                           double confidence) {
+  return estimate(baseline, candidate, confidence, false);
 }
 
 }  // namespace isobench::stats

@@ -92,7 +92,7 @@ bool detected(std::span<const double> baseline, std::span<const double> candidat
     return r.p_value < options.alpha && r.relative_effect > 0.5;
   }
   const VerdictRule& rule = *options.verdict;
-  const auto hl = hodges_lehmann_ratio(baseline, candidate, rule.confidence);
+  const auto hl = hodges_lehmann_interval(baseline, candidate, rule.confidence);
   if (!clears_floor(hl.lo, hl.hi, rule.threshold)) return false;
   const double m = static_cast<double>(rule.instances);
   permutation.levels = {options.alpha / m};

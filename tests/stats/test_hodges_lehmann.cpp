@@ -63,6 +63,11 @@ TEST_SUITE("hodges_lehmann") {
       CHECK(r.ratio == std::exp(middle));
       CHECK(r.lo == std::exp(d[k - 1]));
       CHECK(r.hi == std::exp(d[pairs - k]));
+      // The interval alone: the same doubles, no estimate.
+      const auto interval = hodges_lehmann_interval(a, b, 0.95);
+      CHECK(interval.lo == r.lo);
+      CHECK(interval.hi == r.hi);
+      CHECK(std::isnan(interval.ratio));
       // The rank is kept per size: asked again, the same.
       CHECK(hodges_lehmann_interval_rank(n, m, 0.95) == k);
     }
