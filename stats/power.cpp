@@ -23,7 +23,7 @@ void check_pilot(std::span<const double> pilot, std::size_t n) {
 
 // One resampled value: a pilot value, moved by a relative jitter in [0, 1e-9) (see power.hpp);
 // `index`, when given, receives the pilot value's index.
-double resampled(std::span<const double> pilot, std::mt19937_64& engine, std::size_t* index = nullptr) {
+double resampled(std::span<const double> pilot, Mt19937_64& engine, std::size_t* index = nullptr) {
   const std::size_t at = uniform_below(engine, pilot.size());
   if (index) *index = at;
   const double unit = static_cast<double>(engine() >> 11) * 0x1.0p-53;
@@ -53,7 +53,7 @@ class SortedResampler {
   }
 
   // `out.size()` values, each multiplied by `factor` where given (the candidate's 1 + delta).
-  void draw(std::vector<double>& out, std::mt19937_64& engine, std::optional<double> factor = std::nullopt) {
+  void draw(std::vector<double>& out, Mt19937_64& engine, std::optional<double> factor = std::nullopt) {
     drawn_.resize(out.size());
     std::fill(start_.begin(), start_.end(), 0);
     for (auto& [rank, value] : drawn_) {
@@ -105,7 +105,7 @@ bool detected(std::span<const double> baseline, std::span<const double> candidat
 double slowdown_power(std::span<const double> pilot, double delta, std::size_t n, const PowerOptions& options) {
   check_pilot(pilot, n);
   if (options.repetitions == 0) throw std::invalid_argument("slowdown_power: zero repetitions");
-  std::mt19937_64 engine(options.seed);
+  Mt19937_64 engine(options.seed);
   std::vector<double> baseline(n), candidate(n);
   SortedResampler draws(pilot);
   std::size_t detections = 0;
@@ -160,7 +160,7 @@ SequentialPower sequential_slowdown_power(std::span<const double> pilot, double 
                                           const MonteCarloBudget& budget) {
   check_pilot(pilot, design.looks.front().n);
   if (repetitions == 0) throw std::invalid_argument("sequential_slowdown_power: zero repetitions");
-  std::mt19937_64 engine(seed);
+  Mt19937_64 engine(seed);
   const std::size_t most = design.looks.back().n;
   std::vector<double> baseline(most), candidate(most);
   SequentialPower r;

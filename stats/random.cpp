@@ -1,8 +1,10 @@
 #include "stats/random.hpp"
 
 namespace isobench::stats {
+namespace {
 
-std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t bound) {
+template <class Engine>
+std::uint64_t below(Engine& engine, std::uint64_t bound) {
   // Lemire's multiply-and-shift (ACM TOMS 2019): the high word of draw * bound, redrawing the
   // few draws whose low word would bias it. No division on almost every call: permutation
   // tests draw millions of these.
@@ -18,5 +20,10 @@ std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t bound) {
   }
   return static_cast<std::uint64_t>(product >> 64);
 }
+
+}  // namespace
+
+std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t bound) { return below(engine, bound); }
+std::uint64_t uniform_below(Mt19937_64& engine, std::uint64_t bound) { return below(engine, bound); }
 
 }  // namespace isobench::stats
