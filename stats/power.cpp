@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <random>
 #include <stdexcept>
 
 #include "stats/brunner_munzel.hpp"
