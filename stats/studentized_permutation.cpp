@@ -196,12 +196,8 @@ class LabellingDraws {
     }
   }
   double next() {
-    if (labelling_.untied() && positions_.size() <= 64) return small_untied_statistic();
-    // The first n_x positions after a partial Fisher-Yates are a uniform random x sample.
-    const std::size_t total = positions_.size();
-    for (std::size_t i = 0; i < labelling_.n_x && i + 1 < total; ++i)
-      std::swap(positions_[i], positions_[i + engine_.below(total - i)]);
-    return labelling_.untied() ? untied_statistic() : tied_statistic();
+    if (labelling_.untied()) return positions_.size() <= 64 ? small_untied_statistic() : untied_statistic();
+    return tied_statistic();
   }
 
  private:
@@ -212,7 +208,7 @@ class LabellingDraws {
   // in double, in any order), so the same statistic bit for bit, with integer arithmetic per
   // group where a pass over every pooled value and doubles per group ran.
   double tied_statistic() {
-    for (std::size_t k = 0; k < labelling_.n_x; ++k) ++x_in_group_[group_of_[positions_[k]]];
+    for_each_drawn_x([&](std::uint32_t position) { ++x_in_group_[group_of_[position]]; });
     std::int64_t u2 = 0, squares_x4 = 0, squares_y4 = 0, x_below = 0, y_below = 0;
     for (std::size_t g = 0; g < x_in_group_.size(); ++g) {
       const std::int64_t x = x_in_group_[g], y = labelling_.group_size[g] - x;
@@ -229,12 +225,29 @@ class LabellingDraws {
     return studentized_value(labelling_.n_x, labelling_.n_y, sums);
   }
 
-  // Without ties: the x positions drawn by a partial Fisher-Yates, as the bits of `words_`, and
-  // the statistic from them (untied_sums).
+  // The x sample of a draw: the first n_x positions after a partial Fisher-Yates shuffle (kept
+  // from draw to draw), each handed to `take` as soon as its swap fixes it (later swaps touch
+  // only later indices). One pass rather than the shuffle and then a pass over the x positions:
+  // the same draws, about a third faster.
+  template <class Take>
+  void for_each_drawn_x(Take&& take) {
+    const std::size_t total = positions_.size();
+    std::uint32_t* const position = positions_.data();
+    for (std::size_t i = 0; i < labelling_.n_x; ++i) {
+      const std::size_t j = i + 1 < total ? i + engine_.below(total - i) : i;
+      const std::uint32_t taken = position[j];
+      position[j] = position[i];
+      position[i] = taken;
+      take(taken);
+    }
+  }
+
+  // Without ties: the x positions drawn as the bits of `words_`, and the statistic from them
+  // (untied_sums).
   double untied_statistic() {
     words_.assign((positions_.size() + 63) / 64, 0);
-    for (std::size_t k = 0; k < labelling_.n_x; ++k)
-      words_[positions_[k] / 64] |= std::uint64_t{1} << (positions_[k] % 64);
+    std::uint64_t* const word = words_.data();
+    for_each_drawn_x([&](std::uint32_t position) { word[position / 64] |= std::uint64_t{1} << (position % 64); });
     return studentized_value(labelling_.n_x, labelling_.n_y, untied_sums(words_, labelling_.n_x, labelling_.n_y));
   }
 
