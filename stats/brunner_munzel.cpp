@@ -104,11 +104,9 @@ bool boundary_after(const TiedLabelling& l, std::size_t size) {
   return false;
 }
 
-}  // namespace
-
-BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const double> y,
-                                   Alternative alternative, BrunnerMunzelDistribution distribution,
-                                   const PermutationOptions& permutation) {
+BrunnerMunzelResult test(std::span<const double> x, std::span<const double> y, Alternative alternative,
+                         BrunnerMunzelDistribution distribution, const PermutationOptions& permutation,
+                         bool always_asymptotic) {
   check_sample(x, "x");
   check_sample(y, "y");
   const std::size_t nx = x.size(), ny = y.size();
@@ -151,15 +149,16 @@ BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const do
 
   const StudentizedStatistic s = studentized_statistic(nx, ny, sums);
   result.statistic = s.value;
-  if (distribution == BrunnerMunzelDistribution::t) {
-    result.df = s.df;
+  result.df = distribution == BrunnerMunzelDistribution::t ? s.df : std::numeric_limits<double>::quiet_NaN();
+  const bool permutation_p = nx + ny <= kPermutationMaxValues;
+  if (!permutation_p || always_asymptotic)
     result.asymptotic_p_value =
-        tail_p_value(boost::math::students_t_distribution<double>(s.df), s.value, alternative);
-  } else {
-    result.df = std::numeric_limits<double>::quiet_NaN();
-    result.asymptotic_p_value = tail_p_value(boost::math::normal_distribution<double>(), s.value, alternative);
-  }
-  if (nx + ny > kPermutationMaxValues) {
+        distribution == BrunnerMunzelDistribution::t
+            ? tail_p_value(boost::math::students_t_distribution<double>(s.df), s.value, alternative)
+            : tail_p_value(boost::math::normal_distribution<double>(), s.value, alternative);
+  else
+    result.asymptotic_p_value = std::numeric_limits<double>::quiet_NaN();
+  if (!permutation_p) {
     result.method = BrunnerMunzelMethod::asymptotic;
     result.p_value = result.p_lower = result.asymptotic_p_value;
     return result;
@@ -173,6 +172,20 @@ BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const do
   result.method = p.method == PermutationMethod::exact ? BrunnerMunzelMethod::exact_permutation
                                                        : BrunnerMunzelMethod::monte_carlo_permutation;
   return result;
+}
+
+}  // namespace
+
+BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const double> y,
+                                   Alternative alternative, BrunnerMunzelDistribution distribution,
+                                   const PermutationOptions& permutation) {
+  return test(x, y, alternative, distribution, permutation, true);
+}
+
+BrunnerMunzelResult brunner_munzel_permutation(std::span<const double> x, std::span<const double> y,
+                                               Alternative alternative, BrunnerMunzelDistribution distribution,
+                                               const PermutationOptions& permutation) {
+  return test(x, y, alternative, distribution, permutation, false);
 }
 
 }  // namespace isobench::stats

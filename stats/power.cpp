@@ -87,7 +87,7 @@ bool detected(std::span<const double> baseline, std::span<const double> candidat
   permutation.budget = options.budget;
   if (!options.verdict) {
     permutation.levels = {options.alpha};
-    const auto r = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
+    const auto r = brunner_munzel_permutation(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
     return r.p_value < options.alpha && r.relative_effect > 0.5;
   }
   const VerdictRule& rule = *options.verdict;
@@ -95,7 +95,7 @@ bool detected(std::span<const double> baseline, std::span<const double> candidat
   if (!clears_floor(hl.lo, hl.hi, rule.threshold)) return false;
   const double m = static_cast<double>(rule.instances);
   permutation.levels = {options.alpha / m};
-  const double p = brunner_munzel(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
+  const double p = brunner_munzel_permutation(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
   return decide({hl.lo, hl.hi, std::min(1.0, m * p), options.alpha, rule.threshold}) == Verdict::slower;
 }
 

@@ -98,7 +98,9 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
     // A look that cannot reject needs no level resolved: its p only describes.
     permutation.levels = at.alpha > 0 ? std::vector<double>{at.alpha} : std::vector<double>{};
     permutation.budget = options.budget;
-    d.test = brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
+    d.test = options.p_only_where_it_decides
+                 ? brunner_munzel_permutation(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation)
+                 : brunner_munzel(a, b, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation);
     d.p_value = d.test.p_value;
   }
   // A look that cannot reject has level 0: p < 0 never holds, so it can only say SAME.

@@ -126,12 +126,13 @@ std::vector<double> pooled_side(const std::vector<RunData>& runs, std::size_t in
 }
 
 // The raw test as the power simulation runs it: two-sided, its permutation p resolved at the
-// alphas it is read at.
+// alphas it is read at (only p and the effect are read: no asymptotic p).
 stats::BrunnerMunzelResult raw_test(std::span<const double> x, std::span<const double> y,
                                     const std::vector<double>& alphas) {
   stats::PermutationOptions permutation;
   permutation.levels = alphas;
-  return stats::brunner_munzel(x, y, stats::Alternative::two_sided, stats::BrunnerMunzelDistribution::t, permutation);
+  return stats::brunner_munzel_permutation(x, y, stats::Alternative::two_sided,
+                                           stats::BrunnerMunzelDistribution::t, permutation);
 }
 
 RateCell rate_cell(double alpha, std::size_t hits, std::size_t trials, bool with_expected) {

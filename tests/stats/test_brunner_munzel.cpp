@@ -352,4 +352,45 @@ TEST_SUITE("brunner_munzel") {
     CHECK(r.p_value > 0);
     CHECK(r.p_value < 1e-30);
   }
+  TEST_CASE("brunner_munzel_permutation is brunner_munzel without the asymptotic p where a permutation p answers") {
+    const auto same_but_asymptotic = [](const BrunnerMunzelResult& full, const BrunnerMunzelResult& lean) {
+      CHECK(lean.method == full.method);
+      CHECK(lean.p_value == full.p_value);
+      CHECK(lean.p_lower == full.p_lower);
+      CHECK(lean.statistic == full.statistic);
+      CHECK(lean.relative_effect == full.relative_effect);
+      CHECK(lean.labellings == full.labellings);
+      CHECK(lean.extreme == full.extreme);
+      CHECK(lean.resolved == full.resolved);
+    };
+    // Exact (untied and tied), Monte Carlo (untied and tied), both distributions, every alternative.
+    std::vector<std::pair<std::vector<double>, std::vector<double>>> cases;
+    std::vector<double> a, b, c, d;
+    for (int i = 0; i < 8; ++i) a.push_back(1.0 + 0.01 * ((i * 7) % 8)), b.push_back(1.02 + 0.013 * ((i * 5) % 8));
+    cases.emplace_back(a, b);
+    for (int i = 0; i < 30; ++i) c.push_back(1.0 + 0.001 * ((i * 17) % 30)), d.push_back(1.01 + 0.001 * ((i * 11) % 30));
+    cases.emplace_back(c, d);
+    for (auto& v : c) v = std::round(v * 200) / 200;
+    for (auto& v : d) v = std::round(v * 200) / 200;
+    cases.emplace_back(c, d);
+    for (const auto& [x, y] : cases)
+      for (auto distribution : {BrunnerMunzelDistribution::t, BrunnerMunzelDistribution::normal})
+        for (auto alternative : kAlternatives) {
+          PermutationOptions options;
+          options.levels = {0.001, 0.01};
+          const auto full = brunner_munzel(x, y, alternative, distribution, options);
+          const auto lean = brunner_munzel_permutation(x, y, alternative, distribution, options);
+          same_but_asymptotic(full, lean);
+          CHECK(std::isfinite(full.asymptotic_p_value));
+          CHECK(std::isnan(lean.asymptotic_p_value));
+        }
+    // Beyond kPermutationMaxValues the asymptotic p is the p-value: both compute it.
+    std::vector<double> x, y;
+    for (int i = 0; i < 250; ++i) x.push_back(1.0 + 0.001 * i), y.push_back(1.01 + 0.001 * i);
+    const auto full = brunner_munzel(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, {});
+    const auto lean = brunner_munzel_permutation(x, y, Alternative::two_sided, BrunnerMunzelDistribution::t, {});
+    CHECK(lean.method == BrunnerMunzelMethod::asymptotic);
+    same_but_asymptotic(full, lean);
+    CHECK(lean.asymptotic_p_value == full.asymptotic_p_value);
+  }
 }
