@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -34,11 +37,33 @@ double log_mixture(std::size_t hits, std::size_t draws) {
   return log_shape + by_shape(hits) + by_one(draws - hits) - by_shape(draws + 1);
 }
 
+// ln p and ln(1 - p), for ln M_n(p).
+struct LogsOf {
+  double p = std::numeric_limits<double>::quiet_NaN(), log_p = 0, log_q = 0;  // NaN: equals no level
+};
+
+// The same for a level: a Monte Carlo p-value's looks ask about the same few levels again and
+// again (their logarithms were 7% of a calibration's analysis), so each thread keeps the last
+// levels' in a small table indexed by the level's bits.
+const LogsOf& level_logs(double level) {
+  thread_local LogsOf kept[16];
+  std::uint64_t bits;
+  std::memcpy(&bits, &level, sizeof bits);
+  LogsOf& slot = kept[(bits ^ (bits >> 29) ^ (bits >> 47)) & 15];
+  if (slot.p != level) slot = {level, std::log(level), std::log1p(-level)};
+  return slot;
+}
+
 // ln M_n(p) given its mixture part, written so that 0 ln 0 = 0 (p = 0 with no hit, p = 1 with no
-// miss).
+// miss); at a level, from its kept logarithms (the same doubles).
 double log_ratio(double mixture, std::size_t hits, std::size_t draws, double p) {
   const double s = static_cast<double>(hits), f = static_cast<double>(draws - hits);
   const double log_at_p = (s > 0 ? s * std::log(p) : 0.0) + (f > 0 ? f * std::log1p(-p) : 0.0);
+  return mixture - log_at_p;
+}
+double log_ratio(double mixture, std::size_t hits, std::size_t draws, const LogsOf& at) {
+  const double s = static_cast<double>(hits), f = static_cast<double>(draws - hits);
+  const double log_at_p = (s > 0 ? s * at.log_p : 0.0) + (f > 0 ? f * at.log_q : 0.0);
   return mixture - log_at_p;
 }
 
@@ -49,7 +74,7 @@ ConfidenceSequence::ConfidenceSequence(double risk) : risk_(risk), log_bound_(-s
 }
 
 bool ConfidenceSequence::contains(std::size_t hits, std::size_t draws, double p) const {
-  return log_ratio(log_mixture(hits, draws), hits, draws, p) < log_bound_;
+  return log_ratio(log_mixture(hits, draws), hits, draws, level_logs(p)) < log_bound_;
 }
 
 ProportionBounds ConfidenceSequence::bounds(std::size_t hits, std::size_t draws) const {
@@ -77,7 +102,7 @@ bool ConfidenceSequence::separates(std::span<const double> levels, std::size_t h
   const double centre = static_cast<double>(hits) / static_cast<double>(draws);
   const auto above = std::lower_bound(levels.begin(), levels.end(), centre);
   const double mixture = log_mixture(hits, draws);
-  const auto inside = [&](double p) { return log_ratio(mixture, hits, draws, p) < log_bound_; };
+  const auto inside = [&](double p) { return log_ratio(mixture, hits, draws, level_logs(p)) < log_bound_; };
   if (above != levels.end() && inside(*above)) return false;
   if (above != levels.begin() && inside(*std::prev(above))) return false;
   return true;

@@ -90,3 +90,24 @@ TEST_CASE("the levels are separated once none lies in the interval") {
   CHECK(b.lower > 0.01);
   CHECK(b.upper < 0.05);
 }
+
+TEST_CASE("membership of many levels asked in turn agrees with the interval (levels' logarithms are kept per thread)") {
+  const ConfidenceSequence sequence(1e-3);
+  // 40 levels, more than the kept slots, asked in an order that revisits each after others.
+  std::vector<double> levels;
+  for (int k = 0; k < 40; ++k) levels.push_back(1e-4 * std::pow(1.3, k));
+  const std::pair<std::size_t, std::size_t> counts[] = {{0, 5000}, {3, 20000}, {120, 40000}, {900, 100000}, {2, 64}};
+  int compared = 0;
+  for (int pass = 0; pass < 3; ++pass)
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      const double level = levels[(i * 7 + static_cast<std::size_t>(pass) * 3) % levels.size()];
+      for (const auto& [hits, draws] : counts) {
+        const auto b = sequence.bounds(hits, draws);
+        // Away from the ends (bisected to a relative 1e-12), inside the set means inside [lower, upper].
+        if (std::abs(level - b.lower) <= 1e-9 * level || std::abs(level - b.upper) <= 1e-9 * level) continue;
+        CHECK(sequence.contains(hits, draws, level) == (level > b.lower && level < b.upper));
+        ++compared;
+      }
+    }
+  CHECK(compared > 500);
+}
