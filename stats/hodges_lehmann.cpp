@@ -27,6 +27,19 @@ double from_order_key(std::int64_t key) {
   return std::bit_cast<double>(key >= 0 ? key : std::numeric_limits<std::int64_t>::min() - key);
 }
 
+// Number of pairs with upper_j - lower_i <= t, both ascending, in O(n+m): the difference grows
+// with j and shrinks with i (floating subtraction keeps both orders), so the cut in j only moves
+// right as i grows.
+std::uint64_t count_at_most(const std::vector<double>& lower, const std::vector<double>& upper, double t) {
+  std::uint64_t count = 0;
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < lower.size(); ++i) {
+    while (j < upper.size() && upper[j] - lower[i] <= t) ++j;
+    count += j;
+  }
+  return count;
+}
+
 class PairwiseDifferences {
  public:
   PairwiseDifferences(std::vector<double> lower, std::vector<double> upper)
@@ -45,19 +58,6 @@ class PairwiseDifferences {
       if (!std::is_sorted(sample->begin(), sample->end())) std::sort(sample->begin(), sample->end());
   }
 
-  // Number of pairs with upper_j - lower_i <= t, in O(n+m): the difference grows with j and
-  // shrinks with i (floating subtraction keeps both orders), so the cut in j only moves right
-  // as i grows.
-  std::uint64_t count_at_most(double t) const {
-    std::uint64_t count = 0;
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < lower_.size(); ++i) {
-      while (j < upper_.size() && upper_[j] - lower_[i] <= t) ++j;
-      count += j;
-    }
-    return count;
-  }
-
   // The k-th smallest difference, k in 1..n*m.
   double order_statistic(std::uint64_t k) {
     if (!all_.empty()) {
@@ -71,7 +71,7 @@ class PairwiseDifferences {
       // The keys span more than int64 allows as a difference: halve it unsigned.
       const std::int64_t mid = lo + static_cast<std::int64_t>(
                                         (static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)) / 2);
-      if (count_at_most(from_order_key(mid)) >= k)
+      if (count_at_most(lower_, upper_, from_order_key(mid)) >= k)
         hi = mid;
       else
         lo = mid + 1;
@@ -141,10 +141,14 @@ std::uint64_t hodges_lehmann_interval_rank(std::size_t n, std::size_t m, double 
 
 namespace {
 
-HodgesLehmannRatio estimate(std::span<const double> baseline, std::span<const double> candidate, double confidence,
-                            bool with_ratio) {
+void check_confidence(double confidence) {
   if (!(confidence > 0 && confidence < 1))
     throw std::invalid_argument("hodges_lehmann_ratio: confidence must lie strictly between 0 and 1");
+}
+
+HodgesLehmannRatio estimate(std::span<const double> baseline, std::span<const double> candidate, double confidence,
+                            bool with_ratio) {
+  check_confidence(confidence);
   PairwiseDifferences differences(logs(baseline, "baseline"), logs(candidate, "candidate"));
   const std::uint64_t pairs = differences.pairs();
   HodgesLehmannRatio result;
@@ -177,6 +181,29 @@ HodgesLehmannRatio hodges_lehmann_ratio(std::span<const double> baseline, std::s
 HodgesLehmannRatio hodges_lehmann_interval(std::span<const double> baseline, std::span<const double> candidate,
                                            double confidence) {
   return estimate(baseline, candidate, confidence, false);
+}
+
+bool hodges_lehmann_lower_exceeds(std::span<const double> baseline, std::span<const double> candidate,
+                                  double confidence, double bound) {
+  check_confidence(confidence);
+  std::vector<double> lower = logs(baseline, "baseline"), upper = logs(candidate, "candidate");
+  const std::uint64_t k = hodges_lehmann_interval_rank(baseline.size(), candidate.size(), confidence);
+  if (k == 0) return 0.0 > bound;  // the interval is [0, +inf]
+  // Cuts either side of ln(bound), far enough that exp (within an ulp) puts every difference
+  // beyond them on its side of bound; where bound leaves no such cuts (not a positive finite
+  // number, or exp too coarse there), the interval itself answers.
+  const double cut = std::log(bound);
+  const double gap = 1e-12 * std::max(1.0, std::abs(cut));
+  const double below = cut - gap, above = cut + gap;
+  const bool cuts_hold = bound > 0 && std::isfinite(cut) && std::exp(above) > bound * (1 + 1e-14) &&
+                         std::exp(below) < bound * (1 - 1e-14);
+  if (cuts_hold) {
+    for (auto* sample : {&lower, &upper})
+      if (!std::is_sorted(sample->begin(), sample->end())) std::sort(sample->begin(), sample->end());
+    if (count_at_most(lower, upper, above) < k) return true;    // the k-th difference lies above `above`
+    if (count_at_most(lower, upper, below) >= k) return false;  // at or below `below`
+  }
+  return estimate(baseline, candidate, confidence, false).lo > bound;
 }
 
 }  // namespace isobench::stats

@@ -80,8 +80,8 @@ class SortedResampler {
 };
 
 // Whether one simulated comparison rejects: its p-value within the options' Monte Carlo budget,
-// and under a verdict rule only where the interval clears the floor (elsewhere no p can make it
-// SLOWER).
+// and under a verdict rule decide's SLOWER, the p taken only where the interval's lower end lies
+// above the floor (elsewhere no p can make it SLOWER).
 bool detected(std::span<const double> baseline, std::span<const double> candidate, const PowerOptions& options) {
   PermutationOptions permutation;
   permutation.budget = options.budget;
@@ -91,12 +91,11 @@ bool detected(std::span<const double> baseline, std::span<const double> candidat
     return r.p_value < options.alpha && r.relative_effect > 0.5;
   }
   const VerdictRule& rule = *options.verdict;
-  const auto hl = hodges_lehmann_interval(baseline, candidate, rule.confidence);
-  if (!clears_floor(hl.lo, hl.hi, rule.threshold)) return false;
+  if (!hodges_lehmann_lower_exceeds(baseline, candidate, rule.confidence, slower_floor(rule.threshold))) return false;
   const double m = static_cast<double>(rule.instances);
   permutation.levels = {options.alpha / m};
   const double p = brunner_munzel_permutation(baseline, candidate, Alternative::two_sided, BrunnerMunzelDistribution::t, permutation).p_value;
-  return decide({hl.lo, hl.hi, std::min(1.0, m * p), options.alpha, rule.threshold}) == Verdict::slower;
+  return decides_slower(true, std::min(1.0, m * p), options.alpha);
 }
 
 }  // namespace

@@ -17,10 +17,10 @@ bool clears_floor(double ratio_lo, double ratio_hi, double threshold) {
 }
 
 Verdict decide(const VerdictInput& input) {
-  const double upper_floor = 1 + input.threshold;
+  const double upper_floor = slower_floor(input.threshold);
   const double lower_floor = 1 / upper_floor;
   const bool significant = input.p_adjusted < input.alpha;
-  if (significant && input.ratio_lo > upper_floor) return Verdict::slower;
+  if (decides_slower(input.ratio_lo > upper_floor, input.p_adjusted, input.alpha)) return Verdict::slower;
   if (significant && input.ratio_hi < lower_floor) return Verdict::faster;
   if (input.ratio_lo >= lower_floor && input.ratio_hi <= upper_floor) return Verdict::same;
   return Verdict::uncertain;

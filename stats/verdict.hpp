@@ -30,4 +30,12 @@ Verdict decide(const VerdictInput& input);
 // can the p-value change decide's verdict (a simulation need not compute it otherwise).
 bool clears_floor(double ratio_lo, double ratio_hi, double threshold);
 
+// decide's SLOWER alone, for a simulation that asks only whether the interval's lower end lies
+// above slower_floor(t) (hodges_lehmann_lower_exceeds) and then for p: decide answers SLOWER
+// exactly where this does.
+inline double slower_floor(double threshold) { return 1 + threshold; }
+inline bool decides_slower(bool lower_above_floor, double p_adjusted, double alpha) {
+  return p_adjusted < alpha && lower_above_floor;
+}
+
 }  // namespace isobench::stats

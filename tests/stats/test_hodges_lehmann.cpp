@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -114,5 +115,45 @@ TEST_SUITE("hodges_lehmann") {
     CHECK_THROWS_AS(hodges_lehmann_ratio(std::vector<double>{1, 0}, std::vector<double>{3}), std::invalid_argument);
     CHECK_THROWS_AS(hodges_lehmann_ratio(std::vector<double>{}, std::vector<double>{3}), std::invalid_argument);
     CHECK_THROWS_AS(hodges_lehmann_ratio(std::vector<double>{1}, std::vector<double>{3}, 1.0), std::invalid_argument);
+  }
+  TEST_CASE("hodges_lehmann_lower_exceeds answers as the interval's lower end does, at its very double too") {
+    std::mt19937_64 engine(29);
+    std::lognormal_distribution<double> noise(0.0, 0.04);
+    int by_counts = 0, at_the_end = 0;
+    for (const auto& [n, m] : {std::pair<std::size_t, std::size_t>{13, 13}, {20, 24}, {48, 48}, {3, 40}, {129, 129}}) {
+      for (int rep = 0; rep < 20; ++rep) {
+        std::vector<double> a(n), b(m);
+        for (double& v : a) v = noise(engine);
+        for (double& v : b) v = (1 + 0.01 * rep) * noise(engine);
+        if (rep % 2 == 1) std::sort(a.begin(), a.end()), std::sort(b.begin(), b.end());  // sorted or not
+        if (rep % 5 == 0)  // ties
+          for (double& v : b) v = std::round(v * 100) / 100;
+        const double lo = hodges_lehmann_interval(a, b, 0.95).lo;
+        CAPTURE(n);
+        CAPTURE(rep);
+        // Floors far from the end, and the end itself with its neighbouring doubles (the exact path).
+        for (double bound : {1.02, 1.05, 0.9, lo * 0.99, lo * 1.01}) {
+          CHECK(hodges_lehmann_lower_exceeds(a, b, 0.95, bound) == (lo > bound));
+          ++by_counts;
+        }
+        for (double bound : {lo, std::nextafter(lo, 0.0), std::nextafter(lo, 2.0)}) {
+          CHECK(hodges_lehmann_lower_exceeds(a, b, 0.95, bound) == (lo > bound));
+          ++at_the_end;
+        }
+      }
+    }
+    // Bounds with no cuts either side: not positive, infinite.
+    const std::vector<double> a{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7}, b{2, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7};
+    const double lo = hodges_lehmann_interval(a, b, 0.95).lo;
+    for (double bound : {0.0, -1.0, std::numeric_limits<double>::infinity()})
+      CHECK(hodges_lehmann_lower_exceeds(a, b, 0.95, bound) == (lo > bound));
+    // Too few values for an interval: [0, inf], nothing exceeds a positive bound.
+    CHECK_FALSE(hodges_lehmann_lower_exceeds(std::vector<double>{1, 2}, std::vector<double>{3, 4}, 0.95, 1.0));
+    CHECK(hodges_lehmann_lower_exceeds(std::vector<double>{1, 2}, std::vector<double>{3, 4}, 0.95, -1.0));
+    CHECK_THROWS_AS(hodges_lehmann_lower_exceeds(std::vector<double>{1, 0}, std::vector<double>{3}, 0.95, 1.0),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(hodges_lehmann_lower_exceeds(a, b, 1.0, 1.0), std::invalid_argument);
+    CHECK(by_counts == 500);
+    CHECK(at_the_end == 300);
   }
 }
