@@ -82,6 +82,8 @@ TiedLabelling tie_groups(const std::vector<double>& x, const std::vector<double>
   TiedLabelling l;
   l.n_x = x.size();
   l.n_y = y.size();
+  l.group_size.reserve(x.size() + y.size());
+  l.x_count.reserve(x.size() + y.size());
   std::size_t i = 0, j = 0;
   while (i < x.size() || j < y.size()) {
     const double v = j == y.size() || (i < x.size() && x[i] <= y[j]) ? x[i] : y[j];

@@ -92,7 +92,9 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
                                 " samples per side, has " + std::to_string(std::min(baseline.size(), candidate.size())));
   const auto a = baseline.first(at.n), b = candidate.first(at.n);
   LookDecision d;
-  d.ratio = hodges_lehmann_ratio(a, b, design.look_confidence);
+  // A simulation reads only the verdict: the interval without the estimate (two order statistics).
+  d.ratio = options.p_only_where_it_decides ? hodges_lehmann_interval(a, b, design.look_confidence)
+                                            : hodges_lehmann_ratio(a, b, design.look_confidence);
   if (!options.p_only_where_it_decides || clears_floor(d.ratio.lo, d.ratio.hi, threshold)) {
     PermutationOptions permutation;
     // A look that cannot reject needs no level resolved: its p only describes.

@@ -83,7 +83,8 @@ struct LookDecision {
 // How a look computes its p-value. compare's looks compute it at every look (it is printed)
 // and resolve it as a verdict's; a power simulation (power.hpp) asks for it only where it can
 // change the verdict (clears_floor: elsewhere the test is not run, and p_value stays 1), without
-// the asymptotic p (brunner_munzel_permutation) and within its Monte Carlo budget.
+// the asymptotic p (brunner_munzel_permutation) or the ratio's estimate (hodges_lehmann_interval:
+// `ratio.ratio` NaN) and within its Monte Carlo budget.
 struct LookOptions {
   bool p_only_where_it_decides = false;
   MonteCarloBudget budget;
