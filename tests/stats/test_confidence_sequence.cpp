@@ -111,3 +111,29 @@ TEST_CASE("membership of many levels asked in turn agrees with the interval (lev
     }
   CHECK(compared > 500);
 }
+
+TEST_CASE("bounds asked again, in another order and between two risks, are the same (the last counts' are kept per thread)") {
+  const ConfidenceSequence loose(1e-3), tight(1e-6);
+  std::vector<std::pair<std::size_t, std::size_t>> counts;
+  for (std::size_t draws : {32, 64, 100, 1000, 4096, 65536, 500000})
+    for (std::size_t hits : {std::size_t{0}, std::size_t{1}, std::size_t{3}, draws / 10, draws / 2, draws})
+      counts.emplace_back(hits, draws);
+  std::vector<ProportionBounds> first_loose, first_tight;
+  for (const auto& [hits, draws] : counts) {
+    first_loose.push_back(loose.bounds(hits, draws));
+    first_tight.push_back(tight.bounds(hits, draws));
+  }
+  for (std::size_t pass = 0; pass < 2; ++pass)
+    for (std::size_t i = counts.size(); i-- > 0;) {
+      const auto& [hits, draws] = counts[i];
+      const auto a = pass == 0 ? loose.bounds(hits, draws) : tight.bounds(hits, draws);
+      const auto& expected = pass == 0 ? first_loose[i] : first_tight[i];
+      CHECK(a.lower == expected.lower);
+      CHECK(a.upper == expected.upper);
+      // A smaller risk gives a wider interval wherever an end is not pinned at 0 or 1.
+      if (hits > 0) CHECK(first_tight[i].lower < first_loose[i].lower);
+      if (hits < draws) CHECK(first_tight[i].upper > first_loose[i].upper);
+      // Each end is where the set stops holding (the bisection's result, not a kept neighbour's).
+      if (hits < draws) CHECK((pass == 0 ? loose : tight).contains(hits, draws, a.upper));
+    }
+}
