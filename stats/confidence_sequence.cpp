@@ -19,8 +19,19 @@ class ShiftedLogGamma {
   explicit ShiftedLogGamma(double shift) : shift_(shift), values_(kTabled) {
     for (std::size_t k = 0; k < kTabled; ++k) values_[k] = std::lgamma(static_cast<double>(k) + shift_);
   }
+  // Above the table, the last counts' values are kept per thread (256 slots): a Monte Carlo p's
+  // looks fall at the same counts in every count that goes that far.
   double operator()(std::size_t k) const {
-    return k < kTabled ? values_[k] : std::lgamma(static_cast<double>(k) + shift_);
+    if (k < kTabled) return values_[k];
+    struct Kept {
+      double shift = 0;
+      std::size_t k = 0;  // 0: empty (k is never below kTabled here)
+      double value = 0;
+    };
+    thread_local Kept kept[256];
+    Kept& slot = kept[(k * 0x9E3779B97F4A7C15ull) >> 56];
+    if (slot.k != k || slot.shift != shift_) slot = {shift_, k, std::lgamma(static_cast<double>(k) + shift_)};
+    return slot.value;
   }
 
  private:

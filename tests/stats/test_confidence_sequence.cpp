@@ -137,3 +137,28 @@ TEST_CASE("bounds asked again, in another order and between two risks, are the s
       if (hits < draws) CHECK((pass == 0 ? loose : tight).contains(hits, draws, a.upper));
     }
 }
+
+TEST_CASE("the interval's ends are where the mixture ratio, computed here from std::lgamma, reaches 1 / risk") {
+  // Counts past the sequence's table of log-gammas (16,384), equal hits and misses among them
+  // (the same argument to both of its log-gamma terms), each asked twice.
+  const double risk = 1e-3, a = kMixtureShape;
+  const ConfidenceSequence sequence(risk);
+  const auto log_ratio = [&](double hits, double draws, double p) {
+    const double misses = draws - hits;
+    const double mixture = std::log(a) + std::lgamma(hits + a) + std::lgamma(misses + 1) - std::lgamma(draws + 1 + a);
+    return mixture - ((hits > 0 ? hits * std::log(p) : 0.0) + (misses > 0 ? misses * std::log1p(-p) : 0.0));
+  };
+  const std::pair<double, double> counts[] = {{50000, 100000}, {20000, 40000}, {0, 200000}, {17000, 17000 + 17000}, {3, 70000}};
+  for (int again = 0; again < 2; ++again)
+    for (const auto& [hits, draws] : counts) {
+      CAPTURE(hits);
+      CAPTURE(draws);
+      const auto b = sequence.bounds(static_cast<std::size_t>(hits), static_cast<std::size_t>(draws));
+      CHECK(log_ratio(hits, draws, b.upper) < -std::log(risk));
+      CHECK(log_ratio(hits, draws, b.upper * (1 + 1e-9)) >= -std::log(risk));
+      if (hits > 0) {
+        CHECK(log_ratio(hits, draws, b.lower) < -std::log(risk));
+        CHECK(log_ratio(hits, draws, b.lower * (1 - 1e-9)) >= -std::log(risk));
+      }
+    }
+}
