@@ -66,7 +66,53 @@ def _pytest():
         import pytest
     except ImportError as error:
         raise BridgeError("pytest benchmarks need pytest in the interpreter that runs them: %s" % error) from None
+    _keep_rewritten_modules()
     return pytest
+
+
+REWRITE_CACHE_VARIABLE = "ISOBENCH_PYTEST_REWRITE_CACHE"
+
+
+def rewrite_cache_root():
+    """Where rewritten modules are kept when their own folder cannot take them: the folder
+    ISOBENCH_PYTEST_REWRITE_CACHE names ("off": nowhere), else $XDG_CACHE_HOME/isobench/pytest-rewrite,
+    else ~/.cache/isobench/pytest-rewrite (beside isobench's Triton caches)."""
+    root = os.environ.get(REWRITE_CACHE_VARIABLE)
+    if root:
+        return None if root == "off" else root
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "isobench", "pytest-rewrite")
+
+
+def _keep_rewritten_modules():
+    """pytest rewrites the asserts of every plugin module it loads (and of conftest files), and
+    keeps the rewritten code in the module's own __pycache__. Where that folder cannot be written,
+    a read-only environment such as the H200's venv, every pytest start rewrote them all again:
+    54 modules, 0.53 s of each collection there (docs/results/2026-12-03-h200-pytest-start), in
+    the orchestrator's collection and in each side's zygote. Such modules' rewritten code goes
+    to rewrite_cache_root() instead, under the module's own path; pytest names the file after
+    the interpreter and its own version and checks it against the source, as in __pycache__. A
+    folder that can be written is left as it is. pytest's internals: where they are not what
+    this expects, nothing changes."""
+    root = rewrite_cache_root()
+    try:
+        from _pytest.assertion import rewrite
+        original, make_folder = rewrite.get_cache_dir, rewrite.try_makedirs
+    except (ImportError, AttributeError):
+        return
+    if root is None or getattr(original, "isobench_root", None) == root:
+        return
+    original = getattr(original, "isobench_original", original)
+
+    def get_cache_dir(file_path):
+        folder = original(file_path)
+        if make_folder(folder) and os.access(folder, os.W_OK):
+            return folder
+        return type(folder)(root).joinpath(*folder.parts[1:])
+
+    get_cache_dir.isobench_root = root
+    get_cache_dir.isobench_original = original
+    rewrite.get_cache_dir = get_cache_dir
 
 
 def _scalar(value):

@@ -4,10 +4,14 @@ test as a set-up function gives (the callable it handed over, not timed; a faili
 fixture-shy test as a one-line error naming file and test). The whole path through orchestrate
 and a zygote is tests/integration/test_pytest_bridge.cpp."""
 
+import glob
 import io
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 from contextlib import redirect_stdout
 
@@ -168,6 +172,55 @@ class RunningOneTest(unittest.TestCase):
         self.assertEqual(events[-2:], ["module up", "module down"])
         self.set_up("test_shared_resource")
         self.assertEqual(events[-4:], ["module up", "module down"] * 2)
+
+
+class RewrittenModules(unittest.TestCase):
+    """A plugin module's rewritten asserts kept where its own __pycache__ cannot take them (a
+    read-only environment): written by the first collection, read by the next."""
+
+    def collect_with_probe(self, plugins, cache):
+        package = os.path.dirname(os.path.dirname(os.path.abspath(pytest_bridge.__file__)))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([package, plugins]))
+        env[pytest_bridge.REWRITE_CACHE_VARIABLE] = cache
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # pytest writes no rewritten module with it
+        done = subprocess.run([sys.executable, "-m", "isobench.pytest_bridge", "collect", TESTS, "--",
+                               "-p", "isobench_rewrite_probe"], env=env, capture_output=True, text=True, check=False)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("test_work", done.stdout)
+
+    def probe_folder(self, tmp):
+        plugins = os.path.join(tmp, "plugins")
+        os.makedirs(plugins)
+        with open(os.path.join(plugins, "isobench_rewrite_probe.py"), "w") as f:
+            f.write("def check(x):\n    assert x > 0\n")
+        return plugins
+
+    def test_a_module_whose_folder_cannot_take_it_is_kept_in_the_cache_and_read_from_there(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            plugins = self.probe_folder(tmp)
+            # A file where its __pycache__ would go: no folder can be made there (for root too,
+            # who may write into read-only folders).
+            open(os.path.join(plugins, "__pycache__"), "w").close()
+            cache = os.path.join(tmp, "cache")
+            self.collect_with_probe(plugins, cache)
+            kept = glob.glob(os.path.join(cache, "**", "isobench_rewrite_probe.*pytest*.pyc"), recursive=True)
+            self.assertEqual(len(kept), 1, kept)
+            under = os.path.join(cache, *os.path.abspath(plugins).split(os.sep)[1:], "__pycache__")
+            self.assertEqual(os.path.dirname(kept[0]), under)
+            stamp = os.stat(kept[0]).st_mtime_ns
+            self.collect_with_probe(plugins, cache)  # read from the cache: not rewritten, not written again
+            self.assertEqual(os.stat(kept[0]).st_mtime_ns, stamp)
+            shutil.rmtree(cache)
+            self.collect_with_probe(plugins, "off")
+            self.assertFalse(os.path.exists(cache))
+
+    def test_a_module_whose_folder_takes_it_stays_there(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            plugins = self.probe_folder(tmp)
+            cache = os.path.join(tmp, "cache")
+            self.collect_with_probe(plugins, cache)
+            self.assertEqual(len(glob.glob(os.path.join(plugins, "__pycache__", "isobench_rewrite_probe.*pytest*.pyc"))), 1)
+            self.assertFalse(os.path.exists(cache))
 
 
 if __name__ == "__main__":
