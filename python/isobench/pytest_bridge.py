@@ -85,34 +85,64 @@ def rewrite_cache_root():
 
 
 def _keep_rewritten_modules():
-    """pytest rewrites the asserts of every plugin module it loads (and of conftest files), and
-    keeps the rewritten code in the module's own __pycache__. Where that folder cannot be written,
-    a read-only environment such as the H200's venv, every pytest start rewrote them all again:
-    54 modules, 0.53 s of each collection there (docs/results/2026-12-03-h200-pytest-start), in
-    the orchestrator's collection and in each side's zygote. Such modules' rewritten code goes
-    to rewrite_cache_root() instead, under the module's own path; pytest names the file after
-    the interpreter and its own version and checks it against the source, as in __pycache__. A
-    folder that can be written is left as it is. pytest's internals: where they are not what
-    this expects, nothing changes."""
+    """pytest rewrites the asserts of every plugin module it loads (and of conftest files) and
+    keeps the rewritten code in the module's own __pycache__, unless that folder cannot be
+    written or bytecode writing is off (PYTHONDONTWRITEBYTECODE, set on the H200): then every
+    pytest start rewrote them all again, 54 modules and 0.53 s of each collection there
+    (docs/results/2026-12-03-h200-pytest-start), in the orchestrator's collection and in each
+    side's zygote. Such modules' rewritten code is kept in rewrite_cache_root() instead, isobench's
+    own cache (as its Triton caches are), under the module's own path; pytest names the file after
+    the interpreter and its own version and checks it against the source, as in __pycache__. With
+    bytecode writing off, only this cache is written: the flag is lifted for pytest's decision to
+    write a rewritten module and restored before the module runs, so no other module's bytecode
+    is written anywhere. A folder that can be written, with bytecode writing on, is left as it
+    is. pytest's internals: where they are not what this expects, nothing changes."""
     root = rewrite_cache_root()
     try:
         from _pytest.assertion import rewrite
         original, make_folder = rewrite.get_cache_dir, rewrite.try_makedirs
+        hook, read_pyc = rewrite.AssertionRewritingHook, rewrite._read_pyc
+        exec_module = hook.exec_module
     except (ImportError, AttributeError):
         return
     if root is None or getattr(original, "isobench_root", None) == root:
         return
     original = getattr(original, "isobench_original", original)
+    read_pyc = getattr(read_pyc, "isobench_original", read_pyc)
+    exec_module = getattr(exec_module, "isobench_original", exec_module)
+    lifted = []  # one entry per exec_module in progress that lifted the flag
 
     def get_cache_dir(file_path):
         folder = original(file_path)
-        if make_folder(folder) and os.access(folder, os.W_OK):
+        if not lifted and make_folder(folder) and os.access(folder, os.W_OK):
             return folder
         return type(folder)(root).joinpath(*folder.parts[1:])
 
+    def exec_module_writing(self, module):
+        if not sys.dont_write_bytecode:
+            return exec_module(self, module)
+        lifted.append(True)
+        sys.dont_write_bytecode = False  # read by exec_module first, into its own `write`
+        try:
+            return exec_module(self, module)
+        finally:
+            lifted.pop()
+            sys.dont_write_bytecode = True
+
+    def read_pyc_restoring(*args, **kwargs):
+        # exec_module asks for a kept module after it decided to write one and before the
+        # module runs: bytecode writing is off again from here.
+        if lifted:
+            sys.dont_write_bytecode = True
+        return read_pyc(*args, **kwargs)
+
     get_cache_dir.isobench_root = root
     get_cache_dir.isobench_original = original
+    exec_module_writing.isobench_original = exec_module
+    read_pyc_restoring.isobench_original = read_pyc
     rewrite.get_cache_dir = get_cache_dir
+    rewrite._read_pyc = read_pyc_restoring
+    hook.exec_module = exec_module_writing
 
 
 def _scalar(value):

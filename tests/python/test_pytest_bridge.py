@@ -178,11 +178,13 @@ class RewrittenModules(unittest.TestCase):
     """A plugin module's rewritten asserts kept where its own __pycache__ cannot take them (a
     read-only environment): written by the first collection, read by the next."""
 
-    def collect_with_probe(self, plugins, cache):
+    def collect_with_probe(self, plugins, cache, no_bytecode=False):
         package = os.path.dirname(os.path.dirname(os.path.abspath(pytest_bridge.__file__)))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([package, plugins]))
         env[pytest_bridge.REWRITE_CACHE_VARIABLE] = cache
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # pytest writes no rewritten module with it
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if no_bytecode:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
         done = subprocess.run([sys.executable, "-m", "isobench.pytest_bridge", "collect", TESTS, "--",
                                "-p", "isobench_rewrite_probe"], env=env, capture_output=True, text=True, check=False)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
@@ -192,7 +194,9 @@ class RewrittenModules(unittest.TestCase):
         plugins = os.path.join(tmp, "plugins")
         os.makedirs(plugins)
         with open(os.path.join(plugins, "isobench_rewrite_probe.py"), "w") as f:
-            f.write("def check(x):\n    assert x > 0\n")
+            f.write("import isobench_rewrite_helper\n\ndef check(x):\n    assert x > 0\n")
+        with open(os.path.join(plugins, "isobench_rewrite_helper.py"), "w") as f:  # imported, not rewritten
+            f.write("VALUE = 1\n")
         return plugins
 
     def test_a_module_whose_folder_cannot_take_it_is_kept_in_the_cache_and_read_from_there(self):
@@ -213,6 +217,26 @@ class RewrittenModules(unittest.TestCase):
             shutil.rmtree(cache)
             self.collect_with_probe(plugins, "off")
             self.assertFalse(os.path.exists(cache))
+
+    def test_with_bytecode_writing_off_only_the_cache_is_written(self):
+        # PYTHONDONTWRITEBYTECODE (set on the H200): pytest would write no rewritten module at all.
+        with tempfile.TemporaryDirectory() as tmp:
+            plugins = self.probe_folder(tmp)
+            cache = os.path.join(tmp, "cache")
+            self.collect_with_probe(plugins, cache, no_bytecode=True)
+            kept = glob.glob(os.path.join(cache, "**", "isobench_rewrite_probe.*pytest*.pyc"), recursive=True)
+            self.assertEqual(len(kept), 1, kept)
+            # Only what pytest rewrote (the plugin, the test file): not the helper the plugin
+            # imports, and nothing beside the plugin.
+            written = glob.glob(os.path.join(cache, "**", "*.pyc"), recursive=True)
+            self.assertIn(kept[0], written)
+            self.assertEqual([w for w in written if "-pytest-" not in os.path.basename(w)], [])
+            self.assertEqual([w for w in written if "isobench_rewrite_helper" in w], [])
+            self.assertFalse(os.path.exists(os.path.join(plugins, "__pycache__")))
+            stamp = os.stat(kept[0]).st_mtime_ns
+            self.collect_with_probe(plugins, cache, no_bytecode=True)
+            self.assertEqual(os.stat(kept[0]).st_mtime_ns, stamp)
+            self.assertFalse(os.path.exists(os.path.join(plugins, "__pycache__")))
 
     def test_a_module_whose_folder_takes_it_stays_there(self):
         with tempfile.TemporaryDirectory() as tmp:
