@@ -45,6 +45,17 @@ bounded() {
   step "$name" timeout --kill-after=5 "$cap" "$@"
 }
 
+# `timed NAME COMMAND...` runs COMMAND with its output appended to "$out/NAME.log" and one line
+# "NAME: S s (exit E)" appended to "$times" (set by the sourcing script).
+timed() {
+  local name=$1; shift
+  local t0 rc
+  t0=$(date +%s%N)
+  "$@" >>"$out/$name.log" 2>&1
+  rc=$?
+  printf '%s: %.3f s (exit %d)\n' "$name" "$(( $(date +%s%N) - t0 ))e-9" "$rc" >>"$times"
+}
+
 # `gpu_state WHEN` keeps nvidia-smi's view of the GPUs (processes, memory, clocks, power) in
 # "$out/nvidia-smi-WHEN[-PART].txt" and its clock, power and performance detail in
 # "$out/nvidia-smi-q-WHEN[-PART].txt".

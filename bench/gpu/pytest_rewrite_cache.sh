@@ -24,15 +24,6 @@ cache=$out/rewrite-cache
 collector="import sys; sys.path.insert(0, sys.argv.pop(1)); from isobench.pytest_bridge import _main; sys.exit(_main(sys.argv[1:]))"
 times=$out/times.txt
 
-timed() {  # timed NAME COMMAND...: one line "NAME: S s (exit E)" in $times, output in $out/NAME.log
-  local name=$1; shift
-  local t0 rc
-  t0=$(date +%s%N)
-  "$@" >>"$out/$name.log" 2>&1
-  rc=$?
-  printf '%s: %.3f s (exit %d)\n' "$name" "$(( $(date +%s%N) - t0 ))e-9" "$rc" >>"$times"
-}
-
 env PYTHONPATH="$out/folders/a" "$py" -c "import softmax_mod" >/dev/null 2>&1  # the page cache warm
 for round in 1 2 3 4; do
   timed collect-off env ISOBENCH_PYTEST_REWRITE_CACHE=off PYTHONPATH="$out/folders/a" "$py" -c "$collector" "$package" \
@@ -44,22 +35,8 @@ find "$cache" -name '*.pyc' | wc -l >"$out/kept-modules.txt"
 for kind in off kept; do
   value=off
   [ $kind = kept ] && value=$cache
-  env ISOBENCH_PYTEST_REWRITE_CACHE="$value" PYTHONPATH="$out/folders/a:$package" "$py" - "$test_file" \
-    >"$out/profile-$kind.txt" 2>&1 <<'PY'
-import cProfile, pstats, sys, time
-began = time.monotonic()
-import torch, triton, pytest, softmax_mod  # noqa: F401,E401 - the imports timed apart
-from isobench import pytest_bridge
-print("imports before the profile: %.3f s" % (time.monotonic() - began))
-began = time.monotonic()
-profile = cProfile.Profile()
-profile.runcall(pytest_bridge.collect, sys.argv[1])
-print("collect after the imports: %.3f s" % (time.monotonic() - began))
-stats = pstats.Stats(profile)
-rewritten = sum(calls for (file, line, name), (calls, *_rest) in stats.stats.items() if name == "_rewrite_test")
-print("modules rewritten: %d" % rewritten)
-stats.sort_stats("cumulative").print_stats(30)
-PY
+  env ISOBENCH_PYTEST_REWRITE_CACHE="$value" PYTHONPATH="$out/folders/a:$package" "$py" "$here/collect_profile.py" \
+    "$test_file" >"$out/profile-$kind.txt" 2>&1
 done
 "$py" -c "import pytest, sys; print('pytest', pytest.__version__, 'python', sys.version.split()[0])" >"$out/versions.txt" 2>&1
 gpu_state after

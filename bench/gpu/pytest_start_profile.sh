@@ -31,14 +31,6 @@ test_file=$folders/test_softmax_speed.py
 collector="import sys; sys.path.insert(0, sys.argv.pop(1)); from isobench.pytest_bridge import _main; sys.exit(_main(sys.argv[1:]))"
 times=$out/times.txt
 
-timed() {  # timed NAME COMMAND...: one line "NAME: S s (exit E)" in $times, output in $out/NAME.log
-  local name=$1; shift
-  local t0 rc
-  t0=$(date +%s%N)
-  "$@" >>"$out/$name.log" 2>&1
-  rc=$?
-  printf '%s: %.3f s (exit %d)\n' "$name" "$(( $(date +%s%N) - t0 ))e-9" "$rc" >>"$times"
-}
 at_once() {  # at_once N NAME COMMAND...: N copies started together, each timed as NAME-at-once-N
   local n=$1 name=$2; shift 2
   local i
@@ -69,18 +61,7 @@ for round in 1 2; do
 done
 env PYTHONPATH="$folders/a" "$py" -X importtime -c "$collector" "$package" collect "$test_file" -- \
   >"$out/importtime.out" 2>"$out/importtime.txt"
-env PYTHONPATH="$folders/a:$package" "$py" - "$test_file" >"$out/profile.txt" 2>&1 <<'EOF'
-import cProfile, pstats, sys, time
-began = time.monotonic()
-import torch, triton, pytest, softmax_mod  # noqa: F401,E401 - the imports timed apart
-from isobench import pytest_bridge
-print("imports before the profile: %.3f s" % (time.monotonic() - began))
-began = time.monotonic()
-profile = cProfile.Profile()
-profile.runcall(pytest_bridge.collect, sys.argv[1])
-print("collect after the imports: %.3f s" % (time.monotonic() - began))
-pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
-EOF
+env PYTHONPATH="$folders/a:$package" "$py" "$here/collect_profile.py" "$test_file" >"$out/profile.txt" 2>&1
 "$py" - >"$out/plugins.txt" 2>&1 <<'EOF'
 import importlib.metadata as metadata, time
 began = time.monotonic()
