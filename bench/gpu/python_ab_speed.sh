@@ -26,10 +26,13 @@
 #   repeat                   ISOBENCH_REPEATS (default 3) rounds of until-slower, pytest-until-slower,
 #                            until-same, pytest-until-same, back to back: the spread of each and
 #                            the pytest route's ratio to the python: route's
+#   repeat-fixed             the same with --fixed-n (fixed-slower-N, pytest-fixed-slower-N, fixed-same-N,
+#                            pytest-fixed-same-N): both routes take the same samples, so a pair's
+#                            ratio is the routes' own difference
 #   cpp-batch                the C++ batch throughput of configs/calibration.yaml (item 4)
 #
 #   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe probe-warm cold until
-#                                                   fixed default pytest repeat cpp-batch; default
+#                                                   fixed default pytest repeat repeat-fixed cpp-batch; default
 #                                                   the first six and pytest)
 #
 # The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
@@ -99,6 +102,14 @@ for p in $parts; do
         ab "pytest-until-same-$i" 120 b --until-verdict --pytest "$folders/test_softmax_speed.py"
         runs+=("until-slower-$i" "pytest-until-slower-$i" "until-same-$i" "pytest-until-same-$i")
       done ;;
+    repeat-fixed)
+      for i in $(seq 1 "${ISOBENCH_REPEATS:-3}"); do
+        ab "fixed-slower-$i" 120 c --fixed-n "$here/python_ab_speed.yaml"
+        ab "pytest-fixed-slower-$i" 150 c --fixed-n --pytest "$folders/test_softmax_speed.py"
+        ab "fixed-same-$i" 120 b --fixed-n "$here/python_ab_speed.yaml"
+        ab "pytest-fixed-same-$i" 150 b --fixed-n --pytest "$folders/test_softmax_speed.py"
+        runs+=("fixed-slower-$i" "pytest-fixed-slower-$i" "fixed-same-$i" "pytest-fixed-same-$i")
+      done ;;
     cpp-batch)
       # Item 4: the C++ batch throughput of the built-in kernels, with the settings of
       # docs/results/2026-11-29-h200-d (session-d2, batch-1) twice, then at the defaults.
@@ -115,7 +126,7 @@ for p in $parts; do
     probe-warm)
       bounded probe-warm 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" \
         --ir --warm-up ;;
-    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, default, pytest, repeat, cpp-batch," \
+    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, default, pytest, repeat, repeat-fixed, cpp-batch," \
          "probe, probe-warm)" >&2; exit 2 ;;
   esac
 done

@@ -9,7 +9,7 @@ run (log.txt, run-start to run-end, the SASS step at its end included); what is 
 wall time less the run: the start before it, up to the zygotes' imports and the plan, and the
 exit after it); the SASS step; the samples and looks; each side's zygote import (python.json;
 "early" where it collected a pytest file before the plan). Then each pair of back-to-back rounds
-(until-KIND-N against pytest-until-KIND-N): the ratio of the wall times and of what is outside
+(until-KIND-N against pytest-until-KIND-N, and fixed-KIND-N against pytest-fixed-KIND-N): the ratio of the wall times and of what is outside
 the run; and for each route and kind, its runs' range of wall times and how many met item 2's goal
 (GOALS). Times from the files, nothing measured here.
 """
@@ -22,8 +22,9 @@ import statistics
 import sys
 
 
-# Item 2's goals for --until-verdict, in seconds of wall time: SLOWER (a/c) and SAME (a/b).
-GOALS = {"slower": 15.0, "same": 12.0}
+# Item 2's goals in seconds of wall time: --until-verdict SLOWER (a/c) and SAME (a/b), and the
+# fixed n (--fixed-n, the sweep's samples) either way.
+GOALS = {("until", "slower"): 15.0, ("until", "same"): 12.0, ("fixed", "slower"): 25.0, ("fixed", "same"): 25.0}
 
 
 def stamp(line):
@@ -58,6 +59,35 @@ def run_row(out, name, wall_ms):
             "samples": samples, "looks": looks, "imports": ", ".join(imports)}
 
 
+def pairs(rows, mode, kind):
+    """Each back-to-back pair MODE-KIND-N against pytest-MODE-KIND-N: the ratio of the wall times
+    and of what is outside the run; each route's range of wall times against the goal. The lines
+    of the fixed-n pairs start with "fixed " (those of --until-verdict keep their old form)."""
+    tag = "" if mode == "until" else "fixed "
+    walls_ratio, outside = [], {"python": [], "pytest": []}
+    for name in rows:
+        m = re.fullmatch(r"%s-%s-(\d+)" % (mode, kind), name)
+        other = "pytest-" + name
+        if not m or other not in rows:
+            continue
+        a, b = rows[name], rows[other]
+        walls_ratio.append(b["wall"] / a["wall"])
+        outside["python"].append(a["outside"])
+        outside["pytest"].append(b["outside"])
+        print("pair %s%s-%s: pytest/python wall %.3fx; outside the run %.2f s against %.2f s; samples %d against %d"
+              % (tag, kind, m.group(1), b["wall"] / a["wall"], b["outside"], a["outside"], b["samples"], a["samples"]))
+    for route, prefix in (("python", ""), ("pytest", "pytest-")):
+        times = [r["wall"] for name, r in rows.items() if re.fullmatch(r"%s%s-%s-\d+" % (prefix, mode, kind), name)]
+        if times:
+            goal = GOALS[(mode, kind)]
+            print("%s route %s-%s: %d runs, %.2f-%.2f s, within %g s: %d"
+                  % (route, mode, kind, len(times), min(times), max(times), goal, sum(t <= goal for t in times)))
+    if walls_ratio:
+        print("%s%s pairs: %d, ratio median %.3fx, %d over 1.2x; outside the run, median: python: %.2f s, pytest %.2f s"
+              % (tag, kind, len(walls_ratio), statistics.median(walls_ratio), sum(r > 1.2 for r in walls_ratio),
+                 statistics.median(outside["python"]), statistics.median(outside["pytest"])))
+
+
 def main(out):
     with open(os.path.join(out, "commands.log")) as f:
         walls = {m.group(1): int(m.group(2)) for m in re.finditer(r"# (\S+): exit \d+, (\d+) ms", f.read())}
@@ -68,29 +98,9 @@ def main(out):
         print("| %s | %.2f | %.2f | %.2f | %.2f | %d | %d | %s |" % (r["name"], r["wall"], r["run"], r["outside"], r["sass"],
                                                                r["samples"], r["looks"], r["imports"]))
     print()
-    for kind in ("slower", "same"):
-        walls_ratio, outside = [], {"python": [], "pytest": []}
-        for name in rows:
-            m = re.fullmatch(r"until-%s-(\d+)" % kind, name)
-            other = "pytest-" + name
-            if not m or other not in rows:
-                continue
-            a, b = rows[name], rows[other]
-            walls_ratio.append(b["wall"] / a["wall"])
-            outside["python"].append(a["outside"])
-            outside["pytest"].append(b["outside"])
-            print("pair %s-%s: pytest/python wall %.3fx; outside the run %.2f s against %.2f s; samples %d against %d"
-                  % (kind, m.group(1), b["wall"] / a["wall"], b["outside"], a["outside"], b["samples"], a["samples"]))
-        for route, prefix in (("python", ""), ("pytest", "pytest-")):
-            times = [r["wall"] for name, r in rows.items() if re.fullmatch(r"%suntil-%s-\d+" % (prefix, kind), name)]
-            if times:
-                print("%s route until-%s: %d runs, %.2f-%.2f s, within %g s: %d"
-                      % (route, kind, len(times), min(times), max(times), GOALS[kind],
-                         sum(t <= GOALS[kind] for t in times)))
-        if walls_ratio:
-            print("%s pairs: %d, ratio median %.3fx, %d over 1.2x; outside the run, median: python: %.2f s, pytest %.2f s"
-                  % (kind, len(walls_ratio), statistics.median(walls_ratio), sum(r > 1.2 for r in walls_ratio),
-                     statistics.median(outside["python"]), statistics.median(outside["pytest"])))
+    for mode in ("until", "fixed"):
+        for kind in ("slower", "same"):
+            pairs(rows, mode, kind)
     return 0
 
 
