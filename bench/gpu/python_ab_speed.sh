@@ -68,6 +68,18 @@ ab() {  # ab NAME CAP CANDIDATE_FOLDER [orchestrate ab options...]: exit 1 is a 
     --candidate-pythonpath "$folders/$candidate" --out "$out/runs/$name" "$@"
 }
 runs=()
+rounds() {  # rounds MODE OPTION CAP PYTEST_CAP: ISOBENCH_REPEATS rounds of MODE-slower-N, pytest-MODE-slower-N,
+            # MODE-same-N and pytest-MODE-same-N, back to back, each ab given OPTION
+  local mode=$1 option=$2 cap=$3 pytest_cap=$4 i kind candidate
+  for i in $(seq 1 "${ISOBENCH_REPEATS:-3}"); do
+    for kind in slower same; do
+      candidate=$([ $kind = slower ] && echo c || echo b)
+      ab "$mode-$kind-$i" "$cap" "$candidate" "$option" "$here/python_ab_speed.yaml"
+      ab "pytest-$mode-$kind-$i" "$pytest_cap" "$candidate" "$option" --pytest "$folders/test_softmax_speed.py"
+      runs+=("$mode-$kind-$i" "pytest-$mode-$kind-$i")
+    done
+  done
+}
 for p in $parts; do
   case "$p" in
     do-bench)
@@ -95,21 +107,9 @@ for p in $parts; do
       runs+=(pytest-until-slower pytest-until-same pytest-fixed-slower) ;;
     repeat)
       # Back-to-back pairs of the python: and pytest routes, for the spread and their ratio.
-      for i in $(seq 1 "${ISOBENCH_REPEATS:-3}"); do
-        ab "until-slower-$i" 90 c --until-verdict "$here/python_ab_speed.yaml"
-        ab "pytest-until-slower-$i" 120 c --until-verdict --pytest "$folders/test_softmax_speed.py"
-        ab "until-same-$i" 90 b --until-verdict "$here/python_ab_speed.yaml"
-        ab "pytest-until-same-$i" 120 b --until-verdict --pytest "$folders/test_softmax_speed.py"
-        runs+=("until-slower-$i" "pytest-until-slower-$i" "until-same-$i" "pytest-until-same-$i")
-      done ;;
+      rounds until --until-verdict 90 120 ;;
     repeat-fixed)
-      for i in $(seq 1 "${ISOBENCH_REPEATS:-3}"); do
-        ab "fixed-slower-$i" 120 c --fixed-n "$here/python_ab_speed.yaml"
-        ab "pytest-fixed-slower-$i" 150 c --fixed-n --pytest "$folders/test_softmax_speed.py"
-        ab "fixed-same-$i" 120 b --fixed-n "$here/python_ab_speed.yaml"
-        ab "pytest-fixed-same-$i" 150 b --fixed-n --pytest "$folders/test_softmax_speed.py"
-        runs+=("fixed-slower-$i" "pytest-fixed-slower-$i" "fixed-same-$i" "pytest-fixed-same-$i")
-      done ;;
+      rounds fixed --fixed-n 120 150 ;;
     cpp-batch)
       # Item 4: the C++ batch throughput of the built-in kernels, with the settings of
       # docs/results/2026-11-29-h200-d (session-d2, batch-1) twice, then at the defaults.
