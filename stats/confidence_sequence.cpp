@@ -1,15 +1,33 @@
 #include "stats/confidence_sequence.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace isobench::stats {
 namespace {
+
+// The last values computed for some keys, kept per thread in `Slots` slots (the slot the key's
+// hash picks; the newest key wins it), one table per call site: the looks of Monte Carlo p-values
+// ask for the same few values again and again.
+template <std::size_t Slots, class Key, class Compute>
+auto kept(const Key& key, std::uint64_t hash, Compute&& compute) {
+  using Value = decltype(compute());
+  struct Slot {
+    bool used = false;
+    Key key{};
+    Value value{};
+  };
+  thread_local Slot slots[Slots];
+  Slot& slot = slots[hash % Slots];
+  if (!slot.used || !(slot.key == key)) slot = {true, key, compute()};
+  return slot.value;
+}
 
 // lgamma(k + shift) for whole k: below kTabled from a table made once by the same expression (the
 // same doubles), lgamma itself above. The looks of a Monte Carlo p ask for the same few counts
@@ -23,15 +41,8 @@ class ShiftedLogGamma {
   // looks fall at the same counts in every count that goes that far.
   double operator()(std::size_t k) const {
     if (k < kTabled) return values_[k];
-    struct Kept {
-      double shift = 0;
-      std::size_t k = 0;  // 0: empty (k is never below kTabled here)
-      double value = 0;
-    };
-    thread_local Kept kept[256];
-    Kept& slot = kept[(k * 0x9E3779B97F4A7C15ull) >> 56];
-    if (slot.k != k || slot.shift != shift_) slot = {shift_, k, std::lgamma(static_cast<double>(k) + shift_)};
-    return slot.value;
+    return kept<256>(std::pair{shift_, k}, (k * 0x9E3779B97F4A7C15ull) >> 56,
+                     [&] { return std::lgamma(static_cast<double>(k) + shift_); });
   }
 
  private:
@@ -50,19 +61,15 @@ double log_mixture(std::size_t hits, std::size_t draws) {
 
 // ln p and ln(1 - p), for ln M_n(p).
 struct LogsOf {
-  double p = std::numeric_limits<double>::quiet_NaN(), log_p = 0, log_q = 0;  // NaN: equals no level
+  double log_p = 0, log_q = 0;
 };
 
 // The same for a level: a Monte Carlo p-value's looks ask about the same few levels again and
-// again (their logarithms were 7% of a calibration's analysis), so each thread keeps the last
-// levels' in a small table indexed by the level's bits.
-const LogsOf& level_logs(double level) {
-  thread_local LogsOf kept[16];
-  std::uint64_t bits;
-  std::memcpy(&bits, &level, sizeof bits);
-  LogsOf& slot = kept[(bits ^ (bits >> 29) ^ (bits >> 47)) & 15];
-  if (slot.p != level) slot = {level, std::log(level), std::log1p(-level)};
-  return slot;
+// again (their logarithms were 7% of a calibration's analysis), so the last levels' are kept.
+LogsOf level_logs(double level) {
+  const auto bits = std::bit_cast<std::uint64_t>(level);
+  return kept<16>(level, bits ^ (bits >> 29) ^ (bits >> 47),
+                  [&] { return LogsOf{std::log(level), std::log1p(-level)}; });
 }
 
 // ln M_n(p) given its mixture part, written so that 0 ln 0 = 0 (p = 0 with no hit, p = 1 with no
@@ -89,19 +96,16 @@ bool ConfidenceSequence::contains(std::size_t hits, std::size_t draws, double p)
 }
 
 ProportionBounds ConfidenceSequence::bounds(std::size_t hits, std::size_t draws) const {
+  if (draws == 0) return {};
+  // Kept for the last counts asked (64 slots by hits and draws): Monte Carlo p-values that stop
+  // at a look with no hit, the most common end in a power simulation, stop at the same few
+  // counts, and bisected's bisection takes about 90 logarithms.
+  return kept<64>(std::tuple{risk_, hits, draws}, (hits * 0x9E3779B1u + draws * 0x85EBCA77u) >> 7,
+                  [&] { return bisected(hits, draws); });
+}
+
+ProportionBounds ConfidenceSequence::bisected(std::size_t hits, std::size_t draws) const {
   ProportionBounds b;
-  if (draws == 0) return b;
-  // Kept per thread for the last counts asked (64 slots by hits and draws): Monte Carlo p-values
-  // that stop at a look with no hit, the most common end in a power simulation, stop at the same
-  // few counts, and the bisection below takes about 90 logarithms.
-  struct Kept {
-    double risk = 0;
-    std::size_t hits = 0, draws = 0;  // draws 0: empty
-    ProportionBounds bounds;
-  };
-  thread_local Kept kept[64];
-  Kept& slot = kept[(hits * 0x9E3779B1u + draws * 0x85EBCA77u) >> 7 & 63];
-  if (slot.draws == draws && slot.hits == hits && slot.risk == risk_) return slot.bounds;
   const double centre = static_cast<double>(hits) / static_cast<double>(draws);
   const double mixture = log_mixture(hits, draws);
   // Bisection between a point inside (the centre) and one outside, keeping the inside one.
@@ -114,7 +118,6 @@ ProportionBounds ConfidenceSequence::bounds(std::size_t hits, std::size_t draws)
   };
   b.lower = hits == 0 ? 0.0 : edge(centre, 0.0);
   b.upper = hits == draws ? 1.0 : edge(centre, 1.0);
-  slot = {risk_, hits, draws, b};
   return b;
 }
 

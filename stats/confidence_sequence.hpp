@@ -37,6 +37,7 @@ class ConfidenceSequence {
   bool separates(std::span<const double> ascending_levels, std::size_t hits, std::size_t draws) const;
 
  private:
+  ProportionBounds bisected(std::size_t hits, std::size_t draws) const;  // bounds, not kept
   double risk_, log_bound_;
 };
 
