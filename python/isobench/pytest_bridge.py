@@ -38,6 +38,7 @@ import os
 import sys
 
 from . import benchmark as contract
+from . import bytecode
 
 # pytest-benchmark's own plugin would give the test a fixture of the same name; the cache
 # provider would write .pytest_cache beside the tests; capturing stays off so a test's output
@@ -424,6 +425,7 @@ def _main(argv):
     extra = rest[rest.index("--") + 1:] if "--" in rest else []
     rest = rest[:rest.index("--")] if "--" in rest else rest
     select = rest[rest.index("--select") + 1] if "--select" in rest else ""
+    bytecode.keep()  # the test file imports torch as each side's zygote does
     try:
         answer = {"tests": collect(os.path.abspath(path), select, extra)}
     except BridgeError as error:

@@ -49,6 +49,7 @@ import sys
 import time
 
 from . import benchmark as contract
+from . import bytecode
 from . import fork_warmup
 from . import pytest_bridge
 from .worker_library import WorkerLibrary
@@ -130,6 +131,7 @@ class Zygote:
         # (pytest file, args) -> {test name: collected test}, or why it does not collect (str)
         self.collected = {}
         self.imports, self.notes = [], []
+        self.bytecode = None  # where the imports' bytecode is kept (isobench.bytecode), or None
         self.warmed = []  # the fork_warmup steps done so far, those of an "import" request marked early
 
     def import_early(self, request):
@@ -215,6 +217,7 @@ class Zygote:
         gc.freeze()
         self.channel.send({"op": "ready", "protocol": PROTOCOL, "pid": os.getpid(), "python": sys.version.split()[0],
                            "executable": sys.executable, "imports": imports, "warm_up": warmed, "notes": notes,
+                           "bytecode": self.bytecode,
                            "versions": {name: getattr(sys.modules[name], "__version__", "?")
                                         for name in ("torch", "triton", "numpy") if name in sys.modules}})
 
@@ -330,6 +333,7 @@ def main():
     os.close(null)
     channel = Channel(sock)
     zygote = Zygote(channel)
+    zygote.bytecode = bytecode.keep()  # before the first import of the user's modules
     request = channel.receive()
     while request is not None and request.get("op") == "import":
         zygote.import_early(request)

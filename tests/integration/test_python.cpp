@@ -205,6 +205,51 @@ TEST_CASE("Python benchmarks run in workers forked by one zygote, in every isola
   }
 }
 
+TEST_CASE("with bytecode writing off, the zygote keeps its imports' bytecode in isobench's cache only") {
+  // PYTHONDONTWRITEBYTECODE (set on the H200, whose venv holds no .pyc): every zygote compiled
+  // torch's sources again. The zygote keeps the bytecode under ISOBENCH_BYTECODE_CACHE instead,
+  // at the source's own path, and writes none beside the source.
+  Scratch s("python-bytecode");
+  const std::string cache = s.path("bytecode");
+  // The module's bytecode, wherever under the cache: the source's folder mirrored there.
+  const auto kept = [&] {
+    std::vector<std::filesystem::path> found;
+    if (std::filesystem::exists(cache))
+      for (const auto& e : std::filesystem::recursive_directory_iterator(cache))
+        if (e.path().filename().string().rfind("bench.", 0) == 0 && e.path().extension() == ".pyc")
+          found.push_back(e.path());
+    return found;
+  };
+  auto r = run_sweep(s, "--samples 2", kSweep, "PYTHONDONTWRITEBYTECODE=1 ISOBENCH_BYTECODE_CACHE=" + cache);
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(read_json(s.path("run/python.json"))["sides"][0]["zygote"]["bytecode"] == cache);
+  const auto first = kept();
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].parent_path().lexically_relative(cache).string() ==
+        std::filesystem::canonical(s.dir).relative_path().string());
+  CHECK_FALSE(std::filesystem::exists(s.path("__pycache__")));
+  // The next run's zygote reads it: the file is not written again.
+  const auto stamp = std::filesystem::last_write_time(first[0]);
+  std::filesystem::remove_all(s.path("run"));
+  r = run_sweep(s, "--samples 2", kSweep, "PYTHONDONTWRITEBYTECODE=1 ISOBENCH_BYTECODE_CACHE=" + cache);
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(kept() == first);
+  CHECK(std::filesystem::last_write_time(first[0]) == stamp);
+  // "off", or bytecode writing on: nothing kept, and the zygote says so.
+  std::filesystem::remove_all(cache);
+  std::filesystem::remove_all(s.path("run"));
+  r = run_sweep(s, "--samples 2", kSweep, "PYTHONDONTWRITEBYTECODE=1 ISOBENCH_BYTECODE_CACHE=off");
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(read_json(s.path("run/python.json"))["sides"][0]["zygote"]["bytecode"].is_null());
+  CHECK_FALSE(std::filesystem::exists(cache));
+  CHECK_FALSE(std::filesystem::exists(s.path("__pycache__")));
+  std::filesystem::remove_all(s.path("run"));
+  r = run_sweep(s, "--samples 2", kSweep, "env -u PYTHONDONTWRITEBYTECODE ISOBENCH_BYTECODE_CACHE=" + cache);
+  REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+  CHECK(read_json(s.path("run/python.json"))["sides"][0]["zygote"]["bytecode"].is_null());
+  CHECK_FALSE(std::filesystem::exists(cache));
+}
+
 TEST_CASE("every worker starts from the zygote's state, not from what an earlier worker did") {
   Scratch s("python-fresh");
   const auto r = run_sweep(s, "--isolation process --per sample");

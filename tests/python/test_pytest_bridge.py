@@ -15,7 +15,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stdout
 
-from isobench import pytest_bridge
+from isobench import bytecode, pytest_bridge
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "data", "pytest_bridge_tests.py")
@@ -178,10 +178,11 @@ class RewrittenModules(unittest.TestCase):
     """A plugin module's rewritten asserts kept where its own __pycache__ cannot take them (a
     read-only environment): written by the first collection, read by the next."""
 
-    def collect_with_probe(self, plugins, cache, no_bytecode=False):
+    def collect_with_probe(self, plugins, cache, no_bytecode=False, bytecode_cache="off"):
         package = os.path.dirname(os.path.dirname(os.path.abspath(pytest_bridge.__file__)))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([package, plugins]))
         env[pytest_bridge.REWRITE_CACHE_VARIABLE] = cache
+        env[bytecode.VARIABLE] = bytecode_cache  # isobench.bytecode: tests/python/test_bytecode.py
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         if no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -237,6 +238,23 @@ class RewrittenModules(unittest.TestCase):
             self.collect_with_probe(plugins, cache, no_bytecode=True)
             self.assertEqual(os.stat(kept[0]).st_mtime_ns, stamp)
             self.assertFalse(os.path.exists(os.path.join(plugins, "__pycache__")))
+
+    def test_with_the_collectors_bytecode_kept_the_rewritten_modules_go_there_too(self):
+        # The collector keeps its imports' bytecode (isobench.bytecode) where writing is off:
+        # pytest then writes its rewritten modules under that prefix as well, nowhere else.
+        with tempfile.TemporaryDirectory() as tmp:
+            plugins = self.probe_folder(tmp)
+            cache, kept_bytecode = os.path.join(tmp, "cache"), os.path.join(tmp, "bytecode")
+            self.collect_with_probe(plugins, cache, no_bytecode=True, bytecode_cache=kept_bytecode)
+            rewritten = glob.glob(os.path.join(kept_bytecode, "**", "isobench_rewrite_probe.*pytest*.pyc"), recursive=True)
+            self.assertEqual(len(rewritten), 1, rewritten)
+            helper = glob.glob(os.path.join(kept_bytecode, "**", "isobench_rewrite_helper.*.pyc"), recursive=True)
+            self.assertEqual(len(helper), 1, helper)  # plain bytecode: imported, not rewritten
+            self.assertFalse(os.path.exists(cache))
+            self.assertFalse(os.path.exists(os.path.join(plugins, "__pycache__")))
+            stamp = os.stat(rewritten[0]).st_mtime_ns
+            self.collect_with_probe(plugins, cache, no_bytecode=True, bytecode_cache=kept_bytecode)
+            self.assertEqual(os.stat(rewritten[0]).st_mtime_ns, stamp)
 
     def test_a_module_whose_folder_takes_it_stays_there(self):
         with tempfile.TemporaryDirectory() as tmp:
