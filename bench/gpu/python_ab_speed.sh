@@ -29,10 +29,14 @@
 #   repeat-fixed             the same with --fixed-n (fixed-slower-N, pytest-fixed-slower-N, fixed-same-N,
 #                            pytest-fixed-same-N): both routes take the same samples, so a pair's
 #                            ratio is the routes' own difference
+#   bytecode                 ISOBENCH_REPEATS rounds of until-slower-off-N, until-slower-kept-N,
+#                            until-same-off-N, until-same-kept-N: the python: route with the zygotes'
+#                            bytecode not kept (ISOBENCH_BYTECODE_CACHE=off) and kept (as the
+#                            environment says; python/isobench/bytecode.py), alternated
 #   cpp-batch                the C++ batch throughput of configs/calibration.yaml (item 4)
 #
 #   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe probe-warm cold until
-#                                                   fixed default pytest repeat repeat-fixed cpp-batch; default
+#                                                   fixed default pytest repeat repeat-fixed bytecode cpp-batch; default
 #                                                   the first six and pytest)
 #
 # The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
@@ -110,6 +114,15 @@ for p in $parts; do
       rounds until --until-verdict 90 120 ;;
     repeat-fixed)
       rounds fixed --fixed-n 120 150 ;;
+    bytecode)
+      for i in $(seq 1 "${ISOBENCH_REPEATS:-3}"); do
+        for kind in slower same; do
+          candidate=$([ $kind = slower ] && echo c || echo b)
+          ISOBENCH_BYTECODE_CACHE=off ab "until-$kind-off-$i" 90 "$candidate" --until-verdict "$here/python_ab_speed.yaml"
+          ab "until-$kind-kept-$i" 90 "$candidate" --until-verdict "$here/python_ab_speed.yaml"
+          runs+=("until-$kind-off-$i" "until-$kind-kept-$i")
+        done
+      done ;;
     cpp-batch)
       # Item 4: the C++ batch throughput of the built-in kernels, with the settings of
       # docs/results/2026-11-29-h200-d (session-d2, batch-1) twice, then at the defaults.
@@ -126,8 +139,8 @@ for p in $parts; do
     probe-warm)
       bounded probe-warm 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" \
         --ir --warm-up ;;
-    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, default, pytest, repeat, repeat-fixed, cpp-batch," \
-         "probe, probe-warm)" >&2; exit 2 ;;
+    *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, default, pytest, repeat, repeat-fixed, bytecode," \
+         "cpp-batch, probe, probe-warm)" >&2; exit 2 ;;
   esac
 done
 dirs=()

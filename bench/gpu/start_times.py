@@ -11,7 +11,9 @@ exit after it); the SASS step; the samples and looks; each side's zygote import 
 "early" where it collected a pytest file before the plan). Then each pair of back-to-back rounds
 (until-KIND-N against pytest-until-KIND-N, and fixed-KIND-N against pytest-fixed-KIND-N): the ratio of the wall times and of what is outside
 the run; and for each route and kind, its runs' range of wall times and how many met item 2's goal
-(GOALS). Times from the files, nothing measured here.
+(GOALS). The bytecode part's rounds (until-KIND-off-N, until-KIND-kept-N: the zygotes' bytecode not
+kept and kept) get each variant's wall times against the goal and its zygotes' slower import.
+Times from the files, nothing measured here.
 """
 
 import datetime
@@ -46,17 +48,18 @@ def run_row(out, name, wall_ms):
     looks = sum("[look]" in l for l in lines)
     with open(os.path.join(folder, "samples.jsonl")) as f:
         samples = sum(1 for line in f if line.strip())
-    imports = []
+    imports, slowest_import = [], 0.0
     try:
         with open(os.path.join(folder, "python.json")) as f:
             for side in json.load(f)["sides"]:
                 first = side["zygote"]["imports"][0]
                 imports.append("%.2f%s" % (first["seconds"], " early" if first.get("early") else ""))
+                slowest_import = max(slowest_import, first["seconds"])
     except (OSError, KeyError, IndexError, ValueError):
         pass
     run_s = (end - start).total_seconds()
     return {"name": name, "wall": wall_ms / 1000, "run": run_s, "outside": wall_ms / 1000 - run_s, "sass": sass,
-            "samples": samples, "looks": looks, "imports": ", ".join(imports)}
+            "samples": samples, "looks": looks, "imports": ", ".join(imports), "slowest_import": slowest_import}
 
 
 def pairs(rows, mode, kind):
@@ -88,6 +91,20 @@ def pairs(rows, mode, kind):
                  statistics.median(outside["python"]), statistics.median(outside["pytest"])))
 
 
+def bytecode_rounds(rows, kind):
+    """The python: route's until-KIND-off-N and until-KIND-kept-N runs: wall times against the
+    goal, and the slower of the two zygotes' imports, for each variant."""
+    goal = GOALS[("until", kind)]
+    for variant in ("off", "kept"):
+        found = [r for name, r in rows.items() if re.fullmatch(r"until-%s-%s-\d+" % (kind, variant), name)]
+        if found:
+            walls, imports = [r["wall"] for r in found], [r["slowest_import"] for r in found]
+            print("bytecode %s until-%s: %d runs, %.2f-%.2f s (median %.2f s), within %g s: %d; "
+                  "slower zygote import %.2f-%.2f s (median %.2f s)"
+                  % (variant, kind, len(found), min(walls), max(walls), statistics.median(walls), goal,
+                     sum(w <= goal for w in walls), min(imports), max(imports), statistics.median(imports)))
+
+
 def main(out):
     with open(os.path.join(out, "commands.log")) as f:
         walls = {m.group(1): int(m.group(2)) for m in re.finditer(r"# (\S+): exit \d+, (\d+) ms", f.read())}
@@ -101,6 +118,8 @@ def main(out):
     for mode in ("until", "fixed"):
         for kind in ("slower", "same"):
             pairs(rows, mode, kind)
+    for kind in ("slower", "same"):
+        bytecode_rounds(rows, kind)
     return 0
 
 
