@@ -1,4 +1,4 @@
-"""Bytecode kept for the interpreters isobench starts (docs/python.md, "Bytecode").
+"""Bytecode kept for the interpreters isobench starts (docs/python.md, "The zygote", step 2).
 
 Where bytecode writing is off (PYTHONDONTWRITEBYTECODE, python -B) Python writes no .pyc, and in
 an environment that holds none every process compiles what it imports from source again: on the
