@@ -22,7 +22,13 @@ std::string format_time(double seconds) {
 std::string format_ratio(double r) { return std::isfinite(r) ? format("%.4f", r) : "inf"; }
 
 std::string format_interval(const stats::HodgesLehmannRatio& hl) {
-  return "[" + format_ratio(hl.lo) + ", " + format_ratio(hl.hi) + "]";
+  // Appended rather than "[" + ...: GCC 12 warns (-Wrestrict) on a literal prepended to a
+  // temporary string, a false positive of its inlined std::string code.
+  std::string text = "[";
+  text += format_ratio(hl.lo);
+  text += ", ";
+  text += format_ratio(hl.hi);
+  return text += "]";
 }
 
 std::string format_p(double p) { return format("%.3g", p); }
