@@ -350,8 +350,12 @@ void Zygote::attach(const std::string& output_path, RunLog& log) {
   output_path_ = output_path;
   log_ = &log;
   process_->attach(output_path);
+  // Where bytecode writing is off, the zygote keeps its imports' bytecode in isobench's cache
+  // (python/isobench/bytecode.py): the line says where, so that a user finds what it wrote.
+  const auto& bytecode = ready().contains("bytecode") ? ready()["bytecode"] : nlohmann::json();
   log.write("zygote-start", side_name(spec_.side) + ": pid " + std::to_string(process_->proc->pid()) + ", " +
-                                process_->shown + ", Python " + ready().value("python", "?"));
+                                process_->shown + ", Python " + ready().value("python", "?") +
+                                (bytecode.is_string() ? ", bytecode kept in " + bytecode.get<std::string>() : ""));
 }
 
 const nlohmann::json& Zygote::ready() const { return *process_->ready; }

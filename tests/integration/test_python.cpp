@@ -223,6 +223,7 @@ TEST_CASE("with bytecode writing off, the zygote keeps its imports' bytecode in 
   auto r = run_sweep(s, "--samples 2", kSweep, "PYTHONDONTWRITEBYTECODE=1 ISOBENCH_BYTECODE_CACHE=" + cache);
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(read_json(s.path("run/python.json"))["sides"][0]["zygote"]["bytecode"] == cache);
+  CHECK(slurp(s.path("run/log.txt")).find(", bytecode kept in " + cache + "\n") != std::string::npos);
   const auto first = kept();
   REQUIRE(first.size() == 1);
   CHECK(first[0].parent_path().lexically_relative(cache).string() ==
@@ -241,6 +242,7 @@ TEST_CASE("with bytecode writing off, the zygote keeps its imports' bytecode in 
   r = run_sweep(s, "--samples 2", kSweep, "PYTHONDONTWRITEBYTECODE=1 ISOBENCH_BYTECODE_CACHE=off");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(read_json(s.path("run/python.json"))["sides"][0]["zygote"]["bytecode"].is_null());
+  CHECK(slurp(s.path("run/log.txt")).find("bytecode kept") == std::string::npos);
   CHECK_FALSE(std::filesystem::exists(cache));
   CHECK_FALSE(std::filesystem::exists(s.path("__pycache__")));
   std::filesystem::remove_all(s.path("run"));
