@@ -25,14 +25,20 @@ import sys
 VARIABLE = "ISOBENCH_BYTECODE_CACHE"
 
 
-def cache_root():
-    """The folder bytecode is kept in: ISOBENCH_BYTECODE_CACHE (None for "off"), else
-    $XDG_CACHE_HOME/isobench/bytecode, else ~/.cache/isobench/bytecode."""
-    root = os.environ.get(VARIABLE)
+def own_cache(variable, name):
+    """One of isobench's caches: the folder the environment variable names (None for "off"), else
+    $XDG_CACHE_HOME/isobench/NAME, else ~/.cache/isobench/NAME (beside isobench's Triton caches)."""
+    root = os.environ.get(variable)
     if root:
         return None if root == "off" else os.path.abspath(root)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "isobench", "bytecode")
+    return os.path.join(base, "isobench", name)
+
+
+def cache_root():
+    """The folder bytecode is kept in: ISOBENCH_BYTECODE_CACHE (None for "off"), else
+    $XDG_CACHE_HOME/isobench/bytecode, else ~/.cache/isobench/bytecode."""
+    return own_cache(VARIABLE, "bytecode")
 
 
 def keep():

@@ -78,11 +78,7 @@ def rewrite_cache_root():
     """Where rewritten modules are kept when their own folder cannot take them: the folder
     ISOBENCH_PYTEST_REWRITE_CACHE names ("off": nowhere), else $XDG_CACHE_HOME/isobench/pytest-rewrite,
     else ~/.cache/isobench/pytest-rewrite (beside isobench's Triton caches)."""
-    root = os.environ.get(REWRITE_CACHE_VARIABLE)
-    if root:
-        return None if root == "off" else root
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "isobench", "pytest-rewrite")
+    return bytecode.own_cache(REWRITE_CACHE_VARIABLE, "pytest-rewrite")
 
 
 def _keep_rewritten_modules():
