@@ -45,7 +45,7 @@ if [ "$scope" = all ]; then
     doctest-dev
     python3-jsonschema    # tools/check_trace.py checks iteration traces against the trace format's schema (trace_schema)
     python3-pip           # pytest for the pytest bridge's tests (below)
-    libxml2-utils         # xmllint: test_summary_printers checks --junit output against tests/orchestrator/junit.xsd
+    libxml2-utils         # xmllint: test_ci_printers checks --junit output against tests/orchestrator/junit.xsd
     fonts-dejavu-core
   )
   # test_report opens the HTML report in headless Chromium (about 30 s to install)

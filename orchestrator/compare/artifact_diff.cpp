@@ -10,6 +10,7 @@
 
 #include "ipc/artifact_folder.hpp"
 #include "orchestrator/compare/compare_inputs.hpp"
+#include "orchestrator/format/markdown.hpp"
 #include "orchestrator/compare/ir_locations.hpp"
 
 namespace isobench::orchestrator {
@@ -89,13 +90,6 @@ const char* kind_text(ArtifactChange::Kind kind) {
     case ArtifactChange::Kind::content: break;
   }
   return "differs";
-}
-
-// A markdown table cell: a '|' in an id or a file name would end the cell.
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
 }
 
 json entry_json(const ArtifactFile& f) {

@@ -10,17 +10,17 @@ stages are written to the instance's artifact folder (ISOBENCH_ARTIFACT_DIR):
     triton/<order>-<name>-w<warps>-s<stages>-<constexpr><value>.../<name>.ttir
                                .ttgir, .llir, .ptx, and .sass where cuobjdump runs
 
-The SASS is made once the run's samples are taken, not in the worker: a worker leaves each
-kernel's .cubin (noted as "cubin" in kernels.json), and the orchestrator runs
-`python -m isobench.triton_ir sass <run>/artifacts` before it archives them, which disassembles
-them side by side and removes the cubins. `cuobjdump` took about half a second per kernel on the
-H200, in the set-up of each side's first worker: the run waited on it.
-
 so that the orchestrator archives them with their SHA-256 and `orchestrate compare` names the
 instances whose TTGIR differs between the sides of an A/B; `orchestrate ir-diff` prints the
 difference. Paths carry the launch order, the kernel's name and its configuration (warps, stages,
 constexpr arguments: what the autotune record pins on both sides), not its hash: a compiler
 change changes the hash, and the two sides' files must meet under one path to be compared.
+
+The SASS is made beside the run's samples, not in the worker, whose set-up the run would wait
+on (cuobjdump is slow; docs/evidence.md has the figure): a worker leaves each kernel's .cubin
+(noted as "cubin" in kernels.json), and the orchestrator runs
+`python -m isobench.triton_ir sass <run>/artifacts` before it archives them, which disassembles
+them side by side and removes the cubins.
 
 Only the first worker of a side writes them (the folder is the side's, for every worker of the
 run): a later worker finds kernels.json there and leaves it. Nothing here runs in a timed sample.

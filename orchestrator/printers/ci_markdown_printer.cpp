@@ -2,17 +2,12 @@
 // changed first, the rest folded.
 #include <map>
 
+#include "orchestrator/format/markdown.hpp"
 #include "orchestrator/printers/ci_printers.hpp"
 
 namespace isobench::orchestrator {
 
 namespace {
-
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
-  return out;
-}
 
 void table(std::ostream& out, const CiReport& report, const std::vector<const CiCase*>& cases) {
   out << "|";
@@ -25,7 +20,7 @@ void table(std::ostream& out, const CiReport& report, const std::vector<const Ci
     for (std::size_t i = 0; i < c->cells.size(); ++i) {
       // The instance as code, so that brackets and underscores in an id are not Markdown.
       const char* quote = i == 0 && c->cells[i].find('`') == std::string::npos ? "`" : "";
-      out << " " << quote << cell(c->cells[i]) << quote << " |";
+      out << " " << quote << markdown_cell(c->cells[i]) << quote << " |";
     }
     out << "\n";
   }
@@ -67,7 +62,7 @@ void print_ci_summary(std::ostream& out, const CiReport& report) {
   }
   if (!report.notes.empty()) {
     out << "\n";
-    for (const auto& note : report.notes) out << "- " << cell(note) << "\n";
+    for (const auto& note : report.notes) out << "- " << markdown_cell(note) << "\n";
   }
 }
 
