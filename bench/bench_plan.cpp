@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "orchestrator/plan.hpp"
+#include "orchestrator/run/sweep_plan.hpp"
 #include "orchestrator/sweep.hpp"
 
 namespace {

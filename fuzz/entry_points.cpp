@@ -22,6 +22,7 @@
 #include "orchestrator/compare/compare_inputs.hpp"
 #include "orchestrator/compare/kernel_diff.hpp"
 #include "orchestrator/plan.hpp"
+#include "orchestrator/run/sweep_plan.hpp"
 #include "orchestrator/sample_journal.hpp"
 #include "orchestrator/sweep.hpp"
 

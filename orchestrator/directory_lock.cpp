@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iostream>
 #include <utility>
 
 #include "orchestrator/errors.hpp"
@@ -24,8 +23,7 @@ DirectoryLock::DirectoryLock(const std::string& path) : path_(path) {
     fd_ = -1;
     return;
   }
-  std::cerr << "warning: " << path << ": cannot lock (" << std::strerror(errno)
-            << "): two processes measuring here would not be kept apart\n";
+  unlocked_ = path + ": cannot lock (" + std::strerror(errno) + "): two processes measuring here would not be kept apart";
 }
 
 bool DirectoryLock::held(const std::string& path) {
@@ -37,7 +35,10 @@ bool DirectoryLock::held(const std::string& path) {
 }
 
 DirectoryLock::DirectoryLock(DirectoryLock&& other) noexcept
-    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), held_elsewhere_(other.held_elsewhere_) {}
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      held_elsewhere_(other.held_elsewhere_),
+      unlocked_(std::move(other.unlocked_)) {}
 
 DirectoryLock::~DirectoryLock() {
   if (fd_ >= 0) ::close(fd_);

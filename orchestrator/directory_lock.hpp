@@ -12,8 +12,8 @@ namespace isobench::orchestrator {
 class DirectoryLock {
  public:
   // Opens (creating) `path` and tries to lock it without waiting. Throws UsageError when the
-  // file cannot be opened. A file system that does not lock (Lustre without -o flock) gets a
-  // warning on stderr and a lock that keeps nothing apart.
+  // file cannot be opened. A file system that does not lock (Lustre without -o flock) gives a
+  // lock that keeps nothing apart, and why (unlocked()), for the holder to warn of.
   explicit DirectoryLock(const std::string& path);
   ~DirectoryLock();
   DirectoryLock(DirectoryLock&& other) noexcept;
@@ -27,11 +27,14 @@ class DirectoryLock {
   // not created: this only looks).
   static bool held(const std::string& path);
   const std::string& path() const { return path_; }
+  // Why this lock keeps nothing apart (the file system refused to lock); empty when it holds.
+  const std::string& unlocked() const { return unlocked_; }
 
  private:
   std::string path_;
   int fd_ = -1;
   bool held_elsewhere_ = false;
+  std::string unlocked_;
 };
 
 }  // namespace isobench::orchestrator

@@ -14,7 +14,6 @@
 #include "ipc/instance_table.hpp"
 #include "orchestrator/sequential_plan.hpp"
 #include "schedule.hpp"
-#include "sweep.hpp"
 
 namespace isobench::orchestrator {
 
@@ -66,15 +65,6 @@ struct Plan {
 // Per-instance input seed: the run seed mixed with the instance id, so every run, build and side
 // with the same seed measures the same inputs.
 std::uint64_t instance_seed(std::uint64_t run_seed, const std::string& id);
-
-// Builds the plan for the instances of `sweep` whose backend is `device`, and its commands,
-// which run on any device. The instances are dealt over `gpus` in sweep order (instance i on
-// gpus[i % gpus.size()]), so neighbouring shapes of a family land on different GPUs and each
-// GPU's share costs about the same; every group holds one GPU's instances. With a memory budget
-// (bytes; 0: none), the instances one worker sets up together are grouped to fit in it, and a
-// GPU's groups run one after another. With one GPU the plan is the same as it always was.
-Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget = 0,
-               const std::vector<int>& gpus = {0});
 
 // The most memory groups that one GPU's instances were split into (a GPU runs its groups one
 // after another): 1 when every GPU's instances fit in the memory budget at once, whatever the

@@ -6,8 +6,8 @@ add_library(isobench_sweep STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sweep/benchmark_kinds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep/expansion.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep/yaml_values.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/python/python_benchmark.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/python/pytest_collection.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/python_benchmark.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep/pytest_collection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/program_output.cpp)
 target_include_directories(isobench_sweep PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(isobench_sweep

@@ -124,7 +124,7 @@ class SettingsOverrides {
 inline constexpr std::size_t kMaxSweepInstances = 100'000;
 inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;
 
-// A test of a `pytest:` entry's file, as pytest collects it (orchestrator/python/pytest_collection.hpp).
+// A test of a `pytest:` entry's file, as pytest collects it (orchestrator/sweep/pytest_collection.hpp).
 struct CollectedTest {
   std::string test;        // its node id after the file: "test_softmax[1024-fp16]", "TestX::test_y"
   std::string function;    // "test_softmax", "TestX.test_y": the instance's name in ids
@@ -136,7 +136,7 @@ struct CollectedTest {
 // sweep's name (a run's directory is named after it), a file (absolute), its -k selection and its
 // pytest arguments, returns the file's tests or throws std::runtime_error with one line naming
 // the file. A run collects in its baseline side's environment, its zygotes importing the file
-// meanwhile (orchestrator/run/run.cpp); unset: python3 from PATH collects it, in this
+// meanwhile (orchestrator/starters/python_starter.hpp); unset: python3 from PATH collects it, in this
 // environment (collect_pytest_tests).
 struct SweepLoadOptions {
   std::function<std::vector<CollectedTest>(const std::string& sweep_name, const std::string& file,

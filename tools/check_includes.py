@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Cycles between the rooms of orchestrator/: each folder is a room, the folder's own files (not
 its subfolders') are in it, and one room depends on another when a file of it includes a file of
-the other. Dependencies point one way (README.md, "Architecture"): a room may include a
+the other. A header beside a folder of its name (orchestrator/sweep.hpp beside orchestrator/sweep/)
+is that folder's face, in its room. Dependencies point one way (README.md, "Architecture"): a room may include a
 room above it (orchestrator/ itself holds the shared vocabulary: plans, run directories, errors)
 only when that room does not depend on it in turn, and no two rooms may include each other
 through any chain.
@@ -32,6 +33,15 @@ def source_files(root, top):
                 yield os.path.relpath(os.path.join(folder, name), root)
 
 
+def room_of(root, path):
+    """The room of a repository-relative file: its folder, or the folder its name names beside it
+    (a folder's face: orchestrator/sweep.hpp is orchestrator/sweep/'s)."""
+    stem, suffix = os.path.splitext(path)
+    if suffix in (".hpp", ".h") and os.path.isdir(os.path.join(root, stem)):
+        return stem
+    return os.path.dirname(path)
+
+
 def resolve(root, top, including, target):
     """The repository-relative path an include names, or None when it is not a file under top."""
     beside = os.path.normpath(os.path.join(os.path.dirname(including), target))
@@ -45,7 +55,7 @@ def room_graph(root, top):
     """{room: {room it includes: "file:line: #include ..." (the first such include)}}."""
     graph = {}
     for path in source_files(root, top):
-        room = os.path.dirname(path)
+        room = room_of(root, path)
         graph.setdefault(room, {})
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f, 1):
@@ -53,9 +63,9 @@ def room_graph(root, top):
                 if not match:
                     continue
                 target = resolve(root, top, path, match.group(1))
-                if target is None or os.path.dirname(target) == room:
+                if target is None or room_of(root, target) == room:
                     continue
-                graph[room].setdefault(os.path.dirname(target), f'{path}:{number}: #include "{match.group(1)}"')
+                graph[room].setdefault(room_of(root, target), f'{path}:{number}: #include "{match.group(1)}"')
     return graph
 
 

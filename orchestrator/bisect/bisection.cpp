@@ -10,7 +10,8 @@
 #include "orchestrator/compare/comparison.hpp"
 #include "orchestrator/format/numbers.hpp"
 #include "orchestrator/interrupt.hpp"
-#include "orchestrator/python/python_environments.hpp"
+#include "orchestrator/python/python_environment.hpp"
+#include "orchestrator/starters/worker_starters.hpp"
 #include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
@@ -197,6 +198,7 @@ class Bisection {
       r.candidate = candidate;
     }
     r.quiet = quiet_;
+    r.log = Log::to_stderr(quiet_);
     r.command_line = state_.command_line;
     return r;
   }
@@ -239,6 +241,7 @@ class Bisection {
     if (fs::exists(fs::path(run_dir) / "run.json")) {
       request.resume_dir = run_dir;
       request.quiet = quiet_;
+      request.log = Log::to_stderr(quiet_);
       request.command_line = state_.command_line;
     } else {
       fs::remove_all(run_dir);  // a run cut off before its run.json: started afresh
@@ -246,7 +249,7 @@ class Bisection {
     }
     RunResult result;
     try {
-      LocalExecutor here;
+      LocalExecutor here(worker_starter_for(request));
       result = run(request, here);
     } catch (const Interrupted&) {
       return false;  // before its run directory existed: the step starts afresh on --resume

@@ -15,6 +15,7 @@
 #include "orchestrator/json_errors.hpp"
 #include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
+#include "orchestrator/starters/worker_starters.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/progress.hpp"
 #include "orchestrator/run_directory.hpp"
@@ -105,7 +106,7 @@ RunRequest resume_request(const RunRequest& fresh, const std::string& dir) {
 
 // One run of the experiment; its exit code by the contract (130 interrupted, 3 incomplete).
 int run_experiment_run(const RunRequest& request) {
-  LocalExecutor here;
+  LocalExecutor here(worker_starter_for(request));
   return run(request, here).exit_code();
 }
 

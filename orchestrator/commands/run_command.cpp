@@ -6,10 +6,13 @@
 
 #include "orchestrator/commands/compare_command.hpp"
 #include "orchestrator/commands/option_checks.hpp"
+#include "orchestrator/commands/python_options.hpp"
 #include "orchestrator/commands/slurm_command.hpp"
 #include "orchestrator/run/local_executor.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/slurm/slurm_executor.hpp"
+#include "orchestrator/starters/worker_starters.hpp"
+#include "orchestrator/sweep/pytest_collection.hpp"
 
 namespace isobench::orchestrator {
 
@@ -17,19 +20,19 @@ namespace {
 
 // The one place a run's executor is chosen: for a new run by --executor; for --resume, the one
 // that made the run (a Slurm run's directory holds slurm.json), and Slurm's options on a run that
-// is not one are refused.
+// is not one are refused. It receives the run's worker starter.
 std::unique_ptr<Executor> choose_executor(const RunRequest& request) {
   const auto& s = request.slurm;
   if (request.resume_dir.empty()) {
-    if (s.sharded()) return std::make_unique<SlurmExecutor>();
-    return std::make_unique<LocalExecutor>();
+    if (s.sharded()) return std::make_unique<SlurmExecutor>(worker_starter_for(request));
+    return std::make_unique<LocalExecutor>(worker_starter_for(request));
   }
-  if (resumes_slurm_run(request)) return std::make_unique<SlurmExecutor>();
+  if (resumes_slurm_run(request)) return std::make_unique<SlurmExecutor>(worker_starter_for(request));
   if (s.merge_only) throw UsageError(request.resume_dir + ": not a Slurm run (no slurm.json)");
   if (s.sharded() || s.any_given())
     throw UsageError("--resume " + request.resume_dir + ": not a Slurm run; --executor slurm and its options take a "
                      "new sweep");
-  return std::make_unique<LocalExecutor>();
+  return std::make_unique<LocalExecutor>(worker_starter_for(request));
 }
 
 }  // namespace
@@ -122,13 +125,13 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                  "worker executable of the candidate build, or a build of the sweep's plugin (.so); required unless "
                  "the sides differ in their Python options only");
   add_python_side_options(*ab, options.python);
-  auto* pytest = ab->add_option("--pytest", options.pytest.file,
+  auto* pytest = ab->add_option("--pytest", command.pytest.file,
                                 "a pytest-benchmark test file to compare instead of a sweep: each test that takes the "
                                 "benchmark fixture is an instance, run on the --device (docs/python.md)")
                      ->check(CLI::ExistingFile);
-  ab->add_option("-k", options.pytest.select, "with --pytest: pytest's -k expression, the tests to compare")
+  ab->add_option("-k", command.pytest.select, "with --pytest: pytest's -k expression, the tests to compare")
       ->needs(pytest);
-  ab->add_option("--pytest-arg", options.pytest.args, "with --pytest: one more pytest argument; repeatable")
+  ab->add_option("--pytest-arg", command.pytest.args, "with --pytest: one more pytest argument; repeatable")
       ->allow_extra_args(false)
       ->needs(pytest);
   // One value per occurrence: a repeatable option that took every value after it would take the
@@ -172,10 +175,10 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
   ab->footer(kExitCodesHelp);
   ab->callback([&command, &exit_code, spending] {
     command.request.ab = true;
-    if (!command.request.pytest.file.empty())
-      command.request.pytest.file = std::filesystem::absolute(command.request.pytest.file).lexically_normal().string();
-    // An A/B across Python environments: one worker build on both sides.
     auto& r = command.request;
+    if (!command.pytest.file.empty())
+      command.pytest.file = std::filesystem::absolute(command.pytest.file).lexically_normal().string();
+    // An A/B across Python environments: one worker build on both sides.
     if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())
       r.baseline = r.candidate = default_worker_path();
     // Looks or their spending given: sequential (with --samples N, N at most; over Slurm shards,
@@ -192,7 +195,8 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
 
 int run_command(const RunCommand& command) {
   return exit_code_of("orchestrate", std::cerr, [&] {
-    const auto& r = command.request;
+    RunRequest r = command.request;
+    r.log = Log::to_stderr(r.quiet);
     if (r.ab)
       for (const auto& [path, flag] : {std::pair{&r.baseline, "--baseline"}, std::pair{&r.candidate, "--candidate"}})
         if (path->empty())
@@ -200,6 +204,13 @@ int run_command(const RunCommand& command) {
                            " is required (a worker build or a build of the sweep's plugin; a Python sweep may give "
                            "per-side Python options instead)");
     check_ci_outputs(command.ci);
+    if (!command.pytest.file.empty()) {
+      if (!r.sweep_path.empty())
+        throw UsageError("--pytest " + command.pytest.file + " and a sweep file " + r.sweep_path +
+                         ": --pytest makes the sweep; give one of them");
+      r.made_sweep = {"--pytest " + command.pytest.file,
+                      [suite = command.pytest](const std::string& device) { return pytest_sweep_text(suite, device); }};
+    }
     const auto executor = choose_executor(r);
     const RunResult result = run(r, *executor);
     const int code = result.exit_code();

@@ -14,6 +14,7 @@
 #include "orchestrator/commands/ci_outputs.hpp"
 #include "orchestrator/printers/printer.hpp"
 #include "orchestrator/run/run_request.hpp"
+#include "orchestrator/sweep/pytest_collection.hpp"
 
 namespace isobench::orchestrator {
 
@@ -22,6 +23,7 @@ struct RunCommand {
   std::optional<Format> format = Format::table;  // nullopt: --format none
   CiOutputs ci;  // ab: --junit, --summary
   bool fixed_n = false;  // ab --fixed-n: no sequential sampling by default (RunRequest::sequential_by_default)
+  PytestSuite pytest;    // ab --pytest: the suite the run's sweep is made of (RunRequest::made_sweep)
 };
 
 // Adds the run options to the top-level app (or to the `ab` subcommand).

@@ -14,6 +14,7 @@
 #include "orchestrator/sample_journal.hpp"
 #include "orchestrator/slurm/slurm_run.hpp"
 #include "orchestrator/slurm/task_record.hpp"
+#include "orchestrator/starters/worker_starters.hpp"
 
 namespace isobench::orchestrator {
 
@@ -35,6 +36,7 @@ RunRequest shard_request(const nlohmann::json& t, const std::string& shard_dir, 
   }
   r.resume_dir = shard_dir;
   r.command_line = argv;
+  r.log = Log::to_stderr(r.quiet);
   return r;
 }
 
@@ -70,6 +72,7 @@ int run_task(const std::string& run_path, std::optional<std::uint32_t> shard_giv
   // Two tasks of one shard (a resubmission beside a task Slurm requeued, two --resume at once)
   // never measure it at once.
   const DirectoryLock lock(shard.file("task.lock"));
+  if (!lock.unlocked().empty()) std::cerr << "warning: " << lock.unlocked() << "\n";
   if (lock.held_elsewhere()) {
     std::cerr << "orchestrate: shard " << index << " is being measured by another task (" << shard.file("task.lock")
               << " is locked): nothing to do here\n";
@@ -97,8 +100,9 @@ int run_task(const std::string& run_path, std::optional<std::uint32_t> shard_giv
             << task_name(record) << " on " << record["host"].get<std::string>()
             << (record["gpu_uuid"].is_string() ? ", " + record["gpu_uuid"].get<std::string>() : std::string()) << "; "
             << journal.samples.size() << " samples were measured before\n";
-  LocalExecutor here;
-  const RunResult result = run(shard_request(slurm.task_options, shard.path(), argv), here);
+  const RunRequest request = shard_request(slurm.task_options, shard.path(), argv);
+  LocalExecutor here(worker_starter_for(request));
+  const RunResult result = run(request, here);
   if (result.status == RunStatus::interrupted) return exit_interrupted;
   return result.status == RunStatus::incomplete ? exit_measurement_failed : exit_ok;
 }

@@ -1,7 +1,6 @@
 #include "orchestrator/run/like_run.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <vector>
 
 #include "orchestrator/errors.hpp"
@@ -103,7 +102,7 @@ void check_like_machine(const LikeRun& like, const Machine& machine) {
     throw UsageError(problem);
 }
 
-void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides& given, bool quiet) {
+void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides& given, const Log& log) {
   const std::string what = "--like " + like.dir + ": ";
   const ipc::RunSettings run_settings;
   std::vector<std::string> afresh;
@@ -143,18 +142,17 @@ void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides&
     p.inner = earlier.inner;
     ++taken;
   }
-  if (quiet) return;
-  std::cerr << "note: --like " << like.dir << ": seed " << like.seed << "; " << taken
-            << " instances take its inner counts and choices";
+  std::string note = "--like " + like.dir + ": seed " + std::to_string(like.seed) + "; " + std::to_string(taken) +
+                     " instances take its inner counts and choices";
   if (!gave_way.empty()) {
     std::string names;
     for (const auto& n : gave_way) names += (names.empty() ? "" : ", ") + n;
-    std::cerr << " (its " << names << " over the sweep's)";
+    note += " (its " + names + " over the sweep's)";
   }
   if (!afresh.empty())
-    std::cerr << "; " << afresh.size() << " calibrated afresh (not in it, or not calibrated there): "
-              << list_text(afresh);
-  std::cerr << "\n";
+    note += "; " + std::to_string(afresh.size()) + " calibrated afresh (not in it, or not calibrated there): " +
+            list_text(afresh);
+  log.note(note);
 }
 
 }  // namespace isobench::orchestrator

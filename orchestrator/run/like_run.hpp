@@ -19,6 +19,7 @@
 
 #include "orchestrator/plan.hpp"
 #include "orchestrator/run/machine.hpp"
+#include "orchestrator/log.hpp"
 #include "orchestrator/sweep.hpp"
 
 namespace isobench::orchestrator {
@@ -49,8 +50,8 @@ std::string like_machine_problem(const LikeRun& like, kernels::Backend device, c
 
 // Gives every instance of `plan` that the earlier run measured (same id, kernel and parameters) its
 // inner count, pinned choice and sample-changing settings. `given`: the command line's overrides,
-// refused (UsageError) where they would measure a shared instance otherwise. Notes on stderr
-// (unless quiet) name the instances calibrated afresh and the sweep settings that gave way.
-void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides& given, bool quiet);
+// refused (UsageError) where they would measure a shared instance otherwise. A note in `log` names
+// the instances calibrated afresh and the sweep settings that gave way.
+void take_like_choices(Plan& plan, const LikeRun& like, const SettingsOverrides& given, const Log& log);
 
 }  // namespace isobench::orchestrator

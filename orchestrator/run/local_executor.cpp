@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <set>
 
 #include "orchestrator/artifacts.hpp"
@@ -21,7 +20,7 @@ namespace {
 // --resume: the run's own plan, on the GPUs it names. What a new run chooses (its directory, its
 // settings, the choices it replays, its builds) a resumed run has chosen already: an option that
 // would choose again is refused rather than ignored.
-OpenRun open_resumed_run(const RunRequest& request) {
+OpenRun open_resumed_run(const RunRequest& request, WorkerStarter& starter) {
   const std::string resume = "--resume " + request.resume_dir;
   if (request.ab)
     throw UsageError("ab " + resume + ": resume an A/B run with orchestrate " + resume +
@@ -61,7 +60,7 @@ OpenRun open_resumed_run(const RunRequest& request) {
   } catch (const std::exception& e) {
     throw UsageError(resume + ": " + e.what());
   }
-  r.lock.emplace(lock_run(*r.dir, resume));
+  r.lock.emplace(lock_run(*r.dir, resume, request.log));
   if (!request.worker.empty()) {
     if (!r.plan.workers.empty())
       throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names");
@@ -69,27 +68,29 @@ OpenRun open_resumed_run(const RunRequest& request) {
   }
   r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
                                   plan_gpus(r.plan, request.gpu.value_or(0)));
-  if (r.info.value("status", "") != "complete")
-    r.python = start_python_sides(r.plan, {}, request.python, r.dir.get(), r.dir->file("sweep.yaml"));
+  if (r.info.value("status", "") != "complete") {
+    std::vector<LogLine> start_log;  // nothing: a resumed run's starter reads what its run recorded
+    r.started = starter.start(r.plan, {{}, r.dir->file("sweep.yaml"), r.dir->path(), r.dir.get(), request.log}, start_log);
+  }
   return r;
 }
 
 // Hashes what the workers left in <run>/artifacts into artifacts.json (after a resumed run too:
 // its workers may have written more). A problem here is reported and never fails the run: the
 // samples are what the run is for.
-void archive_run_artifacts(const RunDirectory& dir, const Plan& plan, RunLog& log) {
+void archive_run_artifacts(const RunDirectory& dir, const Plan& plan, RunLog& log, const Log& warnings) {
   std::vector<std::string> ids;
   for (const auto& p : plan.instances) ids.push_back(p.worker.id);
   try {
     const auto archive = archive_artifacts(dir.file("artifacts"), ids, plan.schedule.sides);
     for (const auto& note : archive.notes) {
       log.write("artifact", note);
-      std::cerr << "warning: artifact " << note << "\n";
+      warnings.warning("artifact " + note);
     }
     dir.write_json("artifacts.json", archive.document);
   } catch (const std::exception& e) {
     log.write("artifact", std::string("not archived: ") + e.what());
-    std::cerr << "warning: artifacts not archived: " << e.what() << "\n";
+    warnings.warning(std::string("artifacts not archived: ") + e.what());
   }
 }
 
@@ -154,22 +155,20 @@ RunResult measure_run(const RunRequest& request, OpenRun& r) {
   r.dir->write_json("run.json", r.info);
   const auto env = collect_environment(request.command_line);
   r.dir->write_json(r.resumed ? "environment-resume.json" : "environment.json", env.data);
-  for (const auto& w : env.warnings) std::cerr << "warning: " << w << "\n";
-  if (!request.quiet) std::cerr << "run directory: " << r.dir->path() << "\n";
+  for (const auto& w : env.warnings) request.log.warning(w);
+  request.log.progress("run directory: " + r.dir->path());
 
   RunLog log(r.dir->file("log.txt"));
   log.write("run-start", r.resumed ? "resumed" : "new run");
-  attach_python_sides(r.python, ropts, *r.dir, log);
-  SassStep sass(r.python, ropts.artifact_root);
-  ropts.on_sides_reported = [&sass] { sass.start(); };
+  if (r.started) r.started->attach(ropts, *r.dir, log);
   Runner runner(*r.dir, r.plan, ropts, log);
   try {
     result.outcome = runner.run();
   } catch (const std::exception& e) {
     fail_run(r, &log, e.what());
   }
-  sass.finish(log);
-  archive_run_artifacts(*r.dir, r.plan, log);
+  if (r.started) r.started->finish(log);
+  archive_run_artifacts(*r.dir, r.plan, log, request.log);
 
   const auto journal = read_journal(r.dir->file("samples.jsonl"));
   result.summary = summarize(r.plan, journal.samples);
@@ -219,9 +218,9 @@ Measured LocalExecutor::measure(OpenRun& r, const RunRequest& request) {
 }
 
 Measured LocalExecutor::resume(const RunRequest& request) {
-  OpenRun r = open_resumed_run(request);
+  OpenRun r = open_resumed_run(request, starter());
   if (r.info.value("status", "") == "complete") {
-    if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
+    request.log.progress("orchestrate: " + request.resume_dir + " is complete; nothing to resume");
     Measured measured{{}, r.plan.schedule.sides};
     measured.result.dir = r.dir->path();
     measured.result.status = RunStatus::already_complete;

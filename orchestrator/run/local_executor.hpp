@@ -9,6 +9,7 @@ namespace isobench::orchestrator {
 
 class LocalExecutor final : public Executor {
  public:
+  using Executor::Executor;
   // Refuses the Slurm options (--shards, --max-running, --sbatch-option, --no-wait).
   void check(const Plan& plan, const RunRequest& request) const override;
   // Throws MeasurementFailed when the run breaks off (a file that cannot be written, a

@@ -1,12 +1,13 @@
 #include "orchestrator/run/plan_run.hpp"
 
+#include "orchestrator/run/sweep_plan.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <string_view>
 
@@ -104,7 +105,7 @@ void plan_ab_sides(Plan& plan, const RunRequest& request, const Sweep& sweep) {
 }
 
 // --replay-from RUN_DIR: every instance that RUN_DIR recorded a choice for replays it.
-void replay_choices(Plan& plan, const std::string& run_dir, bool quiet) {
+void replay_choices(Plan& plan, const std::string& run_dir, const Log& log) {
   const fs::path file = fs::path(run_dir) / "instance_reports.json";
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
@@ -130,10 +131,8 @@ void replay_choices(Plan& plan, const std::string& run_dir, bool quiet) {
     p.replay = (*it)["describe"];
     ++replayed;
   }
-  if (!quiet)
-    std::cerr << "note: --replay-from " << run_dir << ": " << replayed << " instances replay its recorded choices"
-              << (without ? ", " + std::to_string(without) + " CUDA instances have none there and choose afresh" : "")
-              << "\n";
+  log.note("--replay-from " + run_dir + ": " + std::to_string(replayed) + " instances replay its recorded choices" +
+           (without ? ", " + std::to_string(without) + " CUDA instances have none there and choose afresh" : ""));
 }
 
 // Spreading instances over GPUs places each on one GPU; an instance of several ranks already
@@ -284,17 +283,15 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
                        (least ? "; give --max-samples of at least " + std::to_string(least) : std::string()));
     }
     // ab's default: the fixed n, judged below as any.
-    if (!request.quiet)
-      std::cerr << "note: ab takes all " << n << " samples per side: over " << m
-                << " instances no look of the sequential design up to them can reach SLOWER or FASTER at alpha "
-                << format("%g", rule.alpha) << "\n";
+    request.log.note("ab takes all " + std::to_string(n) + " samples per side: over " + std::to_string(m) +
+                     " instances no look of the sequential design up to them can reach SLOWER or FASTER at alpha " +
+                     format("%g", rule.alpha));
   }
   const std::string problem = unreachable_verdict(n, n, m, rule);
   if (problem.empty()) return;
   if (request.ab && rule.fail_on != FailOn::never)
     throw UsageError("ab: " + problem + ": give --samples N (or --until-verdict), or --fail-on never to run anyway");
-  if (!request.quiet)
-    std::cerr << "note: " << problem << (request.ab ? "" : " (compared as one family, alpha 0.001)") << "\n";
+  request.log.note(problem + (request.ab ? "" : " (compared as one family, alpha 0.001)"));
 }
 
 }  // namespace
@@ -365,29 +362,27 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
   }
   check_multi_rank_spread(plan, sweep.path);
   if (request.ab) plan_ab_sides(plan, request, sweep);
-  if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.quiet);
-  if (like) take_like_choices(plan, *like, request.overrides, request.quiet);
+  if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.log);
+  if (like) take_like_choices(plan, *like, request.overrides, request.log);
   if (plan.instances.empty())
     throw UsageError(sweep.path + ": no instance runs on " + kernels::to_string(machine.device) + " (" +
                      std::to_string(plan.skipped.size()) + " need another device)");
   check_rank_gpus(plan, machine.gpus.front(), sweep.path);
   check_feasible(plan, request, sweep);
   // Said even with --quiet: the run measures less than its sweep because of this machine.
-  for (const auto& line : left_out.lines) std::cerr << "warning: " << line << "\n";
-  if (!request.quiet) {
-    if (machine.gpus.size() > 1 && machine.device == kernels::Backend::cpu)
-      std::cerr << "note: --gpus with the CPU kernels runs " << machine.gpus.size()
-                << " schedules at once on this machine's cores, where they disturb each other\n";
-    // Groups split by memory, not the one group per GPU of --gpus.
-    if (const std::size_t split = groups_per_gpu(plan); split > 1)
-      std::cerr << "note: the instances do not fit in device memory at once (budget "
-                << (machine.memory_budget_bytes >> 20) << " MiB): "
-                << (machine.gpus.size() > 1 ? "a GPU runs its instances in up to " : "they run in ") << split
-                << " groups, one after another\n";
-    if (const std::size_t other_device = plan.skipped.size() - left_out.reasons.size(); other_device > 0)
-      std::cerr << "note: " << other_device << " instances need a device other than " << plan.device
-                << " and are left out (listed in plan.json)\n";
-  }
+  for (const auto& line : left_out.lines) request.log.warning(line);
+  if (machine.gpus.size() > 1 && machine.device == kernels::Backend::cpu)
+    request.log.note("--gpus with the CPU kernels runs " + std::to_string(machine.gpus.size()) +
+                     " schedules at once on this machine's cores, where they disturb each other");
+  // Groups split by memory, not the one group per GPU of --gpus.
+  if (const std::size_t split = groups_per_gpu(plan); split > 1)
+    request.log.note("the instances do not fit in device memory at once (budget " +
+                     std::to_string(machine.memory_budget_bytes >> 20) + " MiB): " +
+                     (machine.gpus.size() > 1 ? "a GPU runs its instances in up to " : "they run in ") +
+                     std::to_string(split) + " groups, one after another");
+  if (const std::size_t other_device = plan.skipped.size() - left_out.reasons.size(); other_device > 0)
+    request.log.note(std::to_string(other_device) + " instances need a device other than " + plan.device +
+                     " and are left out (listed in plan.json)");
   return plan;
 }
 

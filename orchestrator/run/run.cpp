@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -70,31 +69,11 @@ void keep_instances(Sweep& sweep, const std::vector<std::string>& ids) {
   sweep.instances = std::move(kept);
 }
 
-// A `pytest:` file's tests, collected in the baseline side's environment; the run log's line of it
-// goes into `log`.
-std::vector<CollectedTest> collect_pytest_logged(const PythonOptions& options, const std::string& file,
-                                                 const std::string& select, const std::vector<std::string>& args,
-                                                 std::vector<LogLine>& log) {
-  const auto began = std::chrono::steady_clock::now();
-  const std::string python = pytest_collector_python(options);
-  auto tests = collect_pytest_tests(file, select, args, python, pytest_collector_variables(options));
-  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.2f", took.count());
-  log.push_back({utc_timestamp(), "pytest-collection",
-                 file + ": " + std::to_string(tests.size()) + " tests collected by " +
-                     (python.empty() ? "python3" : python) + " in " + seconds + " s"});
-  return tests;
-}
-
 // A new run: everything checked first (by `executor` too), then the run directory with its sweep,
 // plan, run.json and the log of its start.
-OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
-  if (request.sweep_path.empty() && request.pytest.file.empty())
+OpenRun open_new_run(const RunRequest& request, Executor& executor) {
+  if (request.sweep_path.empty() && !request.made_sweep)
     throw UsageError("give a sweep file (or --resume RUN_DIR); see --help");
-  if (!request.sweep_path.empty() && !request.pytest.file.empty())
-    throw UsageError("--pytest " + request.pytest.file + " and a sweep file " + request.sweep_path +
-                     ": --pytest makes the sweep; give one of them");
   std::optional<LikeRun> like;
   if (!request.like.empty()) {
     // --replay-from takes choices from one run and --like all of them from another: one source.
@@ -104,52 +83,38 @@ OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
     like = read_like_run(request.like);
   }
   const SettingsOverrides overrides = sequential_overrides(request);
-  // The run directory is named when the sweep's name is known: by the first pytest file, whose
-  // zygotes' Triton folders may lie in it, or after the sweep is loaded.
+  // The run directory is named when the sweep's name is known: by the worker starter while the
+  // sweep loads (a starter may keep files of the run there), or after the sweep is loaded.
   std::string dir = request.out_dir;
   const auto name_dir = [&dir](const std::string& sweep_name) {
     if (dir.empty()) dir = default_out_dir(sweep_name);
     return fs::absolute(dir).lexically_normal().string();
   };
-  // A pytest file is imported by its collection and by each side's zygote, seconds each (torch,
-  // Triton): the zygotes start with the first file and import it while the collector does, rather
-  // than after the plan (EarlyZygotes, orchestrator/python/python_environments.hpp). The collector
-  // still decides the plan, as for calibrate and bisect, which load sweeps without zygotes.
-  std::optional<EarlyZygotes> early;
+  const std::vector<std::string> workers = side_workers(request);
+  WorkerStarter& starter = executor.starter();
   std::vector<LogLine> start_log;  // what the start did before the run log exists, in order
   SweepLoadOptions load_options;
-  load_options.collect_pytest = [&](const std::string& sweep_name, const std::string& file, const std::string& select,
-                                    const std::vector<std::string>& args) {
-    if (!early) early.emplace(request.python, side_workers(request), name_dir(sweep_name));
-    for (auto& line : early->import_pytest(file, args)) start_log.push_back(std::move(line));
-    return collect_pytest_logged(request.python, file, select, args, start_log);
-  };
+  starter.prepare_loading(load_options, workers, name_dir, start_log, request.log);
   const SettingsOverrides& sweep_overrides = like ? like_overrides(*like, overrides) : overrides;
-  // ab --pytest: the suite's sweep runs on the machine's device, so the machine comes first.
-  std::optional<Machine> pytest_machine;
-  if (!request.pytest.file.empty()) pytest_machine = resolve_machine(request);
-  Sweep sweep =
-      pytest_machine
-          ? parse_sweep(pytest_sweep_text(request.pytest, pytest_machine->device == kernels::Backend::cuda ? "cuda" : "cpu"),
-                        "--pytest " + request.pytest.file, sweep_overrides, load_options)
-          : load_sweep(request.sweep_path, sweep_overrides, load_options);
+  // A sweep the verb made is made for the machine's device, so the machine comes first.
+  std::optional<Machine> made_for;
+  if (request.made_sweep) made_for = resolve_machine(request);
+  Sweep sweep = made_for ? parse_sweep(request.made_sweep->text(made_for->device == kernels::Backend::cuda ? "cuda" : "cpu"),
+                                       request.made_sweep->label, sweep_overrides, load_options)
+                         : load_sweep(request.sweep_path, sweep_overrides, load_options);
   if (!request.instances.empty()) keep_instances(sweep, request.instances);
-  if (!request.quiet)
-    for (const auto& note : sweep.notes) std::cerr << "note: " << note << "\n";
-  const Machine machine = pytest_machine ? *pytest_machine : resolve_machine(request);
+  for (const auto& note : sweep.notes) request.log.note(note);
+  const Machine machine = made_for ? *made_for : resolve_machine(request);
   OpenRun r;
   r.plan = plan_new_run(request, sweep, machine, like ? &*like : nullptr);
   if (interrupt_requested()) throw Interrupted("interrupted while planning " + sweep.path + "; nothing was measured");
   executor.check(r.plan, request);
   r.memory_budget = machine.memory_budget_bytes;
-  // Python benchmarks: each side's zygote imports them now (or has, started early), so that a
-  // module that does not import is bad input, found before the run directory exists.
-  r.python = start_python_sides(r.plan, side_workers(request), request.python, nullptr, sweep.path,
-                                name_dir(sweep.name), early ? &*early : nullptr);
-  if (early)
-    for (auto& line : early->finish()) start_log.push_back(std::move(line));
+  // What the workers need started is started now, so that what cannot start (code that does not
+  // load) is bad input, found before the run directory exists.
+  r.started = starter.start(r.plan, {workers, sweep.path, name_dir(sweep.name), nullptr, request.log}, start_log);
   r.dir = std::make_unique<RunDirectory>(RunDirectory::create(dir));
-  r.lock.emplace(lock_run(*r.dir, dir));
+  r.lock.emplace(lock_run(*r.dir, dir, request.log));
   r.info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name},      {"started", utc_timestamp()},
             {"command_line", request.command_line}, {"resumed", nlohmann::json::array()}, {"status", "planned"}};
   // Until its sweep, plan and run.json are written the directory is no run that --resume could
@@ -170,19 +135,21 @@ OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
 
 // An A/B run's verdicts, baseline against candidate, by `rule`: the comparison model decides,
 // whatever is printed. Nothing comparable (no instance with samples on both sides) is logged and
-// gives none; compare's warnings go to stderr.
-std::optional<ComparisonReport> compare_ab_run(const std::string& dir, const VerdictRule& rule, RunLog& log) {
+// gives none; compare's warnings go to `warnings`.
+std::optional<ComparisonReport> compare_ab_run(const std::string& dir, const VerdictRule& rule, RunLog& log,
+                                               const Log& warnings) {
   CompareRequest compare_request;
   compare_request.runs = {dir};
   compare_request.rule = rule;
-  std::ostringstream warnings;
+  std::stringstream warnings_text;  // compare's own lines, "warning: ..."
   std::optional<ComparisonReport> report;
   try {
-    report = compare(compare_request, warnings);
+    report = compare(compare_request, warnings_text);
   } catch (const UsageError& e) {
     log.write("compare", e.what());  // nothing comparable: the run's samples are kept
   }
-  if (!warnings.str().empty()) std::cerr << warnings.str();
+  for (std::string line; std::getline(warnings_text, line);)
+    if (!line.empty()) warnings.status(line);
   return report;
 }
 
@@ -202,8 +169,9 @@ std::string default_worker_path() {
   return (self.parent_path() / "isobench-worker").string();
 }
 
-DirectoryLock lock_run(const RunDirectory& dir, const std::string& what) {
+DirectoryLock lock_run(const RunDirectory& dir, const std::string& what, const Log& log) {
   DirectoryLock lock(dir.file("run.lock"));
+  if (!lock.unlocked().empty()) log.warning(lock.unlocked());
   if (lock.held_elsewhere())
     throw UsageError(what + ": another orchestrate is measuring this run now (" + lock.path() +
                      " is locked); let it finish, or stop it, then --resume " + dir.path());
@@ -226,7 +194,7 @@ RunResult run(const RunRequest& request, Executor& executor) {
   if (measured.sides == 2 && (result.status == RunStatus::complete || result.status == RunStatus::incomplete) &&
       result.outcome.deterministic_failure.empty()) {
     RunLog log(result.dir + "/log.txt");
-    result.comparison = compare_ab_run(result.dir, request.verdict, log);
+    result.comparison = compare_ab_run(result.dir, request.verdict, log, request.log);
   }
   return std::move(result);
 }

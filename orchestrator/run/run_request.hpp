@@ -4,13 +4,14 @@
 // onto an exit code; calibration builds requests itself.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "orchestrator/compare/comparison.hpp"
-#include "orchestrator/python/pytest_collection.hpp"
-#include "orchestrator/python/python_environments.hpp"
+#include "orchestrator/log.hpp"
+#include "orchestrator/python/python_environment.hpp"
 #include "orchestrator/run/slurm_options.hpp"
 #include "orchestrator/runner/runner.hpp"
 #include "orchestrator/summary.hpp"
@@ -20,10 +21,16 @@
 namespace isobench::orchestrator {
 
 struct RunRequest {
-  // What: a sweep to plan and run, a pytest suite to run as one (ab --pytest: the sweep is made
-  // from it, orchestrator/python/pytest_collection.hpp), or a run directory to finish (--resume).
+  // What: a sweep file to plan and run, a sweep the verb made (ab --pytest makes one of a pytest
+  // file, orchestrator/sweep/pytest_collection.hpp), or a run directory to finish (--resume).
   std::string sweep_path;
-  PytestSuite pytest;
+  struct MadeSweep {
+    std::string label;  // what refusals name as its file: "--pytest FILE"
+    // Its text (YAML) for the run's device, "cpu" or "cuda": --device auto measures it on the GPU
+    // where there is one.
+    std::function<std::string(const std::string& device)> text;
+  };
+  std::optional<MadeSweep> made_sweep;
   std::string resume_dir;
   std::string out_dir;  // a new run's directory; default runs/<sweep>-<utc time>
   // Where: the device and GPUs, and how much device memory one worker may hold.
@@ -71,7 +78,8 @@ struct RunRequest {
   // Python benchmarks: every side's interpreter, environment variables and PYTHONPATH, and in an
   // A/B run each side's own (docs/python.md).
   PythonOptions python;
-  bool quiet = false;  // no progress or notes on stderr
+  bool quiet = false;  // no progress bar (the runner's; log's notes and progress are the verb's to drop)
+  Log log;             // notes, warnings and progress: the verb binds it (Log::to_stderr)
   // Where it is measured: here, or sharded over a Slurm job array (--executor slurm, docs/slurm.md;
   // the run verbs choose the executor from these, orchestrator/run/executor.hpp).
   SlurmOptions slurm;

@@ -53,7 +53,7 @@ struct RunnerOptions {
   // --artifact-root <it>/side-<its side>. Empty: workers get no artifact folder.
   std::string artifact_root;
   // Called once, on the runner's thread, when a worker of every side has ended well (a side's
-  // first worker records its Triton IR: orchestrator/python/python_environments.hpp SassStep).
+  // first worker records its Triton IR: orchestrator/python/sass_step.hpp).
   // It must return at once: the run waits on it.
   std::function<void()> on_sides_reported;
 };

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
-#include <iostream>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -65,9 +64,9 @@ std::string submit(const RunDirectory& dir, SlurmRun& slurm, const std::vector<s
 
 enum class WaitEnd { over, interrupted, slurm_silent };
 
-// Waits until Slurm lists no task of `jobs`, saying on stderr how many are pending and running
+// Waits until Slurm lists no task of `jobs`, saying in `log` how many are pending and running
 // whenever that changes.
-WaitEnd wait_for(const std::set<std::string>& jobs, bool quiet) {
+WaitEnd wait_for(const std::set<std::string>& jobs, const Log& log) {
   std::string last;
   auto silent_since = std::chrono::steady_clock::now();
   while (true) {
@@ -80,12 +79,12 @@ WaitEnd wait_for(const std::set<std::string>& jobs, bool quiet) {
         for (const auto& [index, state] : tasks) (state == "PENDING" ? pending : running) += 1;
     } catch (const std::exception& e) {
       if (std::chrono::steady_clock::now() - silent_since > kSlurmSilenceLimit) {
-        std::cerr << "orchestrate: " << e.what() << "\n";
+        log.status(std::string("orchestrate: ") + e.what());
         return WaitEnd::slurm_silent;
       }
     }
     const std::string now = std::to_string(pending) + " tasks pending, " + std::to_string(running) + " running";
-    if (!quiet && now != last) std::cerr << "slurm: " << now << "\n";
+    if (now != last) log.progress("slurm: " + now);
     last = now;
     for (auto t = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - t < kPollInterval;) {
       if (interrupt_requested()) return WaitEnd::interrupted;
@@ -108,9 +107,9 @@ MergeResult merge(const RunDirectory& dir, const SlurmRun& slurm, Plan& plan) {
 
 // Merges the shards into the run and answers like any executor: the run's summary and counts,
 // and, where samples are missing, which shards lack them.
-Measured finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, WaitEnd end) {
+Measured finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, WaitEnd end, const Log& said) {
   const auto merged = merge(dir, slurm, plan);
-  for (const auto& w : merged.warnings) std::cerr << "warning: " << w << "\n";
+  for (const auto& w : merged.warnings) said.warning(w);
   RunLog log(dir.file("log.txt"));
   log.write("slurm-merge", std::to_string(merged.samples_recorded) + " of " + std::to_string(merged.samples_expected) +
                                " samples from " + std::to_string(slurm.shards.size()) + " shards");
@@ -129,25 +128,24 @@ Measured finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, Wait
                   : complete                  ? RunStatus::complete
                                               : RunStatus::incomplete;
   if (end == WaitEnd::interrupted) {
-    std::cerr << "orchestrate: stopped waiting; the run's tasks go on in Slurm\n";
+    said.status("orchestrate: stopped waiting; the run's tasks go on in Slurm");
     return measured;
   }
   if (complete) return measured;
   std::size_t incomplete = 0;
   for (const auto& s : merged.shards) {
     if (s.complete() || ++incomplete > 10) continue;
-    std::cerr << "orchestrate: shard " << s.index << ": " << s.samples_recorded << " of " << s.samples_expected
-              << " samples (" << s.status;
-    if (s.tasks.empty())
-      std::cerr << "; no task started it";
-    else
-      std::cerr << "; its last task, " << task_name(s.tasks.back()) << ", ran on "
-                << s.tasks.back().value("host", std::string("?"));
-    std::cerr << ")\n";
+    said.status("orchestrate: shard " + std::to_string(s.index) + ": " + std::to_string(s.samples_recorded) + " of " +
+                std::to_string(s.samples_expected) + " samples (" + s.status +
+                (s.tasks.empty() ? std::string("; no task started it")
+                                 : "; its last task, " + task_name(s.tasks.back()) + ", ran on " +
+                                       s.tasks.back().value("host", std::string("?"))) +
+                ")");
   }
-  if (incomplete > 10) std::cerr << "orchestrate: ... and " << (incomplete - 10) << " more shards (shards.json)\n";
-  std::cerr << "orchestrate: the tasks' output is in " << dir.file("slurm-logs")
-            << (end == WaitEnd::slurm_silent ? "; squeue stopped answering, and the tasks may still run" : "") << "\n";
+  if (incomplete > 10)
+    said.status("orchestrate: ... and " + std::to_string(incomplete - 10) + " more shards (shards.json)");
+  said.status("orchestrate: the tasks' output is in " + dir.file("slurm-logs") +
+              (end == WaitEnd::slurm_silent ? "; squeue stopped answering, and the tasks may still run" : ""));
   return measured;
 }
 
@@ -155,16 +153,15 @@ Measured finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, Wait
 Measured wait_and_finish(const RunDirectory& dir, Plan& plan, const SlurmRun& slurm, const RunRequest& request,
                          const std::set<std::string>& jobs) {
   if (!request.slurm.wait) {
-    if (!request.quiet)
-      std::cerr << "orchestrate: not waiting (--no-wait): orchestrate --resume " << dir.path()
-                << " waits and finishes the run; orchestrate slurm merge " << dir.path()
-                << " merges what is there now\n";
+    request.log.progress("orchestrate: not waiting (--no-wait): orchestrate --resume " + dir.path() +
+                         " waits and finishes the run; orchestrate slurm merge " + dir.path() +
+                         " merges what is there now");
     Measured measured{{}, plan.schedule.sides};
     measured.result.dir = dir.path();
     measured.result.status = RunStatus::submitted;
     return measured;
   }
-  return finish(dir, plan, slurm, jobs.empty() ? WaitEnd::over : wait_for(jobs, request.quiet));
+  return finish(dir, plan, slurm, jobs.empty() ? WaitEnd::over : wait_for(jobs, request.log), request.log);
 }
 
 void check_sbatch_options(const std::vector<std::string>& options) {
@@ -271,10 +268,10 @@ Measured SlurmExecutor::measure(OpenRun& r, const RunRequest& request) {
   } catch (const std::exception& e) {
     throw refuse(e.what());
   }
-  if (!request.quiet)
-    std::cerr << "run directory: " << dir.path() << "\nslurm: submitted job " << job << ": " << slurm.shards.size()
-              << " shards of " << plan.instances.size() << " instances, " << plan.schedule.total_samples()
-              << " samples (" << dir.file("job.sbatch") << ")\n";
+  request.log.progress("run directory: " + dir.path());
+  request.log.progress("slurm: submitted job " + job + ": " + std::to_string(slurm.shards.size()) + " shards of " +
+                       std::to_string(plan.instances.size()) + " instances, " +
+                       std::to_string(plan.schedule.total_samples()) + " samples (" + dir.file("job.sbatch") + ")");
   Plan merged = plan;
   return wait_and_finish(dir, merged, slurm, request, {job});
 }
@@ -306,9 +303,9 @@ Measured SlurmExecutor::resume(const RunRequest& request) {
   } catch (const std::exception& e) {
     throw UsageError("--resume " + request.resume_dir + ": " + e.what());
   }
-  if (s.merge_only) return finish(dir, plan, slurm, WaitEnd::over);
+  if (s.merge_only) return finish(dir, plan, slurm, WaitEnd::over, request.log);
   if (dir.read_json("run.json").value("status", "") == "complete") {
-    if (!request.quiet) std::cerr << "orchestrate: " << request.resume_dir << " is complete; nothing to resume\n";
+    request.log.progress("orchestrate: " + request.resume_dir + " is complete; nothing to resume");
     Measured measured{{}, plan.schedule.sides};
     measured.result.dir = dir.path();
     measured.result.status = RunStatus::already_complete;
@@ -346,12 +343,12 @@ Measured SlurmExecutor::resume(const RunRequest& request) {
     run_info["resumed"].push_back(utc_timestamp());
     run_info["status"] = "running";
     dir.write_json("run.json", run_info);
-    if (!request.quiet)
-      std::cerr << "slurm: submitted job " << job << " for the " << missing.size() << " shards that lack samples ("
-                << (merged.samples_expected - merged.samples_recorded) << " samples)\n";
+    request.log.progress("slurm: submitted job " + job + " for the " + std::to_string(missing.size()) +
+                         " shards that lack samples (" +
+                         std::to_string(merged.samples_expected - merged.samples_recorded) + " samples)");
   }
-  if (!request.quiet && !queued_shards.empty())
-    std::cerr << "slurm: " << queued_shards.size() << " shards still have a task queued or running\n";
+  if (!queued_shards.empty())
+    request.log.progress("slurm: " + std::to_string(queued_shards.size()) + " shards still have a task queued or running");
   return wait_and_finish(dir, plan, slurm, request, live);
 }
 

@@ -12,6 +12,7 @@ namespace isobench::orchestrator {
 
 class SlurmExecutor final : public Executor {
  public:
+  using Executor::Executor;
   // The Slurm options against the plan: throws UsageError for options not fitting it (no
   // --shards, more shards than instances, --gpu/--gpus, --require-idle-gpu, --until-verdict,
   // multi-rank instances, an sbatch option that is not one).

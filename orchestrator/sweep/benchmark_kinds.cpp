@@ -11,7 +11,7 @@
 
 #include "kernels/catalog.hpp"
 #include "kernels/plugin_loader.hpp"
-#include "orchestrator/python/python_benchmark.hpp"
+#include "orchestrator/sweep/python_benchmark.hpp"
 #include "orchestrator/sweep/sweep_parser.hpp"
 
 namespace isobench::orchestrator::sweep_detail {

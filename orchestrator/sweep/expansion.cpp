@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "orchestrator/interrupt.hpp"
-#include "orchestrator/python/pytest_collection.hpp"
+#include "orchestrator/sweep/pytest_collection.hpp"
 #include "orchestrator/sweep/sweep_parser.hpp"
 
 namespace isobench::orchestrator::sweep_detail {

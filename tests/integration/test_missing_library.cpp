@@ -105,6 +105,7 @@ TEST_CASE("a missing libcublasLt leaves out the GEMMs of a CUDA run, and plans t
   RunRequest request;
   request.worker = worker;
   request.quiet = true;
+  request.log = Log::to_stderr(/*quiet=*/true);  // as orchestrate --quiet binds it
   const Planned p = plan_cuda(s, kMixed, request);
   const Sweep sweep = parse_sweep(kMixed, s.path("s.yaml"));
   REQUIRE(sweep.instances.size() == 5);

@@ -6,6 +6,7 @@
 
 #include "orchestrator/errors.hpp"
 #include "orchestrator/run/like_run.hpp"
+#include "orchestrator/run/sweep_plan.hpp"
 #include "temp_dir.hpp"
 
 using namespace isobench::orchestrator;
@@ -78,7 +79,7 @@ TEST_CASE("take_like_choices: inner counts, pins and sample-changing settings mo
   const LikeRun like = read_like_run(write_run(dir, "A", earlier));
 
   Plan plan = plan_of(kSweep);
-  take_like_choices(plan, like, {}, /*quiet=*/true);
+  take_like_choices(plan, like, {}, Log());
   CHECK(plan.instances[0].inner == 77);
   CHECK(plan.instances[0].replay == json{{"algo", 3}});
   CHECK(plan.instances[0].worker.measure.timer == "events");
@@ -88,7 +89,7 @@ TEST_CASE("take_like_choices: inner counts, pins and sample-changing settings mo
   SettingsOverrides timer;
   timer.set("timer", "graph");
   Plan flagged = plan_of(kSweep, timer);
-  CHECK_THROWS_WITH_AS(take_like_choices(flagged, like, timer, true),
+  CHECK_THROWS_WITH_AS(take_like_choices(flagged, like, timer, Log()),
                        ("--like " + (dir / "A") + ": --timer graph conflicts with its timer events "
                         "(cpu_spin[microseconds=10]); leave --timer out to measure like it, or drop --like")
                            .c_str(),
@@ -96,7 +97,7 @@ TEST_CASE("take_like_choices: inner counts, pins and sample-changing settings mo
   SettingsOverrides inner;
   inner.set("inner", 77);  // agrees with it
   Plan agreeing = plan_of(kSweep, inner);
-  take_like_choices(agreeing, like, inner, true);
+  take_like_choices(agreeing, like, inner, Log());
   CHECK(agreeing.instances[0].inner == 77);
 
   // The seed: taken, unless --seed says otherwise.

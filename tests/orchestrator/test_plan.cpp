@@ -7,6 +7,7 @@
 
 #include "ipc/instance_table.hpp"
 #include "orchestrator/plan.hpp"
+#include "orchestrator/run/sweep_plan.hpp"
 #include "orchestrator/sequential_plan.hpp"
 #include "orchestrator/sweep.hpp"
 

@@ -1,11 +1,11 @@
-// The python: benchmark kind in sweeps (orchestrator/python/python_benchmark.hpp and its place in
+// The python: benchmark kind in sweeps (orchestrator/sweep/python_benchmark.hpp and its place in
 // sweep.cpp): what an entry names, its ids, backend and family, and one exact message per
 // mistake. Whether the module imports is the zygote's to find (tests/integration/test_python.cpp).
 #include <doctest/doctest.h>
 
 #include <fstream>
 
-#include "orchestrator/python/python_benchmark.hpp"
+#include "orchestrator/sweep/python_benchmark.hpp"
 #include "orchestrator/sweep.hpp"
 #include "temp_dir.hpp"
 

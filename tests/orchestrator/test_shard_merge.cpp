@@ -9,6 +9,7 @@
 #include <set>
 
 #include "orchestrator/sample_journal.hpp"
+#include "orchestrator/run/sweep_plan.hpp"
 #include "orchestrator/slurm/shard_directory.hpp"
 #include "orchestrator/slurm/shard_merge.hpp"
 #include "orchestrator/sweep.hpp"

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "orchestrator/plan.hpp"
+#include "orchestrator/run/sweep_plan.hpp"
 #include "orchestrator/slurm/shard_plan.hpp"
 #include "orchestrator/sweep.hpp"
 

@@ -78,6 +78,25 @@ class CheckIncludes(unittest.TestCase):
         self.assertEqual(out.count("cycle between"), 1)
         self.assertIn("orchestrator/a/, orchestrator/b/, orchestrator/c/", out)
 
+    def test_a_folders_face_beside_it_is_in_its_room(self):
+        # orchestrator/sweep.hpp beside orchestrator/sweep/ is sweep's: a file of sweep/ that includes
+        # a room which includes sweep.hpp ties the two, though no file of sweep/ is included by name.
+        self.write("orchestrator/sweep.hpp", "orchestrator/errors.hpp")
+        self.write("orchestrator/errors.hpp")
+        self.write("orchestrator/sweep/expansion.cpp", "orchestrator/sweep.hpp", "orchestrator/python/collection.hpp")
+        self.write("orchestrator/python/collection.hpp", "orchestrator/sweep.hpp")
+        code, out = self.check()
+        self.assertEqual(code, 1)
+        self.assertIn("cycle between orchestrator/python/, orchestrator/sweep/:", out)
+        self.assertIn('orchestrator/python/ -> orchestrator/sweep/: orchestrator/python/collection.hpp:2: '
+                      '#include "orchestrator/sweep.hpp"', out)
+
+    def test_a_face_without_its_folder_stays_in_the_room_it_sits_in(self):
+        self.write("orchestrator/errors.hpp")
+        self.write("orchestrator/sweep.hpp", "orchestrator/errors.hpp")
+        self.write("orchestrator/python/collection.hpp", "orchestrator/sweep.hpp")
+        self.assertEqual(self.check(), (0, ""))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,4 +1,4 @@
-#include "orchestrator/python/python_benchmark.hpp"
+#include "orchestrator/sweep/python_benchmark.hpp"
 
 #include <algorithm>
 #include <array>

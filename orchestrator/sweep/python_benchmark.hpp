@@ -3,7 +3,7 @@
 // is loaded. Whether the module imports, has the function and takes the instances' parameters is
 // found by each side's zygote before anything is measured (orchestrator/python/zygote.hpp): the
 // orchestrator runs Python only in child processes (the zygotes, and the collector of a `pytest:`
-// entry's tests, orchestrator/python/pytest_collection.hpp).
+// entry's tests, orchestrator/sweep/pytest_collection.hpp).
 
 #include <string>
 

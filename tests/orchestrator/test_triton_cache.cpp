@@ -1,6 +1,7 @@
 // The Triton cache folder a side compiles into when none is given (orchestrator/python/
-// python_environments.hpp): one folder per compile environment, so that equal environments share
-// compiled kernels across runs and sides, and two compilers or two settings never do.
+// triton_cache.hpp): one folder per compile environment, so that equal environments share
+// compiled kernels across runs and sides, and two compilers or two settings never do; and the SASS
+// of the kernels compiled there (orchestrator/python/sass_step.hpp).
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -10,7 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/python/python_environments.hpp"
+#include "orchestrator/python/triton_cache.hpp"
+#include "orchestrator/python/sass_step.hpp"
 #include "orchestrator/run_directory.hpp"
 
 using namespace isobench::orchestrator;
@@ -101,7 +103,7 @@ TEST_CASE("the SASS of the kernels a worker left as cubins (python -m isobench.t
   {
     // Not started beside the measurement: made after it.
     RunLog log((dir / "log.txt").string());
-    SassStep((sides), (dir / "artifacts").string()).finish(log);
+    SassStep((sides), (dir / "artifacts").string()).finish(log, Log());
   }
   CHECK(read_text(triton / "0-k-w4/k.sass") == "  MOV R1 ;\n");
   CHECK(!fs::exists(triton / "0-k-w4/k.cubin"));
@@ -120,7 +122,7 @@ TEST_CASE("the SASS of the kernels a worker left as cubins (python -m isobench.t
     SassStep step(sides, (dir / "artifacts").string());
     step.start();
     step.start();  // once
-    step.finish(log);
+    step.finish(log, Log());
   }
   ::setenv("PATH", path.c_str(), 1);
   CHECK(read_text(triton / "0-k-w4/k.sass") == "  MOV R1 ;\n");
@@ -136,7 +138,7 @@ TEST_CASE("the SASS of the kernels a worker left as cubins (python -m isobench.t
     RunLog log((dir / "log1.txt").string());
     SassStep step(sides, (dir / "artifacts").string());
     step.start();
-    step.finish(log);
+    step.finish(log, Log());
   }
   CHECK(read_text(dir / "log1.txt").find("[sass]") == std::string::npos);
 
@@ -144,20 +146,28 @@ TEST_CASE("the SASS of the kernels a worker left as cubins (python -m isobench.t
   write_text(triton / "0-k-w4/k.cubin", "cubin bytes");
   write_text(triton / "kernels.json", R"({"schema_version": 1, "launches": [{"order": 0, "name": "k", "cubin": "0-k-w4/k.cubin"}]})");
   sides.record["sides"][0]["interpreter"] = "false";
+  std::vector<std::string> warned;
+  const Log warnings([&warned](LogLevel level, const std::string& line) {
+    if (level == LogLevel::warning) warned.push_back(line);
+  });
   {
     RunLog log((dir / "log2.txt").string());
-    SassStep((sides), (dir / "artifacts").string()).finish(log);
+    SassStep((sides), (dir / "artifacts").string()).finish(log, warnings);
   }
   CHECK(read_text(dir / "log2.txt").find("[sass] not made: exit 1") != std::string::npos);
+  REQUIRE(warned.size() == 1);
+  CHECK(warned[0].rfind("the SASS of the Triton kernels was not made: exit 1", 0) == 0);
+  warned.clear();
   // Failed beside the measurement: said once, not tried again after it.
   {
     RunLog log((dir / "log3.txt").string());
     SassStep step(sides, (dir / "artifacts").string());
     step.start();
-    step.finish(log);
+    step.finish(log, warnings);
   }
   const auto failed = read_text(dir / "log3.txt");
   CHECK(failed.find("[sass] not made: exit 1") != std::string::npos);
   CHECK(failed.find("[sass]") == failed.rfind("[sass]"));
+  CHECK(warned.size() == 1);
   fs::remove_all(dir);
 }

@@ -1,4 +1,4 @@
-#include "orchestrator/python/pytest_collection.hpp"
+#include "orchestrator/sweep/pytest_collection.hpp"
 
 #include <filesystem>
 #include <stdexcept>

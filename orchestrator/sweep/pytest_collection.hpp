@@ -6,7 +6,7 @@
 // isobench package of this build first on its path. Each such test is then a
 // Python benchmark (python_module: the file, python_function: the test's name in it), set up by
 // the zygote's bridge; each side's zygote collects the file again (in a run, while this collection
-// runs: EarlyZygotes, orchestrator/python/python_environments.hpp) and refuses a test it lacks.
+// runs: orchestrator/starters/python_starter.hpp) and refuses a test it lacks.
 
 #include <string>
 #include <vector>

@@ -1,0 +1,211 @@
+#include "orchestrator/python/python_sides.hpp"
+
+#include <filesystem>
+#include <map>
+
+#include "orchestrator/errors.hpp"
+#include "orchestrator/python/triton_cache.hpp"
+
+namespace isobench::orchestrator {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kPythonSchemaVersion = 1;
+
+// The load request's benchmarks: each module and function once, with the instances it sets up.
+nlohmann::json benchmarks_of(const Plan& plan) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const auto& p : plan.instances) {
+    const auto& w = p.worker;
+    if (w.python_module.empty()) continue;
+    const auto [it, added] = index.emplace(std::make_pair(w.python_module, w.python_function), benchmarks.size());
+    if (added) {
+      benchmarks.push_back({{"module", w.python_module}, {"function", w.python_function},
+                            {"instances", nlohmann::json::array()}});
+      if (!w.pytest.is_null()) benchmarks.back()["pytest"] = w.pytest;
+    }
+    benchmarks[it->second]["instances"].push_back({{"id", w.id}, {"params", w.params}, {"device", w.backend}});
+  }
+  return benchmarks;
+}
+
+// <build>/<relative> for the build whose bin/ holds `worker`.
+std::string beside_worker(const std::string& worker, const std::string& relative) {
+  return (fs::path(worker).parent_path().parent_path() / relative).lexically_normal().string();
+}
+
+// A new run's sides as python.json records them (the interpreter found, the Triton cache folder
+// chosen, the side's worker library and isobench package) of `count` sides, 2 in an A/B run.
+// `caches`: the TRITON_CACHE_DIR each side was given, "" where it got its environment's.
+std::vector<nlohmann::json> new_sides(const std::vector<std::string>& workers, std::size_t count,
+                                      const PythonOptions& options, const std::string& sweep_path,
+                                      const std::string& run_dir, std::vector<std::string>& caches) {
+  std::vector<nlohmann::json> sides;
+  for (std::size_t side = 0; side < count; ++side) {
+    PythonEnvironment env = side_environment(options, side, count == 2);
+    if (!run_dir.empty()) caches.push_back(default_triton_cache(env, run_dir, side));
+    nlohmann::json s = to_json(env);
+    const std::string& worker = workers.at(side);
+    s["library"] = beside_worker(worker, "lib/libisobench-worker.so");
+    s["package"] = beside_worker(worker, "python");
+    std::error_code ec;
+    if (!fs::is_regular_file(s["library"].get<std::string>(), ec))
+      throw UsageError(sweep_path + ": Python benchmarks need the worker library of the build of " + worker +
+                       ", and there is no " + s["library"].get<std::string>());
+    sides.push_back(std::move(s));
+  }
+  return sides;
+}
+
+// The zygote of a side as python.json records it, without its benchmarks.
+ZygoteSpec zygote_spec(const nlohmann::json& s, std::size_t side) {
+  ZygoteSpec spec;
+  spec.side = static_cast<std::uint32_t>(side);
+  try {
+    PythonEnvironment env;
+    env.interpreter = s.at("interpreter").get<std::string>();
+    env.variables = s.at("variables").get<std::vector<std::string>>();
+    env.pythonpath = s.at("pythonpath").get<std::vector<std::string>>();
+    spec.library = s.at("library").get<std::string>();
+    spec.environment = zygote_environment(env, s.at("package").get<std::string>());
+    spec.interpreter = env.interpreter;
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("python.json: side " + std::to_string(side) + ": " + e.what());
+  }
+  return spec;
+}
+
+std::string side_label(std::size_t side) { return "side " + std::to_string(side); }
+
+}  // namespace
+
+bool has_python(const Plan& plan) {
+  for (const auto& p : plan.instances)
+    if (!p.worker.python_module.empty()) return true;
+  return false;
+}
+
+EarlyZygotes::EarlyZygotes(const PythonOptions& options, const std::vector<std::string>& workers,
+                           const std::string& run_dir) {
+  try {
+    std::vector<std::string> caches;
+    const auto sides = new_sides(workers, workers.size(), options, "", run_dir, caches);
+    for (std::size_t side = 0; side < sides.size(); ++side)
+      zygotes_.push_back(std::make_shared<Zygote>(zygote_spec(sides[side], side)));
+  } catch (const std::exception&) {
+    // No interpreter, no worker library, a malformed option: the plan's start says so in its
+    // own words, after what the sweep and the plan refuse first.
+    zygotes_.clear();
+  }
+}
+
+std::vector<LogLine> EarlyZygotes::import_pytest(const std::string& file, const std::vector<std::string>& args) {
+  std::vector<LogLine> log;
+  for (std::size_t side = 0; side < zygotes_.size(); ++side) {
+    zygotes_[side]->import_pytest(file, args);
+    log.push_back({utc_timestamp(), "zygote-early",
+                   side_label(side) + ": pid " + std::to_string(zygotes_[side]->pid()) +
+                       ", started ahead of the plan, imports " + file + " while it is collected"});
+  }
+  return log;
+}
+
+std::shared_ptr<Zygote> EarlyZygotes::take(std::size_t side, const ZygoteSpec& spec) {
+  if (side >= zygotes_.size() || !zygotes_[side]) return nullptr;
+  const auto& early = zygotes_[side]->spec();
+  if (early.interpreter != spec.interpreter || early.environment != spec.environment || early.library != spec.library)
+    return nullptr;
+  // An older build's zygote refuses the import request and exits: the plan starts that side anew.
+  if (zygotes_[side]->ended()) return nullptr;
+  return std::move(zygotes_[side]);
+}
+
+std::vector<LogLine> EarlyZygotes::finish() {
+  std::vector<LogLine> log;
+  for (std::size_t side = 0; side < zygotes_.size(); ++side)
+    if (zygotes_[side]) {
+      log.push_back({utc_timestamp(), "zygote-early",
+                     side_label(side) + ": pid " + std::to_string(zygotes_[side]->pid()) +
+                         " stopped: the plan did not take it"});
+      zygotes_[side].reset();
+    }
+  return log;
+}
+
+PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>& workers, const PythonOptions& options,
+                               const RunDirectory* resumed, const std::string& sweep_path, const Log& log,
+                               const std::string& run_dir, EarlyZygotes* early) {
+  PythonSides out;
+  if (!has_python(plan)) {
+    if (options.any_given())
+      throw UsageError(sweep_path + ": the Python options (--python, --python-env, ...) are for Python benchmarks, "
+                             "and this sweep has none");
+    return out;
+  }
+  std::vector<nlohmann::json> sides;
+  if (resumed) {
+    if (options.any_given())
+      throw UsageError("--resume: the run uses the Python environments its python.json records; the Python "
+                             "options are not taken");
+    try {
+      const auto recorded = resumed->read_json("python.json");
+      check_schema_version(recorded, resumed->file("python.json"));
+      for (const auto& s : recorded.at("sides")) sides.push_back(s);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("--resume: ") + e.what());
+    }
+  } else {
+    std::vector<std::string> caches;
+    sides = new_sides(workers, plan.schedule.sides, options, sweep_path, run_dir, caches);
+    // Folders of the sides' own environments are shared only by equal environments; folders the
+    // user gave are shared whatever the sides' settings.
+    if (caches.size() == 2 && !caches[0].empty() && caches[0] == caches[1])
+      log.warning("both sides compile Triton kernels into " + caches[0] + " (TRITON_CACHE_DIR): a compiler switch "
+                  "that is not part of Triton's cache key would reach both; leave TRITON_CACHE_DIR unset, and each "
+                  "side gets the folder of its own environment");
+  }
+  const auto benchmarks = benchmarks_of(plan);
+  for (std::size_t side = 0; side < sides.size(); ++side) {
+    ZygoteSpec spec = zygote_spec(sides[side], side);
+    if (auto zygote = early ? early->take(side, spec) : nullptr) {
+      zygote->load(benchmarks);
+      out.zygotes.push_back(std::move(zygote));
+      continue;
+    }
+    spec.benchmarks = benchmarks;
+    out.zygotes.push_back(std::make_shared<Zygote>(std::move(spec)));
+  }
+  for (std::size_t side = 0; side < out.zygotes.size(); ++side) {
+    try {
+      out.zygotes[side]->wait_ready();
+    } catch (const std::exception& e) {
+      const std::string who = sides.size() > 1 ? std::string(kPythonSideNames[side]) + ": " : "";
+      throw UsageError(sweep_path + ": " + who + e.what());
+    }
+  }
+  out.record = {{"schema_version", kPythonSchemaVersion}, {"sides", sides}};
+  return out;
+}
+
+void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDirectory& dir, RunLog& log,
+                         const Log& warnings) {
+  if (sides.zygotes.empty()) return;
+  for (std::size_t side = 0; side < sides.zygotes.size(); ++side) {
+    auto& zygote = *sides.zygotes[side];
+    zygote.attach(dir.file("workers.log"), log);
+    for (const auto& note : zygote.ready().value("notes", std::vector<std::string>{})) {
+      log.write("zygote-note", "side " + std::to_string(side) + ": " + note);
+      warnings.warning(note);
+    }
+    auto& recorded = sides.record["sides"][side];
+    recorded["zygote"] = zygote.ready();
+    recorded["zygote"].erase("op");
+    runner.workers.at(side).launcher = sides.zygotes[side];
+  }
+  dir.write_json("python.json", sides.record);
+}
+
+}  // namespace isobench::orchestrator

@@ -1,0 +1,77 @@
+#include "orchestrator/starters/python_starter.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "orchestrator/python/sass_step.hpp"
+#include "orchestrator/sweep/pytest_collection.hpp"
+
+namespace isobench::orchestrator {
+
+namespace {
+
+// A `pytest:` file's tests, collected in the baseline side's environment; the run log's line of it
+// goes into `log`.
+std::vector<CollectedTest> collect_pytest_logged(const PythonOptions& options, const std::string& file,
+                                                 const std::string& select, const std::vector<std::string>& args,
+                                                 std::vector<LogLine>& log) {
+  const auto began = std::chrono::steady_clock::now();
+  const std::string python = pytest_collector_python(options);
+  auto tests = collect_pytest_tests(file, select, args, python, pytest_collector_variables(options));
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.2f", took.count());
+  log.push_back({utc_timestamp(), "pytest-collection",
+                 file + ": " + std::to_string(tests.size()) + " tests collected by " +
+                     (python.empty() ? "python3" : python) + " in " + seconds + " s"});
+  return tests;
+}
+
+// The zygotes of a run, handed to the runner once its directory exists, and the SASS step after.
+class PythonSidesStarted final : public StartedSides {
+ public:
+  PythonSidesStarted(PythonSides sides, Log log) : sides_(std::move(sides)), log_(std::move(log)) {}
+
+  void attach(RunnerOptions& runner, const RunDirectory& dir, RunLog& log) override {
+    attach_python_sides(sides_, runner, dir, log, log_);
+    sass_.emplace(sides_, runner.artifact_root);
+    runner.on_sides_reported = [this] { sass_->start(); };
+  }
+
+  void finish(RunLog& log) override {
+    if (sass_) sass_->finish(log, log_);
+  }
+
+ private:
+  PythonSides sides_;
+  Log log_;
+  std::optional<SassStep> sass_;
+};
+
+}  // namespace
+
+void PythonStarter::prepare_loading(SweepLoadOptions& options, const std::vector<std::string>& workers,
+                                    std::function<std::string(const std::string&)> run_dir,
+                                    std::vector<LogLine>& start_log, const Log&) {
+  options.collect_pytest = [this, workers, run_dir, &start_log](const std::string& sweep_name, const std::string& file,
+                                                                const std::string& select,
+                                                                const std::vector<std::string>& args) {
+    if (!early_) early_.emplace(options_, workers, run_dir(sweep_name));
+    for (auto& line : early_->import_pytest(file, args)) start_log.push_back(std::move(line));
+    return collect_pytest_logged(options_, file, select, args, start_log);
+  };
+}
+
+std::unique_ptr<StartedSides> PythonStarter::start(const Plan& plan, const StartContext& context,
+                                                   std::vector<LogLine>& start_log) {
+  auto sides = start_python_sides(plan, context.workers, options_, context.resumed, context.sweep_path, context.log,
+                                  context.run_dir, early_ ? &*early_ : nullptr);
+  if (early_) {
+    for (auto& line : early_->finish()) start_log.push_back(std::move(line));
+    early_.reset();
+  }
+  if (sides.zygotes.empty()) return nullptr;
+  return std::make_unique<PythonSidesStarted>(std::move(sides), context.log);
+}
+
+}  // namespace isobench::orchestrator

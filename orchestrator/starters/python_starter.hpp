@@ -1,0 +1,34 @@
+#pragma once
+// The worker starter of runs with Python benchmarks (docs/python.md): a zygote per side imports
+// the benchmarks once and forks each of that side's workers (orchestrator/python/).
+//
+// A `pytest:` file is imported by its collection and by each side's zygote, seconds each (torch,
+// Triton): the zygotes start with the first file and import it while the collector does, rather
+// than after the plan (EarlyZygotes, orchestrator/python/python_sides.hpp), so the run starts
+// after the longer of the two rather than their sum. The collector still decides the plan, as for
+// calibrate and bisect. Once the run directory exists the sides are recorded in python.json, and
+// after the samples the SASS of the Triton kernels the workers recorded is made (SassStep).
+// A plan without Python benchmarks starts nothing: the runner spawns the worker executables.
+
+#include <optional>
+
+#include "orchestrator/python/python_sides.hpp"
+#include "orchestrator/run/worker_starter.hpp"
+
+namespace isobench::orchestrator {
+
+class PythonStarter final : public WorkerStarter {
+ public:
+  explicit PythonStarter(PythonOptions options) : options_(std::move(options)) {}
+  void prepare_loading(SweepLoadOptions& options, const std::vector<std::string>& workers,
+                       std::function<std::string(const std::string&)> run_dir, std::vector<LogLine>& start_log,
+                       const Log& log) override;
+  std::unique_ptr<StartedSides> start(const Plan& plan, const StartContext& context,
+                                      std::vector<LogLine>& start_log) override;
+
+ private:
+  PythonOptions options_;
+  std::optional<EarlyZygotes> early_;
+};
+
+}  // namespace isobench::orchestrator
