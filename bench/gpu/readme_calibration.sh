@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's headline calibration re-measured on the current defaults (README.md, "Measured on
+# The headline calibration re-measured on the current defaults (docs/evidence.md, "Measured on
 # an H200"): no measurement flag is given, so every setting is the default of the build carried
 # (timer, inner count, pre-start, context gate), and the run records which.
 #   bench/gpu/readme_calibration.sh OUT_DIR [part]     part: modes | ab | all (default)
