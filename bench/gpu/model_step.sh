@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The BERT-large training step on the H200 (issue 20, docs/model-workloads.md): the step in its
+# The BERT-large training step on the H200 (docs/model-workloads.md): the step in its
 # three modes with the per-iteration accounting and one trace per instance, an A/B of a real
 # change found at kernel level, and the step's checks. Sample counts are small to fit one short
 # device call (6 samples per instance, 8 per side in the A/B): enough to see the modes and the

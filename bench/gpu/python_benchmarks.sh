@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python benchmarks on the H200 (issue 18, docs/python.md): torch and Triton kernels as python:
+# Python benchmarks on the H200 (docs/python.md): torch and Triton kernels as python:
 # benchmarks, run by a zygote per side that forks a worker per sample or batch. What it checks,
 # part by part (device time estimated from the issue's figures: 5 s to import torch, about 0.5 s
 # per forked worker):
