@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How long the pytest route takes to start against the python: route (issue 30: within 1.2x).
+# How long the pytest route takes to start against the python: route (the goal: within 1.2x).
 # Both run `orchestrate ab` on the same two CPU benchmarks in a module whose import takes
 # IMPORT_SECONDS (a time.sleep at import, standing in for torch and Triton), the two sides apart
 # by their --baseline-pythonpath and --candidate-pythonpath: `ab --pytest` on a pytest-benchmark

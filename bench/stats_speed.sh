@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Wall time of the statistics through the command line (docs/results/stats-speed.md):
 #   bench/stats_speed.sh BUILD_DIR [RAW_TAR]
-# `orchestrate compare --samples` on seeded lognormal samples (5% noise) at 50 and 200 per side,
-# A/A and 4% slower, and 54 vs 49 at 4% (p about 3e-5 in issue 30); then `orchestrate calibrate
-# --resume` on a fresh copy of the 12-run Python calibration of docs/results/2026-12-01-h200-d
-# (raw.tar.xz, session-d2/python/calibrate). Each compare runs 3 times, the calibration once;
-# every time is printed, with the CPU time (user + system) beside the wall time.
+# `orchestrate compare --samples` on seeded lognormal samples (5% noise) at 50 and 200 per side, A/A
+# and 4% slower, and 54 vs 49 at 4% (its p lies a hair from alpha, so the permutation draws run
+# longest); then `orchestrate calibrate --resume` on a fresh copy of the 12-run Python calibration
+# of docs/results/2026-12-01-h200-d (raw.tar.xz, session-d2/python/calibrate). Each compare runs 3
+# times, the calibration once; every time is printed, with the CPU time (user + system) beside the
+# wall time.
 set -euo pipefail
 build=${1:?usage: bench/stats_speed.sh BUILD_DIR [RAW_TAR]}
 raw=$(realpath "${2:-docs/results/2026-12-01-h200-d/raw.tar.xz}")

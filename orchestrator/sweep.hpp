@@ -118,9 +118,9 @@ class SettingsOverrides {
   nlohmann::json values_ = nlohmann::json::object();
 };
 
-// What one sweep may hold, refused with the limit named before anything is built. At 1,000,000
-// instances planning took two minutes and 8 GB before the kernel's OOM killer ended it; 90,000
-// instances plan in about 3 s with 1.1 GB (a 23 GB machine, 2 busy cores, 2026-12-01).
+// What one sweep may hold, refused with the limit named before anything is built: planning ten
+// times this many instances ran into the OOM killer on a 23 GB machine, where this many plan in
+// seconds (docs/evidence.md#behind-the-code).
 inline constexpr std::size_t kMaxSweepInstances = 100'000;
 inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;
 

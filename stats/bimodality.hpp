@@ -1,7 +1,7 @@
 #pragma once
 // Whether a sample splits into two clusters, so that a median or a ratio of medians describes
-// neither (a clock or cache state flipping between samples: an RMSNorm under the graph timer
-// measured 7 samples near 132 us and 8 near 148-154 us).
+// neither (a clock or cache state flipping between samples, as an RMSNorm's did under the graph
+// timer on the H200: docs/evidence.md#behind-the-code).
 //
 // The rule (a gap test on the sorted values): the sample is bimodal when, at some split of the
 // sorted values that leaves at least max(3, n/5) on each side, the gap between the two clusters

@@ -73,8 +73,8 @@ BrunnerMunzelResult brunner_munzel(std::span<const double> x, std::span<const do
 
 // brunner_munzel without the asymptotic p-value where the permutation p is the answer
 // (asymptotic_p_value NaN there; every other field the same), for simulations that ask only for
-// p and the effect's direction: the Student t's incomplete beta was 3-4% of a calibration's
-// analysis, spent on a number nothing read.
+// p and the effect's direction: the Student t's incomplete beta showed in a calibration's
+// profile, spent on a number nothing read (docs/evidence.md#behind-the-code).
 BrunnerMunzelResult brunner_munzel_permutation(std::span<const double> x, std::span<const double> y,
                                                Alternative alternative, BrunnerMunzelDistribution distribution,
                                                const PermutationOptions& permutation);

@@ -65,7 +65,8 @@ struct LogsOf {
 };
 
 // The same for a level: a Monte Carlo p-value's looks ask about the same few levels again and
-// again (their logarithms were 7% of a calibration's analysis), so the last levels' are kept.
+// again (their logarithms showed in a calibration's profile: docs/evidence.md#behind-the-code), so
+// the last levels' are kept.
 LogsOf level_logs(double level) {
   const auto bits = std::bit_cast<std::uint64_t>(level);
   return kept<16>(level, bits ^ (bits >> 29) ^ (bits >> 47),

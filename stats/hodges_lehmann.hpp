@@ -40,13 +40,14 @@ HodgesLehmannRatio hodges_lehmann_interval(std::span<const double> baseline,
                                            std::span<const double> candidate,
                                            double confidence = 0.95);
 
-// Whether hodges_lehmann_interval(baseline, candidate, confidence).lo > bound, the same answer
-// from counts of the pairs whose log difference lies at or below a cut just either side of
-// ln(bound) (two pointers over the sorted logarithms, O(n + m) each), where the interval takes
-// two order statistics of all n m differences: a power simulation asks only this of each
-// simulated comparison (SLOWER needs the lower end above 1 + threshold), and the order
-// statistics were 8% of a calibration's analysis. The k-th difference is taken only where it
-// lies within 1e-12 of ln(bound), where exp's rounding could decide. Throws as hodges_lehmann_ratio.
+// Whether hodges_lehmann_interval(baseline, candidate, confidence).lo > bound, the same answer from
+// counts of the pairs whose log difference lies at or below a cut just either side of ln(bound)
+// (two pointers over the sorted logarithms, O(n + m) each), where the interval takes two order
+// statistics of all n m differences: a power simulation asks only this of each simulated comparison
+// (SLOWER needs the lower end above 1 + threshold), and the order statistics showed in a
+// calibration's profile (docs/evidence.md#behind-the-code). The k-th difference is taken only where
+// it lies within 1e-12 of ln(bound), where exp's rounding could decide. Throws as
+// hodges_lehmann_ratio.
 bool hodges_lehmann_lower_exceeds(std::span<const double> baseline, std::span<const double> candidate,
                                   double confidence, double bound);
 

@@ -11,9 +11,9 @@ namespace isobench::stats {
 // specified bit for bit, but std::uniform_int_distribution and std::shuffle are not.
 
 // The numbers of std::mt19937_64 seeded with the same value, bit for bit (test_random checks
-// millions), with its refill written out: libstdc++'s took about three times as long a number
-// (9.3 against 3.3 ns in a loop on the 2-core machine), and the power simulations' resampling
-// draws hundreds of millions.
+// millions), with its refill written out: libstdc++'s took several times as long a number
+// (docs/evidence.md#behind-the-code), and the power simulations' resampling draws hundreds of
+// millions.
 class Mt19937_64 {
  public:
   using result_type = std::uint64_t;
@@ -72,8 +72,8 @@ std::uint64_t lemire_below(Engine& engine, std::uint64_t bound) {
 }  // namespace detail
 
 // Uniform integer in [0, bound), bound > 0, without bias (rejection). Inline: the power
-// simulations' resampling calls it for every simulated value (out of line, the call was 3% of a
-// calibration's analysis).
+// simulations' resampling calls it for every simulated value (out of line, the call showed in a
+// calibration's profile: docs/evidence.md#behind-the-code).
 std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t bound);
 inline std::uint64_t uniform_below(Mt19937_64& engine, std::uint64_t bound) { return detail::lemire_below(engine, bound); }
 

@@ -167,8 +167,8 @@ void in_two_threads(Own&& own_part, Helper&& helper_part) {
 
 // Every labelling's statistic of untied samples, ascending. From 2^18 labellings two threads
 // build it, one the labellings with the smallest value labelled x and one those with it
-// labelled y, each sorting its half, and the halves are merged: the same table, where one thread
-// took 0.29 s for 12 per side (2.7 million labellings).
+// labelled y, each sorting its half, and the halves are merged: the same table, sooner (one
+// thread's build was a noticeable wait at 12 per side: docs/evidence.md#behind-the-code).
 std::vector<double> exact_table(const TiedLabelling& untied, double labellings) {
   const auto part = [&](std::optional<std::size_t> first) {
     std::vector<double> t;
@@ -209,8 +209,8 @@ class DrawEngine {
     return result;
   }
   // Uniform in [0, bound), bound > 0: Lemire's multiply-and-shift, as stats::uniform_below
-  // (detail::lemire_below, written again: through the template the draws took 20-40% longer in a
-  // microbenchmark here).
+  // (detail::lemire_below, written again: through the template the draws were measurably slower;
+  // docs/evidence.md#behind-the-code).
   std::uint64_t below(std::uint64_t bound) {
     __extension__ using wide = unsigned __int128;
     wide product = static_cast<wide>((*this)()) * bound;
@@ -302,8 +302,8 @@ class LabellingDraws {
   // Up to 64 untied values: the x positions as the bits of one word, chosen by Floyd's algorithm
   // (a uniform n_x-subset from n_x draws, no array to shuffle or clear): draw r below j + 1 and
   // take r, or j where r is taken already. Without a branch on which (r's bit is set again where
-  // taken, j's only where r was taken): the branch went each way often enough to mispredict about
-  // a third of the time, and the draws took twice as long.
+  // taken, j's only where r was taken): the branch went each way often enough to be
+  // mispredicted, which slowed the draws (docs/evidence.md#behind-the-code).
   double small_untied_statistic() {
     const std::size_t total = positions_.size();
     std::uint64_t mask = 0;

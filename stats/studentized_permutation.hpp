@@ -41,7 +41,8 @@ struct PermutationPValue {
 };
 
 // Limits of the exact enumeration. Per call it walks every choice of per-group counts, up to
-// kExactCompositions of them (about 1 ms; heavily tied samples of 30 a side have that many).
+// kExactCompositions of them (a small cost per call; heavily tied samples of 30 a side have that
+// many).
 // Untied samples of one size all share one
 // distribution, so up to kExactTableLabellings it is enumerated once per (n_x, n_y), kept, and
 // each p-value is then a binary search (n = 12 per side: 2.7 million labellings, once).

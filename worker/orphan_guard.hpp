@@ -1,6 +1,6 @@
 #pragma once
 // A worker never outlives its run. Once an orchestrator killed with SIGKILL left its worker
-// waiting for a measure permit for 24 minutes. While an OrphanGuard lives:
+// waiting for a measure permit long after the run was gone. While an OrphanGuard lives:
 //
 //   - the orchestrator's death stops the worker at once. A thread sleeps in poll() on a pidfd
 //     of the orchestrator (the segment header's owner_pid) and wakes when it exits: no periodic

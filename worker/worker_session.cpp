@@ -224,14 +224,14 @@ class Session {
 
   // The timer that takes this worker's samples of the instance, made here, in the set-up, rather
   // than at its first sample. A CUDA timer's making is a warm-up launch, the graph capture of the
-  // inner launches and the graph's first replay: on the H200, 119 ms of a Python worker's 176 ms
-  // measuring phase (4 instances) went to it, while the next worker waited for the measure
-  // permit. Here it runs beside the next worker's context creation, as the warm-up does; nothing
-  // in it is timed. Left to the first sample: a worker that only calibrates or describes, an
-  // instance without a pinned inner count, realloc (every sample makes its own), a slowdown to
-  // calibrate (its calibration times the kernel, which must not run beside a context creation),
-  // a command (its timer is its program) and rank groups (their timers launch collectives, in
-  // the order the samples take).
+  // inner launches and the graph's first replay: on the H200, most of a Python worker's measuring
+  // phase went to it (docs/evidence.md#behind-the-code), while the next worker waited for the
+  // measure permit. Here it runs beside the next worker's context creation, as the warm-up does;
+  // nothing in it is timed. Left to the first sample: a worker that only calibrates or describes,
+  // an instance without a pinned inner count, realloc (every sample makes its own), a slowdown to
+  // calibrate (its calibration times the kernel, which must not run beside a context creation), a
+  // command (its timer is its program) and rank groups (their timers launch collectives, in the
+  // order the samples take).
   void make_measuring_timer(std::uint32_t index, PreparedInstance& p) {
     const std::uint32_t inner = seg_.instance(index).inner;
     const auto& spec = *p.spec;

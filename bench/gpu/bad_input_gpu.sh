@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bad-input battery's GPU cases (issue 16 item 7), which the CPU battery
+# The bad-input battery's GPU cases, which the CPU battery
 # (tests/integration/test_bad_input_battery) cannot reach: a GPU index or list the machine does
 # not have, a sweep past the GPU's memory, a CPU kernel on --device cuda, and Ctrl-C during a GPU
 # run followed by --resume. About a minute on one H200.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 31 on a GPU: `orchestrate bisect` over a git history of a Triton softmax module, 8 commits
+# `orchestrate bisect` on a GPU, over a git history of a Triton softmax module, 8 commits
 # after GOOD, the fifth of which adds one more elementwise pass over the output (a real
 # regression of about one more read and write of it). The "build" copies the module into
 # {out}/py, which each side imports through --python-path. orchestrate comes from PATH (the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The context gate of issue 9 (docs/results/2026-11-29-h200-d), each part in one call so the
+# The context gate (docs/results/2026-11-29-h200-d), each part in one call so the
 # machine starts once: throughput, disturbance, power and an A/A calibration with the gate. Every worker now creates its CUDA context only while no worker
 # measures, and is released into measuring only once every earlier worker has exited.
 #   bench/gpu/context_gate.sh OUT_DIR [part]     part: gate (default) | overlap

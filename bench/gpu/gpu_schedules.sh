@@ -7,8 +7,8 @@
 # two (for a 2-GPU machine): throughput of --gpus 0,1 against --gpu 0, and A/A across GPUs: the
 # same sweep dealt 0,1 and 1,0 (every instance on the other GPU) compared --gpu-match model,
 # against two runs dealt alike.
-# (Named h200_measure_f.sh when session F ran part one; issue 23's `h200_measure_f.sh OUT two` is
-# `gpu_schedules.sh OUT two`.)
+# (Named h200_measure_f.sh when session F ran part one; `h200_measure_f.sh OUT two`, as older
+# notes call the two-GPU part, is `gpu_schedules.sh OUT two`.)
 out=${1:?usage: gpu_schedules.sh OUT_DIR [one|two]}
 part=${2:-one}
 source "$(dirname "$0")/preamble.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `import torch` costs the zygotes on the H200, and whether it is bytecode (issue 30, item 2):
+# What `import torch` costs the zygotes on the H200, and whether it is bytecode:
 # the interpreter's environment (PYTHONDONTWRITEBYTECODE, the .pyc files beside torch's and
 # Triton's sources), then bench/gpu/softmax_mod.py's import (torch, Triton, the module) in fresh
 # interpreters, alternately as the environment is and with bytecode kept under OUT/pycache

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""How long CUDA workers live on after their orchestrator is killed with SIGKILL (issue 16 item 8;
-the CPU side is tests/integration/test_killed_orchestrator.cpp). For each case it starts a real
-run of a small CUDA sweep, waits until samples are journaled and the case's workers are alive,
-kills orchestrate with SIGKILL and watches /proc in a loop (a pass takes a few ms): the time from the kill until
-each process below it has ended (or is a zombie), and what nvidia-smi lists as compute processes
-afterwards. It is the processes' subreaper (PR_SET_CHILD_SUBREAPER), so orphans stay visible.
+"""How long CUDA workers live on after their orchestrator is killed with SIGKILL (a run that dies
+must leave no worker behind; the CPU side is tests/integration/test_killed_orchestrator.cpp). For
+each case it starts a real run of a small CUDA sweep, waits until samples are journaled and the
+case's workers are alive, kills orchestrate with SIGKILL and watches /proc in a loop (a pass takes a
+few ms): the time from the kill until each process below it has ended (or is a zombie), and what
+nvidia-smi lists as compute processes afterwards. It is the processes' subreaper
+(PR_SET_CHILD_SUBREAPER), so orphans stay visible.
 
 Cases: per-sample with two workers pre-started (waiting for release, with their CUDA contexts),
-per-batch in the middle of a round of samples that last seconds, and SIGTERM sent to one measuring worker of a live run (the
-issue saw a worker ignore SIGTERM for seconds): the time until it is gone.
+per-batch in the middle of a round of samples that last seconds, and SIGTERM sent to one measuring
+worker of a live run (one was once seen to ignore SIGTERM for seconds): the time until it is gone.
 
 Usage, from the repository root on the GPU machine, after `scripts/build.sh device`:
     python3 bench/gpu/killed_orchestrator_check.py OUT_DIR [BIN_DIR]   (BIN_DIR: build-device/bin)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The BERT-large training step on the H200 (issue 20, docs/model-workloads.md): the step in its
+# The BERT-large training step on the H200 (docs/model-workloads.md): the step in its
 # three modes with the per-iteration accounting and one trace per instance, an A/B of a real
 # change found at kernel level, and the step's checks. Sample counts are small to fit one short
 # device call (6 samples per instance, 8 per side in the A/B): enough to see the modes and the
@@ -10,7 +10,7 @@
 #            (sequential), --record-kernels                                               ~40 s
 #   ab       bench/gpu/model_step_ab.yaml: graph 8x128, fused AdamW against foreach AdamW
 #            (--candidate-set adamw=foreach), a fresh worker per round, --record-kernels:
-#            about 7.5 s a worker on 2026-12-01 (16 of them and one describe)           ~130 s
+#            16 workers and one describe                                                ~130 s
 #   aa       (not in the default) bench/gpu/model_step_aa.yaml: calibrate --modes ab of the graph
 #            step against itself, ISOBENCH_AA_RUNS runs (default 3: 3 A/A comparisons), about
 #            6 s a worker                                                                 ~300 s

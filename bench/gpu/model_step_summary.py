@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of bench/gpu/model_step.sh (issue 20): per instance of a model-step run, the ms per
+"""The table of bench/gpu/model_step.sh: per instance of a model-step run, the ms per
 iteration (median of the timed samples), and from the untimed record pass (kernels.json's
 "iteration", docs/model-workloads.md) the kernel launches per iteration, GPU time, host enqueue
 and its share of GPU time, synchronisations, the flags, and the top five kernels; then whether

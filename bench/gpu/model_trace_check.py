@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Does each iteration trace of a model-step run hold exactly one training step? (issue 20)
+"""Does each iteration trace of a model-step run hold exactly one training step?
 
 tools/check_trace.py checks the schema and that a trace has one iteration slice; this counts what
 one step must contain, independently of the slice: the optimizer's fused AdamW kernels (AdamW

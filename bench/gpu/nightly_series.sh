@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 21's H200 acceptance: a nightly series measured for real. RUNS runs (default 22) of
-# bench/gpu/nightly_series.yaml, back to back, every run after the first `--like` the first: runs
-# 1..RUNS/2 with the default worker, the rest with isobench-worker-slow3-cast-rmsnorm (a real 3%
-# regression compiled into the cast and RMSNorm kernels only; tests/integration/CMakeLists.txt).
-# The history, its regressions, compare and the report are read from the run directories
-# afterwards (on any machine: nothing there touches the GPU; docs/results/ says where they ran).
+# Does the history find a real regression in a nightly series measured for real? RUNS runs (default
+# 22) of bench/gpu/nightly_series.yaml, back to back, every run after the first `--like` the first:
+# runs 1..RUNS/2 with the default worker, the rest with isobench-worker-slow3-cast-rmsnorm (a real
+# 3% regression compiled into the cast and RMSNorm kernels only; tests/integration/CMakeLists.txt).
+# The history, its regressions, compare and the report are read from the run directories afterwards
+# (on any machine: nothing there touches the GPU; docs/results/ says where they ran).
 #
 #   ISOBENCH_BIN=build-stage/bin bench/gpu/nightly_series.sh OUT_DIR [RUNS]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What issue 21's H200 acceptance asks of a nightly series (bench/gpu/nightly_series.sh OUT_DIR
+# What a nightly series must show to pass (bench/gpu/nightly_series.sh OUT_DIR
 # measured it): the runs into one history (labelled by the build each ran), the change points
 # (`history regressions`, exit 1 expected: the slowed instances are SLOWER), `compare` of two
 # --like runs (every instance joined), the HTML report and its screenshot in headless Chromium.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The pytest route's collection with and without the kept rewritten plugin modules (issue 30,
-# item 2; python/isobench/pytest_bridge.py, _keep_rewritten_modules): the orchestrator's collector
+# The pytest route's collection with and without the kept rewritten plugin modules
+# (python/isobench/pytest_bridge.py, _keep_rewritten_modules): the orchestrator's collector
 # (isobench.pytest_bridge collect) of bench/gpu/python_ab_speed.sh's test file, alternately with
 # ISOBENCH_PYTEST_REWRITE_CACHE=off (pytest rewrites every plugin module, as before) and with the
 # cache under OUT/rewrite-cache (the first such collection writes it, the later ones read it);

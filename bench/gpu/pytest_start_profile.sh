@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Where the pytest route's start goes on the H200 (issue 30, item 2: the pytest route within 1.2x
-# of the python: route): before its first worker, `ab --pytest` has the file collected by three
+# Where the pytest route's start goes on the H200 (the goal: the pytest route within 1.2x of the
+# python: route): before its first worker, `ab --pytest` has the file collected by three
 # interpreters at once (the orchestrator's collector and each side's zygote), where the python:
 # route imports the module in two. This times the pieces of that start, alone and at once, with
 # the test file and folders of bench/gpu/python_ab_speed.sh:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time to a verdict of a Python A/B on the H200 (issue 30, item 2): a Triton row softmax over 4
+# Time to a verdict of a Python A/B on the H200: a Triton row softmax over 4
 # shapes (bench/gpu/python_ab_speed.yaml; bench/gpu/softmax_mod.py in three folders: a and b the
 # same file, c with an extra pass), each command's wall time in OUT/commands.log:
 #

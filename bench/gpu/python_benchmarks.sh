@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Python benchmarks on the H200 (issue 18, docs/python.md): torch and Triton kernels as python:
+# Python benchmarks on the H200 (docs/python.md): torch and Triton kernels as python:
 # benchmarks, run by a zygote per side that forks a worker per sample or batch. What it checks,
-# part by part (device time estimated from the issue's figures: 5 s to import torch, about 0.5 s
-# per forked worker):
+# part by part (device time estimated, to plan the calls):
 #
 #   checks    the examples' outputs against references on small shapes (pytest,
 #             examples/python/test_examples.py)                                          ~20 s

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a fresh interpreter per sample costs (bench/gpu/python_benchmarks.sh, part cost): RUNS
 interpreters, one after another, that import torch and run one bf16 4096^3 matmul on the GPU,
-each timed from start to exit. The issue measured 4.2-5.1 s each on the H200.
+each timed from start to exit (what it measured on the H200: docs/results/2026-12-01-h200-d/).
 
     python_fresh_interpreter.py --runs 3 --out fresh-interpreter.json
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The figures of bench/gpu/python_benchmarks.sh, read from what it wrote into OUT_DIR, set
-against issue 18's targets. Prints Markdown; writes OUT_DIR/summary.json. Parts that did not run
-are left out. Standard library only.
+"""The figures of bench/gpu/python_benchmarks.sh, read from what it wrote into OUT_DIR, set against
+the targets of the Python benchmarks (docs/python.md). Prints Markdown; writes OUT_DIR/summary.json.
+Parts that did not run are left out. Standard library only.
 
     python_summary.py OUT_DIR
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's headline calibration re-measured on the current defaults (README.md, "Measured on
+# The headline calibration re-measured on the current defaults (docs/evidence.md, "Measured on
 # an H200"): no measurement flag is given, so every setting is the default of the build carried
 # (timer, inner count, pre-start, context gate), and the run records which.
 #   bench/gpu/readme_calibration.sh OUT_DIR [part]     part: modes | ab | all (default)
@@ -7,8 +7,8 @@
 #        8 more runs per mode at the injected 5% slowdown (252 A/A comparisons per mode): about
 #        2-3 minutes of device time on configs/calibration.yaml.
 # ab:    A/A calibration of ab, K = 56 runs: 56 x 9 = 504 within-run A/A comparisons, enough for
-#        a Wilson upper bound of 0.76% at 0 hits (issue 17 asks for at least 500): about 21
-#        minutes (22 s a run on 2026-12-01), so three device calls.
+#        a Wilson upper bound of 0.76% at 0 hits (the goal for `ab`: at least 500): about 21
+#        minutes, so three device calls.
 # Each calibration is resumable: a call cut short by the device's limit (or by
 # ISOBENCH_DEADLINE_S, seconds, default 560: calibrate is interrupted then, as by Ctrl-C) leaves a
 # directory that the next call of the same part finishes (calibrate --resume); nothing complete is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --record-kernels on the H200 (issue 10): which kernels CUPTI records for GEMM, grouped GEMM and
+# --record-kernels on the H200: which kernels CUPTI records for GEMM, grouped GEMM and
 # cast, what recording costs, whether it moves the samples, and that ab flags a side that ran other
 # kernels. From the repository root, binaries in build-device/bin (scripts/build.sh device); about
 # 2 minutes.

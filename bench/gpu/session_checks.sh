@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What every H200 session runs beside its own measurements (issue 16 item 12: the GPU suites
-# never run in CI), and the sequential A/B check of issue 17:
+# What every H200 session runs beside its own measurements (the GPU suites never run in CI),
+# and the check that the sequential A/B stops early without losing the regression:
 #   bench/gpu/session_checks.sh OUT_DIR [part]     part: suites | sequential | killed | all (default)
 # suites:     the GPU test suites at HEAD (test_cuda_kernels, test_kernel_recorder,
 #             test_allgather_gemm_ranks): about a minute.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where the wall time of each `orchestrate ab` of bench/gpu/python_ab_speed.sh goes, before and in
-its run (issue 30, item 2: the pytest route within 1.2x of the python: route):
+its run (the goal: the pytest route within 1.2x of the python: route):
 
     python3 bench/gpu/start_times.py OUT        (OUT: the folder python_ab_speed.sh wrote)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiler A/B for Triton kernels on the H200 (issue 19, docs/python.md "Two compilers in one
+# Compiler A/B for Triton kernels on the H200 (docs/python.md "Two compilers in one
 # A/B"): the repository's Triton softmax and layer norm and an autotuned matmul
 # (examples/python/triton_kernels.py) over the shapes of bench/gpu/triton_compiler_ab.yaml.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What bench/gpu/triton_compiler_ab.sh measured, against issue 19's "how we know it works":
+"""What bench/gpu/triton_compiler_ab.sh measured, against what a compiler A/B must show:
 
 - the compiler A/B (TRITON_DEFAULT_FP_FUSION=0 on the candidate): verdict per shape, the
   autotune choices the run pinned for both sides, which kernels' IR differs between the two

@@ -1,5 +1,5 @@
 """What Triton on the H200 offers for tying compiled kernels to the launches of one instance
-(issue 19 item 2, "the IR of what ran"): the launch hooks and what they are handed, the JIT
+("the IR of what ran", docs/python.md): the launch hooks and what they are handed, the JIT
 function's compiled-kernel caches, a compiled kernel's IR stages and metadata, whether the hooks
 fire inside CUDA graph capture, and cuobjdump. Writes one JSON object to stdout.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The IR of one Triton kernel file in two folders (issue 31 item 1), on the H200, as it ran there
+# The IR of one Triton kernel file in two folders, on the H200, as it ran there
 # (docs/results/2026-12-02-h200-ir-two-folders): examples/python/triton_kernels.py copied into
 # /tmp/src/a, /tmp/src/b and /tmp/src/m (m: one line added at the top, so every kernel moves down
 # by one); each side imports its copy in a fresh python3 with its own TRITON_CACHE_DIR, launches

@@ -16,7 +16,7 @@ out=${1:?usage: triton_prestart_records.sh OUT_DIR [main|records|followup]}
 part=${2:-main}
 source "$(dirname "$0")/preamble.sh"
 if [ "$part" = followup ]; then
-  # Issue 4: is the GEMM gap to triton the duty cycle? isobench with 100 ms samples (triton's
+  # Is the GEMM's gap to triton the duty cycle? isobench with 100 ms samples (triton's
   # do_bench_cudagraph loops ~100 ms) against triton with its default rep, and isobench's 10 ms
   # samples against triton with rep 10 ms.
   step agree-graph "$bin/orchestrate" --quiet --timer graph --out "$out/agree-graph" bench/gpu/triton_agreement.yaml
@@ -27,7 +27,8 @@ if [ "$part" = followup ]; then
     --graph-run "$out/agree-graph-100ms" --cold-run "$out/agree-cold" --out "$out/agree-triton-100ms.json"
   step agree-triton-rep10 python3 bench/gpu/same_kernel_timings.py --lib build-device/lib/libisobench_kernel_capi.so \
     --rep-ms 10 --graph-run "$out/agree-graph" --cold-run "$out/agree-cold" --out "$out/agree-triton-rep10.json"
-  # Issue 5/9: the 5% A/B without pre-start, and with a 50 ms idle gap (the battery's best).
+  # Does pre-start or its absence hide the regression? The 5% A/B without pre-start, and with a
+  # 50 ms idle gap (the battery's best).
   step ab-slow5-prestart0 "$bin/orchestrate" ab --quiet --prestart 0 --baseline "$bin/isobench-worker" \
     --candidate "$bin/isobench-worker-slow5" --out "$out/ab-slow5-prestart0" configs/calibration.yaml
   step ab-slow5-gap50 "$bin/orchestrate" ab --quiet --idle-gap-ms 50 --baseline "$bin/isobench-worker" \
@@ -37,18 +38,18 @@ if [ "$part" = followup ]; then
   exit 0
 fi
 if [ "$part" = records ]; then
-  # Issue 10: kernel records (names, cost) for GEMM, grouped GEMM and cast.
+  # Kernel records (names, cost) for GEMM, grouped GEMM and cast.
   step record-kernels bash bench/gpu/record_kernels_check.sh "$out/record-kernels"
-  # Issue 4: grouped GEMM, both implementations, with kernel records.
+  # Grouped GEMM, both implementations, with kernel records.
   step grouped-gemm "$bin/orchestrate" --quiet --record-kernels --samples 8 --out "$out/grouped-gemm" \
     bench/gpu/grouped_gemm_impls.yaml
-  # Issue 10: the battery of isolation measures in calibrate.
+  # The battery of isolation measures in calibrate.
   step battery bash bench/gpu/calibrate_battery.sh "$out/battery"
   exit 0
 fi
 # Kernels against references, the timer modes, the 5% slowdown's accuracy, algorithm replay.
 step test_cuda_kernels "$bin/test_cuda_kernels" -s
-# Issue 4: the same kernels timed by isobench and by triton.testing.
+# The same kernels timed by isobench and by triton.testing: do the two tools agree?
 for how in "events:--timer events" "graph:--timer graph" "cold:--cold-cache true"; do
   name=${how%%:*}; flags=${how#*:}
   # shellcheck disable=SC2086
@@ -57,9 +58,9 @@ done
 step agree-triton python3 bench/gpu/same_kernel_timings.py --lib build-device/lib/libisobench_kernel_capi.so \
   --events-run "$out/agree-events" --graph-run "$out/agree-graph" --cold-run "$out/agree-cold" \
   --out "$out/agree-triton.json"
-# Issue 9: pre-start with cuBLAS loaded only by GEMM workers, per sample and per batch; the
-# journal's worker milestones show where each fresh process's time goes. Then per sample with a
-# deeper pre-start.
+# Where a fresh worker's time goes: pre-start with cuBLAS loaded only by GEMM workers, per sample
+# and per batch; the journal's worker milestones show it for each fresh process. Then per sample
+# with a deeper pre-start.
 for per in sample batch; do
   for ps in 0 4; do
     step "prestart-$per-$ps" "$bin/orchestrate" --quiet --isolation process --per "$per" --prestart "$ps" \
@@ -71,15 +72,15 @@ step prestart-sample-8 "$bin/orchestrate" --quiet --isolation process --per samp
 # (The measured build also ran prestart-sample-4-fastexit: ISOBENCH_WORKER_FAST_EXIT=1 made workers
 # leave through _exit, skipping the CUDA runtime's teardown. It changed neither samples per minute
 # nor the context-creation times, and the hook was removed; see the results README.)
-# Issue 5: A/B with pinned algorithms: identical builds, and a real 5% regression (slowdown now a
+# A/B with pinned algorithms: identical builds, and a real 5% regression (slowdown now a
 # timed spin per sample).
 step ab-aa "$bin/orchestrate" ab --quiet --record-kernels --baseline "$bin/isobench-worker" \
   --candidate "$bin/isobench-worker" --out "$out/ab-aa" configs/calibration.yaml
 step ab-slow5 "$bin/orchestrate" ab --quiet --baseline "$bin/isobench-worker" \
   --candidate "$bin/isobench-worker-slow5" --out "$out/ab-slow5" configs/calibration.yaml
-# Issue 10: the candidate forced onto the heuristic's second algorithm; the report flags it.
+# The candidate forced onto the heuristic's second algorithm; the report flags it.
 step ab-algo1 "$bin/orchestrate" ab --quiet --record-kernels --samples 8 --baseline "$bin/isobench-worker" \
   --candidate "$bin/isobench-worker" --candidate-set algo=1 --out "$out/ab-algo1" bench/gpu/triton_agreement.yaml
 step ab-algo1-compare "$bin/orchestrate" compare --markdown "$out/ab-algo1"
-# Issue 4: replaying an earlier run's algorithms.
+# Replaying an earlier run's algorithms.
 step replay "$bin/orchestrate" --quiet --samples 4 --replay-from "$out/ab-aa" --out "$out/replay" configs/calibration.yaml

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 29 on the H200: the CUDA wheel built on the development machine, installed offline into a
+# The wheel on the H200: the CUDA wheel built on the development machine, installed offline into a
 # fresh venv, and run from that venv alone (nothing else of isobench is on PATH): --version, the
 # quick sweep (cuBLASLt found at run time), examples/python/gpu.yaml, and ab --pytest comparing
-# two folders of a Triton kernel (the same file: SAME; one more pass: SLOWER). Then issue 31's
-# bisection (bench/gpu/bisect_triton.sh) with the wheel's orchestrate.
+# two folders of a Triton kernel (the same file: SAME; one more pass: SLOWER). Then the
+# bisection of a Triton kernel's history (bench/gpu/bisect_triton.sh) with the wheel's orchestrate.
 #   bench/gpu/wheel_h200.sh WHEEL RESULTS_DIR
 set -uo pipefail
 wheel=$(realpath "${1:?give the wheel}")

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Where a forked Python worker's set-up goes (issue 30: about 0.7 s of the 0.9-1.1 s a batch
-worker of the 4-shape softmax lives on the H200). A parent imports torch, triton and a folder's
-softmax_mod.py as a zygote does (no CUDA), freezes its objects, then forks CHILDREN workers one
-after another; each child times what a worker's set-up does, step by step, on the 4 shapes of
-bench/gpu/python_ab_speed.yaml: the CUDA context and torch's initialisation, each instance's
-set-up (its inputs), its first launch (Triton loads the kernel: from TRITON_CACHE_DIR when
-compiled before), a second launch, and the capture of `inner` launches into a CUDA graph (the
+"""Where a forked Python worker's set-up goes (it was most of the life of a batch worker of the
+4-shape softmax on the H200: docs/results/2026-12-02-h200-python-ab/). A parent imports torch,
+triton and a folder's softmax_mod.py as a zygote does (no CUDA), freezes its objects, then forks
+CHILDREN workers one after another; each child times what a worker's set-up does, step by step, on
+the 4 shapes of bench/gpu/python_ab_speed.yaml: the CUDA context and torch's initialisation, each
+instance's set-up (its inputs), its first launch (Triton loads the kernel: from TRITON_CACHE_DIR
+when compiled before), a second launch, and the capture of `inner` launches into a CUDA graph (the
 graph timer's work before its samples). The last child runs under cProfile and prints the 30
 costliest functions. One JSON line per child on stdout.
 

@@ -1,10 +1,9 @@
-// cast: element-wise conversion, memory-bound. Vectors of 4 elements, so the wider side moves
-// 16 bytes per access (LDG/STG.128) and the narrower side 8 or 4. Each thread keeps kUnroll
-// vectors in flight, spaced a block apart, so every load and store instruction of a warp covers
-// one contiguous range (fully coalesced). Measured on the H200 (128M elements): 16- or 32-byte
-// per-thread structs strided by their own size reached 95% of copy bandwidth fp32->bf16 but 64%
-// bf16->fp32, and 64-byte structs 24% bf16->fp32. The grid is sized to the resident-block limit,
-// not to n, so large n does not pay for millions of block launches.
+// cast: element-wise conversion, memory-bound. Vectors of 4 elements, so the wider side moves 16
+// bytes per access (LDG/STG.128) and the narrower side 8 or 4. Each thread keeps kUnroll vectors in
+// flight, spaced a block apart, so every load and store instruction of a warp covers one contiguous
+// range (fully coalesced); wider per-thread structs strided by their own size lost much of the
+// bandwidth bf16->fp32 on the H200 (docs/evidence.md#behind-the-code). The grid is sized to the
+// resident-block limit, not to n, so large n does not pay for millions of block launches.
 
 #include <algorithm>
 #include <cuda_bf16.h>

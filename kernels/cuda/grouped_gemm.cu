@@ -1,9 +1,9 @@
 // grouped_gemm: one expert per group, Y_e[m_per_group, n] = X_e[m_per_group, k] W_e[n, k]^T in
-// row-major terms. impl grouped_batched: all experts in one cublasGemmGroupedBatchedEx call
-// (cuBLAS >= 12.5 has it, so CUDA 13 always does). impl lt_loop: one cuBLASLt matmul per expert,
-// queued on the stream; kept because on the H200 (cuBLAS 13.1) the grouped call ran 8 x
-// 2048x4096x4096 at about 300 TFLOP/s where torch.bmm reached 670. In cuBLAS's column-major view
-// each problem is C(n x m) = W-stored(k x n) op T times X-stored(k x m) op N: the TN layout,
+// row-major terms. impl grouped_batched: all experts in one cublasGemmGroupedBatchedEx call (cuBLAS
+// >= 12.5 has it, so CUDA 13 always does). impl lt_loop: one cuBLASLt matmul per expert, queued on
+// the stream; kept because on the H200 (cuBLAS 13.1) the grouped call ran the MoE shapes at well
+// under half of torch.bmm's throughput (docs/evidence.md#behind-the-code). In cuBLAS's column-major
+// view each problem is C(n x m) = W-stored(k x n) op T times X-stored(k x m) op N: the TN layout,
 // ldA = ldB = k, ldC = n.
 
 #include <cublas_v2.h>

@@ -16,7 +16,7 @@ static_assert(sizeof(ncclUniqueId) <= 128, "the rank group's broadcast field hol
 const NcclLibrary& nccl() {
   static const NcclLibrary table = [] {
     // NCCL reads it when a communicator is made. The project keeps NVLink multicast off on the
-    // machines it measures on (issue 8): set here, before any communicator, so every rank
+    // machines it measures on (docs/multi-rank.md): set here, before any communicator, so every rank
     // measures the same all-gather algorithms whatever the environment it was started with.
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     void* lib = open_runtime_library(*runtime_library("libnccl", CUDART_VERSION / 1000));

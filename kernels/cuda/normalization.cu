@@ -3,9 +3,9 @@
 // back to DRAM: the kernel moves 2 bytes in and 2 bytes out per element, like a copy.
 // Statistics accumulate in fp32 in one pass and one block reduction (LayerNorm on shifted data,
 // see below). Each thread keeps kInFlight 16-byte loads in flight and blocks are small, so many
-// rows overlap per SM. Measured on the H200 at 16384x8192: 95% of device copy bandwidth for both
-// kernels (a first version, 512 threads with one load in flight and a second reduction for
-// LayerNorm's variance, reached 84% and 70%).
+// rows overlap per SM: on the H200 both kernels run near device copy bandwidth, where a first
+// version (512 threads with one load in flight and a second reduction for LayerNorm's variance)
+// fell well short (docs/evidence.md#behind-the-code).
 
 #include <cuda_bf16.h>
 
@@ -76,10 +76,10 @@ __global__ void norm_kernel(const __nv_bfloat16* __restrict__ x, const __nv_bflo
   // LayerNorm accumulates deviations from a shift, sum(x - s) and sum((x - s)^2), so that
   // var = E[(x-s)^2] - E[x-s]^2 does not cancel catastrophically when the mean is far from zero.
   // Each thread first shifts by its own first element (a shared shift read before the loop cost
-  // 15% of the bandwidth), then re-centres its sums exactly on the row's first element K:
+  // bandwidth), then re-centres its sums exactly on the row's first element K:
   //   sum(x-K) = S + n d,  sum((x-K)^2) = SS + 2 d S + n d^2,  d = s - K.
   // (Chan's pairwise merge of per-thread moments was stable too, but its divisions in every
-  // shuffle step made LayerNorm compute-bound: 51% of copy bandwidth instead of 85%.)
+  // shuffle step made LayerNorm compute-bound, far below copy bandwidth.)
   float shift = 0, sum = 0, sum_sq = 0, count = 0;
   if (vectorised) {
     // kInFlight loads issued before any is used: one row's latency is paid once, not per vector.
@@ -194,7 +194,7 @@ class NormalizationBenchmark final : public Benchmark {
 
     // kInFlight vectors per thread (8192 -> 256 threads): small blocks keep more rows in flight
     // per SM, which hides the load / reduce / store phases of one row behind other rows. With
-    // 512 threads and one load in flight RMSNorm reached 84% of copy bandwidth on the H200.
+    // 512 threads and one load in flight RMSNorm fell short of copy bandwidth on the H200.
     const int vectors = (hidden_ + kVec - 1) / kVec;
     const int threads_wanted = (vectors + kInFlight - 1) / kInFlight;
     threads_ = std::min(1024, std::max(32, (threads_wanted + 31) / 32 * 32));

@@ -48,7 +48,7 @@ void WorkerPipelines::run_jobs(std::deque<Job> jobs) {
     for (auto& pipe : s_.pipes) event |= step(pipe);
     s_.progress.update(s_.outcome.samples_recorded, s_.outcome.workers_started);
     // Back off to 1 ms between looks. Polling every 100 us while a worker measured made CPU
-    // kernels bimodal on a 2-core machine (a third of the fresh processes 15-30% slower; see
+    // kernels bimodal on a 2-core machine (many fresh processes far slower; see
     // docs/results/process-overhead.md): the orchestrator must stay off the CPU it measures.
     if (event) {
       sleep_for = std::chrono::microseconds(20);

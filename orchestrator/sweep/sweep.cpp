@@ -88,9 +88,9 @@ Sweep load_sweep(const std::string& path, const SettingsOverrides& overrides, co
   if (std::filesystem::is_directory(path, ec)) throw SweepError(path + ": a directory, not a sweep file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SweepError(path + ": cannot open the sweep file");
-  // yaml-cpp reads about 1.5 MB a second on a busy core (a 50 MB file was still being read after
-  // 20 s), and the largest sweep worth planning (kMaxSweepInstances, written case by case) is a
-  // few MB of text.
+  // yaml-cpp reads a few MB a second on a busy core, so a huge file would hold the load for
+  // minutes (docs/evidence.md#behind-the-code), and the largest sweep worth planning
+  // (kMaxSweepInstances, written case by case) is a few MB of text.
   if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxSweepFileBytes)
     throw SweepError(path + ": " + std::to_string(size) + " bytes: a sweep file may hold at most " +
                      std::to_string(kMaxSweepFileBytes) + " (16 MiB)");

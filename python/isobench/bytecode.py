@@ -1,11 +1,12 @@
 """Bytecode kept for the interpreters isobench starts (docs/python.md, "The zygote", step 2).
 
-Where bytecode writing is off (PYTHONDONTWRITEBYTECODE, python -B) Python writes no .pyc, and in
-an environment that holds none every process compiles what it imports from source again: on the
-H200 (PYTHONDONTWRITEBYTECODE=1, a venv whose 2,141 torch modules have no .pyc), importing a
-Triton benchmark module (torch, Triton) took 2.9-3.4 s, and 1.3-1.5 s with the bytecode kept
-(docs/results/2026-12-04-h200-import-bytecode). Each side's zygote and the pytest collector
-import torch once per run: that compilation was on the way to every verdict.
+Where bytecode writing is off (PYTHONDONTWRITEBYTECODE, python -B) Python writes no .pyc, and in an
+environment that holds none every process compiles what it imports from source again: on the H200
+(PYTHONDONTWRITEBYTECODE=1, a venv whose torch modules have no .pyc), that compilation was more than
+half of importing a Triton benchmark module (torch, Triton)
+(docs/results/2026-12-04-h200-import-bytecode; the figures: docs/evidence.md#behind-the-code). Each
+side's zygote and the pytest collector import torch once per run: that compilation was on the way to
+every verdict.
 
 keep() is called by those processes before they import the user's modules. Where bytecode
 writing is off and no prefix is set, it points sys.pycache_prefix at isobench's own cache

@@ -3,9 +3,10 @@
 A forked worker starts from the zygote's memory: whatever the zygote computed and kept is there
 for free, whatever it left lazy every worker computes on its own, on the way to its first sample.
 On the H200 (bench/gpu/worker_setup_probe.py, docs/results/2026-12-02-h200-python-ab) the first
-Triton launch of each forked worker took about 0.6 s with every kernel already compiled: 0.4 s in
-`triton_key()`, a hash of Triton's own files that Triton keeps for the life of a process, and
-0.17 s importing `triton.experimental.gluon`, which Triton imports on its first compile. Neither
+Triton launch of each forked worker was slow with every kernel already compiled, nearly all of it in
+`triton_key()`, a hash of Triton's own files that Triton keeps for the life of a process, and in
+importing `triton.experimental.gluon`, which Triton imports on its first compile (the figures:
+docs/evidence.md#behind-the-code). Neither
 touches CUDA, so the zygote does both once. Each step is skipped where this Triton lacks it; one
 that fails here is left to the worker, which meets it and reports it as it would have anyway.
 """

@@ -36,8 +36,9 @@ namespace {
 
 // Long enough for the slowest case under the sanitizers on two busy cores; a case that takes
 // longer hangs. The slowest is flags/calibrate-documented-real-slowdowns: its analysis alone
-// took 32 s in the sanitizer build on an idle 2-core machine (2026-12-01), and it shares the
-// cores with three other cases and another suite; at 60 s it was killed once in a clean CI run.
+// takes tens of seconds in the sanitizer build on an idle 2-core machine, it shares the cores
+// with three other cases and another suite, and a tighter limit killed it once in a clean CI run
+// (docs/evidence.md#behind-the-code).
 constexpr auto kCaseTimeout = std::chrono::seconds(150);
 constexpr int kParallelCases = 4;  // they mostly wait on process start-up and the disk
 

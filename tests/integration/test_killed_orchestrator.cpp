@@ -1,5 +1,5 @@
-// orchestrate killed with SIGKILL in the middle of a run leaves no process behind (issue 16: a
-// worker of a killed per-sample run once lived on for 24 minutes). Each case starts a real run,
+// orchestrate killed with SIGKILL in the middle of a run leaves no process behind (a worker of a
+// killed per-sample run once lived on long after it). Each case starts a real run,
 // waits until samples are being journaled and its workers (ranks, a command's programs) are
 // alive, kills orchestrate and then looks at every process below the test in /proc (the test is
 // their subreaper, tests/process_tree.hpp). All must end by themselves, within a bound far above

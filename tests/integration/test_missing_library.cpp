@@ -1,6 +1,7 @@
-// A runtime library missing where a CUDA run is planned (issue 29): the real isobench-worker, on
-// a machine made to have no libcublasLt (every folder holding one hidden under an empty tmpfs in
-// a mount namespace of its own: `unshare -rm`, no root needed where user namespaces are allowed),
+// A runtime library missing where a CUDA run is planned (the worker opens cuBLAS and NCCL at run
+// time, so a machine may lack one): the real isobench-worker, on a machine made to have no
+// libcublasLt (every folder holding one hidden under an empty tmpfs in a mount namespace of its
+// own: `unshare -rm`, no root needed where user namespaces are allowed),
 // answers orchestrate's --check-gpu, and the planning leaves out the GEMMs only: their ids and the
 // library's line in plan.json's skipped and skipped_reasons, one warning line, the rest planned
 // and scheduled. A plan of nothing but GEMMs, or a cuBLASLt of another major version only, is

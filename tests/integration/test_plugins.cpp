@@ -21,13 +21,12 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
-// statistic min over 20 launches (see test_ab.cpp). 120 samples per side: a run of 40 lasted
-// about a second on 2 cores, and on such a machine whatever else runs slows whole workers by
-// 15-60% in bursts of a few hundred milliseconds, on both sides alike (interleaved). A burst that
-// caught 15-40% of a short run's samples put baseline samples above the candidate's 10% slower
-// bulk, and Brunner-Munzel's p rose above alpha after Holm: a real 10% regression UNCERTAIN (in
-// 2 of 11 runs of this suite; the failing run in docs/results/process-overhead.md had 16 of 40
-// baseline samples 15-60% slow, p = 0.0034). Three times the samples spread a burst over a
+// statistic min over 20 launches (see test_ab.cpp). 120 samples per side: a run of 40 is short
+// on 2 cores, and on such a machine whatever else runs slows whole workers in bursts, on both
+// sides alike (interleaved). A burst that caught a large share of a short run's samples put
+// baseline samples above the candidate's 10% slower bulk, and Brunner-Munzel's p rose above
+// alpha after Holm: a real 10% regression UNCERTAIN now and then (docs/results/process-overhead.md;
+// docs/evidence.md#behind-the-code). Three times the samples spread a burst over a
 // smaller share of a longer run and triple the evidence at the same alpha, floor and Holm.
 std::string ab_sweep(const std::string& plugin) {
   return "name: plugin_ab\n"

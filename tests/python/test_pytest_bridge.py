@@ -51,7 +51,7 @@ class Collection(unittest.TestCase):
 
     def test_a_collection_configures_once_and_ends_no_session(self):
         # No plugin's end-of-session report runs: hypothesis's imports all of hypothesis there
-        # (1.6 s on the H200), in a collection that never uses it.
+        # (a slow import on the H200: docs/evidence.md), in a collection that never uses it.
         sys.path.insert(0, os.path.join(HERE, "data"))
         import pytest_bridge_counter as counter
         before = [len(counter.CONFIGURED), len(counter.UNCONFIGURED), len(counter.FINISHED)]

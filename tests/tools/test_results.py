@@ -41,7 +41,24 @@ class CommittedDocuments(unittest.TestCase):
     def test_the_check_reads_figures_at_all(self):
         # A check that finds no markers would pass on anything.
         self.assertIn("README.md", documents.with_markers(REPO))
+        self.assertIn(documents.EVIDENCE, documents.with_markers(REPO))
         self.assertGreaterEqual(len(documents.with_markers(REPO)), 8)
+
+    def test_the_evidence_page_is_checked_for_hand_typed_numbers(self):
+        # The measured tables left the README for the evidence page: a number typed by hand there
+        # must still fail the check, as it did in the README's section.
+        evidence = os.path.join(REPO, documents.EVIDENCE)
+        planted = read(evidence).replace(documents.MEASURED_SECTION + "\n",
+                                         documents.MEASURED_SECTION + "\n\nIt then found 4 of 9 SLOWER.\n", 1)
+        original = documents.read_text
+        documents.read_text = lambda path: planted if os.path.abspath(path) == evidence else original(path)
+        try:
+            problems = documents.check(REPO)
+        finally:
+            documents.read_text = original
+        self.assertEqual([p for p in problems if "'4 of 9'" in p and p.startswith(documents.EVIDENCE)],
+                         [p for p in problems if "4 of 9" in p])
+        self.assertEqual(len(problems), 1, problems)
 
 
 class TheChecksCanFail(unittest.TestCase):

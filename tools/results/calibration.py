@@ -12,7 +12,7 @@ The counts the tool wrote into calibration.json are checked against these (false
 real power whenever a mode is read; scaled power when a figure uses it): a disagreement is an
 error (one of the two is wrong, and a figure must not quietly pick one).
 
-The p-value re-derived here is the asymptotic t. Since issue 17 the tool's own is a studentized
+The p-value re-derived here is the asymptotic t. Since 2026-12-01 the tool's own is a studentized
 permutation test, exact up to 12 + 12 values and a seeded Monte Carlo bound beyond (docs/statistics.md);
 the C++ draws cannot be replayed here, so a calibration with more samples per side, analysed by
 that tool, reads its counts from calibration.json (`recorded=True`, a figure's `pvalues=recorded`)

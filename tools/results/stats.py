@@ -6,7 +6,7 @@ Brunner-Munzel test (Student t with Welch-Satterthwaite df, as scipy.stats.brunn
 isobench's defined answers where scipy gives NaN (complete separation: the share of labellings at
 least as extreme, 2/C(n+m, n) two-sided; every value tied: p = 1); the Hodges-Lehmann ratio of
 log times with its distribution-free interval; Holm's step-down adjustment; the Wilson interval.
-A results folder measured after the p-value changes (issue 17's permutation test) needs that
+A results folder measured after the p-value changes (the studentized permutation test) needs that
 test here before its verdicts can be re-derived: `brunner_munzel` is the one place to add it.
 
 The test in tests/tools/ checks `brunner_munzel` against scipy's own values in

@@ -61,7 +61,7 @@ __global__ void spin_cycles_kernel(long long cycles) {
 }
 
 // Spins for `ns` nanoseconds of the GPU's global timer: a fixed length of time whatever the SM
-// clock does (a long GEMM lowers it by a third on an H200, which would stretch a cycle count).
+// clock does (a long GEMM lowers it on an H200, which would stretch a cycle count).
 __global__ void spin_ns_kernel(unsigned long long ns) {
   const unsigned long long start = global_timer_ns();
   while (global_timer_ns() - start < ns) {
@@ -356,8 +356,8 @@ class CudaTimer final : public Timer {
   // timed region (inside the graph, for timer: graph):
   //   statistic mean: one spin of S nanoseconds (global timer) after a sample's inner launches.
   //     A spin per launch cost more than 5% by itself next to a 5 us kernel (its launch gap
-  //     alone: +80% measured on the H200), and a cycle count stretched with the clock a long
-  //     GEMM lowers (+15-20% asked 5%); one timed spin per sample has neither problem.
+  //     alone), and a cycle count stretched with the clock a long GEMM lowers, overshooting the
+  //     target (docs/evidence.md#behind-the-code); one timed spin per sample has neither problem.
   //   statistic min: the minimum is taken between consecutive launches, so the spin (SM
   //     cycles, clock64) follows every launch; its floor is an empty kernel's launch gap.
   // Calibration, in the sampling path itself:
