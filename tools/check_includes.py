@@ -2,7 +2,7 @@
 """Cycles between the rooms of orchestrator/: each folder is a room, the folder's own files (not
 its subfolders') are in it, and one room depends on another when a file of it includes a file of
 the other. A header beside a folder of its name (orchestrator/sweep.hpp beside orchestrator/sweep/)
-is that folder's face, in its room. Dependencies point one way (README.md, "Architecture"): a room may include a
+is that folder's face, in its room. Dependencies point one way (README.md, "Layout"): a room may include a
 room above it (orchestrator/ itself holds the shared vocabulary: plans, run directories, errors)
 only when that room does not depend on it in turn, and no two rooms may include each other
 through any chain.

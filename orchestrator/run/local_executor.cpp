@@ -120,13 +120,12 @@ RunnerOptions runner_options(const RunRequest& request, const OpenRun& r) {
   o.worker_timeout_s = request.worker_timeout_s;
   o.retries = request.retries;
   // Pre-start defaults to 1 on the GPU, 0 on the CPU. With the context gate (no context created
-  // or destroyed beside a measurement) one pre-started worker gave 1.67x samples per minute per
-  // batch and 1.2x per sample on the H200 (the driver makes a context in about 220 ms, and a
-  // context cannot be hidden behind a measurement without disturbing it), with the share of
-  // disturbed samples and the power of an A/B run of a real 5% regression unchanged (6 of 9
-  // SLOWER with and without); deeper pre-start gains nothing more (docs/results/2026-11-29-h200-d).
-  // Without the gate, pre-start 4 had tripled the disturbed samples and cut that power to 1 of 9
-  // (docs/results/2026-11-29-h200-c). A CPU worker starts in about 2 ms: nothing to hide there,
+  // or destroyed beside a measurement) one pre-started worker raised samples per minute on the
+  // H200 (a context cannot be hidden behind a measurement without disturbing it), the disturbed
+  // samples and the power of an A/B run of a real 5% regression unchanged; deeper pre-start gains
+  // nothing more (docs/results/2026-11-29-h200-d). Without the gate, deeper pre-start disturbed
+  // more samples and cut that power (docs/results/2026-11-29-h200-c; the figures:
+  // docs/evidence.md#behind-the-code). A CPU worker starts in milliseconds: nothing to hide there,
   // and a waiting process would share the CPUs being measured.
   o.prestart = request.prestart >= 0 ? request.prestart : r.plan.device == "cuda" ? 1 : 0;
   o.context_gate = request.context_gate;

@@ -23,9 +23,9 @@ std::vector<std::string> side_workers(const RunRequest& request);
 // library, neither an ELF program of this machine nor a #! script. `what` names the option.
 void check_worker_build(const std::string& path, const std::string& what);
 
-// The samples one run may hold, named in the refusal. Planning costs about 470 bytes of memory
-// per sample and plan.json 110 bytes: 2^22 samples planned in about 20 s with 1.9 GB; the 2^28
-// the segment could address would need about 125 GB (a 23 GB machine, 2026-12-01).
+// The samples one run may hold, named in the refusal. Planning's memory grows with the samples:
+// this many plan in seconds on a 23 GB machine, where the 2^28 the segment could address would
+// need several times that machine's memory (docs/evidence.md#behind-the-code).
 inline constexpr std::uint64_t kMaxSamplesPerRun = std::uint64_t{1} << 22;
 
 }  // namespace isobench::orchestrator

@@ -17,7 +17,7 @@ constexpr arguments: what the autotune record pins on both sides), not its hash:
 change changes the hash, and the two sides' files must meet under one path to be compared.
 
 The SASS is made beside the run's samples, not in the worker, whose set-up the run would wait
-on (cuobjdump is slow; docs/evidence.md has the figure): a worker leaves each kernel's .cubin
+on (cuobjdump is slow per kernel: docs/evidence.md#behind-the-code): a worker leaves each kernel's .cubin
 (noted as "cubin" in kernels.json), and the orchestrator runs
 `python -m isobench.triton_ir sass <run>/artifacts` before it archives them, which disassembles
 them side by side and removes the cubins.
@@ -213,7 +213,7 @@ def cuobjdump():
 class _Sass:
     """`cuobjdump -sass` of one cubin file, started at once and finished by result(): the SASS,
     or (None, why not). Kernels are disassembled side by side, each in its own process: one
-    `cuobjdump` took about half a second on the H200."""
+    `cuobjdump` is slow (docs/evidence.md#behind-the-code)."""
 
     def __init__(self, cubin_path, tool):
         self.path, self.process, self.why, self.done = cubin_path, None, None, None
