@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Where a Python A/B's time goes when each fresh worker's set-up costs about a second (four Triton
+# kernels, inputs from a seeded generator, a correctness check per shape: bench/gpu/setup_mod.py
+# over the 4 shapes of setup_cadence.yaml), and what each part of the per-worker cadence buys:
+#
+#   cold              ab a against c (EXTRA_PASS: slower) with empty Triton and bytecode caches:
+#                     the first run on a fresh machine (run it first in a call)
+#   until             ISOBENCH_REPEATS rounds (default 2) of ab a/c and a/b (the same file) at ab's
+#                     defaults, and the same through the pytest route (bench/gpu/test_setup_mod.py)
+#   gate-off          the same a/c and a/b with --context-gate off (contexts and exits beside
+#                     measurements)
+#   prestart-2, prestart-3  the same with 2 and 3 workers started ahead
+#   no-calibration    the same with --inner 1 (no calibration worker)
+#   aa-VARIANT        ISOBENCH_AA (default 6) more a/b runs of a variant (default, gate-off,
+#                     prestart-3): A/A false verdicts of the variant
+#   phases            bench/gpu/worker_phases.py over every run: each phase of a worker's life and
+#                     the measuring share of the cadence
+#
+#   bench/gpu/setup_cadence.sh OUT [PART...]   (default: cold until gate-off prestart-2 prestart-3
+#                                               no-calibration)
+#
+# orchestrate from PATH (a wheel installed into a venv) or ISOBENCH_BIN; ISOBENCH_PYTHON imports torch.
+out=${1:?usage: setup_cadence.sh OUT [PART...]}
+shift
+parts=${*:-cold until gate-off prestart-2 prestart-3 no-calibration}
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/preamble.sh"
+out=$(cd "$out" && pwd)
+deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-480} ))
+orchestrate=${ISOBENCH_BIN:+$ISOBENCH_BIN/}orchestrate
+py=${ISOBENCH_PYTHON:-python3}
+folders=$out/folders
+mkdir -p "$folders/a" "$folders/b" "$folders/c"
+cp "$here/setup_mod.py" "$folders/a/"
+cp "$here/setup_mod.py" "$folders/b/"
+sed 's/^EXTRA_PASS = .*/EXTRA_PASS = True/' "$here/setup_mod.py" >"$folders/c/setup_mod.py"
+cp "$here/test_setup_mod.py" "$folders/"
+export ISOBENCH_TRITON_CACHE=$out/triton-cache ISOBENCH_BYTECODE_CACHE=$out/bytecode-cache
+"$py" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" >"$out/versions.txt" 2>&1
+"$orchestrate" --version >>"$out/versions.txt" 2>&1
+runs=()
+ab() {  # ab NAME CANDIDATE_FOLDER [orchestrate ab options...]: exit 1 is a SLOWER verdict, not a failure
+  local name=$1 candidate=$2; shift 2
+  bounded "$name" 120 "$orchestrate" ab --python "$py" --baseline-pythonpath "$folders/a" \
+    --candidate-pythonpath "$folders/$candidate" --out "$out/runs/$name" "$@"
+  runs+=("$name")
+}
+pair() {  # pair NAME [options...]: NAME-slower (a/c) and NAME-same (a/b), the python: route
+  local name=$1; shift
+  ab "$name-slower" c "$@" "$here/setup_cadence.yaml"
+  ab "$name-same" b "$@" "$here/setup_cadence.yaml"
+}
+variant_options() {
+  case "$1" in
+    default) ;;
+    gate-off) echo --context-gate off ;;
+    prestart-2) echo --prestart 2 ;;
+    prestart-3) echo --prestart 3 ;;
+    no-calibration) echo --inner 1 ;;
+    *) echo "setup_cadence.sh: unknown variant '$1'" >&2; return 2 ;;
+  esac
+}
+for p in $parts; do
+  case "$p" in
+    cold) ab cold-slower c "$here/setup_cadence.yaml" ;;
+    until)
+      for i in $(seq 1 "${ISOBENCH_REPEATS:-2}"); do
+        pair "until-$i"
+        ab "pytest-until-$i-slower" c --pytest "$folders/test_setup_mod.py"
+        ab "pytest-until-$i-same" b --pytest "$folders/test_setup_mod.py"
+      done ;;
+    gate-off|prestart-2|prestart-3|no-calibration)
+      # shellcheck disable=SC2046  # the options split into words
+      pair "$p" $(variant_options "$p") ;;
+    aa-*)
+      v=${p#aa-}
+      opts=$(variant_options "$v") || exit 2
+      # shellcheck disable=SC2086
+      for i in $(seq 1 "${ISOBENCH_AA:-6}"); do ab "aa-$v-$i" b $opts "$here/setup_cadence.yaml"; done ;;
+    *) echo "setup_cadence.sh: unknown part '$p'" >&2; exit 2 ;;
+  esac
+done
+dirs=()
+for r in "${runs[@]}"; do [ -f "$out/runs/$r/samples.jsonl" ] && dirs+=("$out/runs/$r"); done
+[ ${#dirs[@]} -gt 0 ] && step phases python3 "$here/worker_phases.py" "${dirs[@]}" --json "$out/phases.json"
+gpu_state after
+cat "$log"
