@@ -12,7 +12,8 @@
 # Exit 0 when everything did what it should, 1 when something did not (the failing step is named).
 #   scripts/wheel-check.sh [OUT_DIR]     OUT_DIR (default build-wheel/check) gets the venv and the runs
 # ISOBENCH_WHEEL=FILE checks that wheel instead of building one (step 1 is then the ELF check
-# alone): scripts/wheel-old-userland.sh runs it so in a Debian 11 chroot, where nothing builds.
+# alone; a CUDA wheel's --version must name its flavour, and with no GPU here its sweeps run their
+# CPU part): scripts/wheel-old-userland.sh runs it so in a Debian 11 chroot, where nothing builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -52,7 +53,13 @@ done
 
 version=$(orchestrate --version) || fail "orchestrate --version"
 step "$version"
-grep -q "CPU only: built without the CUDA toolkit" <<<"$version" || fail "--version does not say CPU only"
+# A CUDA wheel given (ISOBENCH_WHEEL=isobench_cuNN-...) names its flavour; the CPU wheel says CPU only.
+flavour=$(basename "$wheel" | sed -n 's/^isobench_\(cu[0-9]*\)-.*/\1/p')
+if [ -n "$flavour" ]; then
+  grep -q "; flavour $flavour: needs an NVIDIA driver R[0-9]* or newer)" <<<"$version" || fail "--version does not name flavour $flavour"
+else
+  grep -q "CPU only: built without the CUDA toolkit" <<<"$version" || fail "--version does not say CPU only"
+fi
 
 step "the quick sweep (its CPU part), 5 samples"
 orchestrate --quiet --samples 5 --out quick "$(python -m isobench.examples quick)" >quick.txt ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU wheel in an older userland than the one it was built on: a Debian 11 chroot (glibc 2.31,
+# A wheel in an older userland than the one it was built on: a Debian 11 chroot (glibc 2.31,
 # Python 3.9), where scripts/wheel-check.sh installs the wheel given (ISOBENCH_WHEEL) into a venv
 # and runs what it runs in CI: --version, the quick sweep's CPU part, a Python benchmark sweep,
 # ab --pytest and the one-line refusal of a GPU sweep. Debian's archive no longer serves Debian 10
@@ -8,7 +8,8 @@
 # install debootstrap); it runs in a mount namespace of its own (/proc, /dev, /dev/shm, the
 # checkout read-only at /src), so no mount outlives it. Needs root. Not in CI: it downloads the
 # chroot.
-#   scripts/wheel-old-userland.sh [WHEEL]     (default: the one scripts/build.sh wheel made)
+#   scripts/wheel-old-userland.sh [WHEEL]     (default: the CPU wheel scripts/build.sh wheel made;
+#                                             a CUDA one runs its CPU part: there is no GPU here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
