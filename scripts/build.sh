@@ -16,7 +16,7 @@
 #                                                 build-wheel/cu13/wheelhouse/isobench_cu13-*.whl here
 #   scripts/build.sh wheel-cu12 build-wheel/cu12/ 'isobench-cu12': the same against the CUDA 12 toolkit that
 #                                                 scripts/cuda12-toolkit.sh makes in build-wheel/cuda-12
-#                                                 (about 1.2 GB downloaded the first time)
+#                                                 (a large download the first time: docs/install.md)
 # The wheels are built by pip and scikit-build-core (pyproject.toml) with the tools of a venv kept
 # in build-wheel/tools (ISOBENCH_WHEEL_TOOLS), made on first use from PyPI; ccache when installed.
 # Every wheel's binaries are linked against glibc 2.28 (pyproject.toml, cmake/GlibcFloor.cmake);

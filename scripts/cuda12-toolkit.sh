@@ -9,8 +9,8 @@
 # nvcc.profile that points there. PyPI's nvidia-cuda-nvcc-cu12 wheels do not serve: they hold
 # ptxas and libnvvm, not nvcc, cicc or fatbinary (docs/install.md, "CUDA 12").
 #   scripts/cuda12-toolkit.sh [DIR]     DIR: default build-wheel/cuda-12; prints DIR/bin/nvcc
-# Downloads about 1.2 GB once (the headers come in the same package as every static library);
-# the folder kept is about 145 MB. A second run with the folder there does nothing.
+# Downloads once (the headers come in the same package as every static library; docs/install.md
+# says how much); a second run with the folder there does nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(realpath -m "${1:-build-wheel/cuda-12}")

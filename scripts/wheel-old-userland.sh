@@ -4,8 +4,8 @@
 # and runs what it runs in CI: --version, the quick sweep's CPU part, a Python benchmark sweep,
 # ab --pytest and the one-line refusal of a GPU sweep. Debian's archive no longer serves Debian 10
 # (glibc 2.28), so 2.31 is the oldest glibc this can run (docs/install.md, "Which glibc").
-# The chroot is made by debootstrap the first time, in build-wheel/debian11 (about 330 MB; apt-get
-# install debootstrap); it runs in a mount namespace of its own (/proc, /dev, /dev/shm, the
+# The chroot is made by debootstrap the first time, in build-wheel/debian11 (apt-get install
+# debootstrap); it runs in a mount namespace of its own (/proc, /dev, /dev/shm, the
 # checkout read-only at /src), so no mount outlives it. Needs root. Not in CI: it downloads the
 # chroot.
 #   scripts/wheel-old-userland.sh [WHEEL]     (default: the CPU wheel scripts/build.sh wheel made;

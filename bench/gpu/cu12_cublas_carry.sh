@@ -2,7 +2,7 @@
 # CUDA 12's cuBLASLt for bench/gpu/wheel_cu12_h200.sh, cut into pieces that travel to the H200: its
 # machine has CUDA 13's cuBLAS only, nothing there can be downloaded, and a device call carries at
 # most 64 MiB together with the working tree. Downloads Debian 13's libcublaslt12 (cuBLAS 12.4.5.8,
-# 172 MiB: its smallest packaging; PyPI's nvidia-cublas-cu12 wheel is 347 MiB) and splits it into
+# its smallest packaging: docs/results/wheel-glibc-2.28.md) and splits it into
 # pieces of PIECE_MIB MiB (default 40) in OUT/1, OUT/2, ..., each folder with the sha256 of the
 # whole file. Carry the folders one a call, back to back (the device machine keeps ignored files
 # of earlier calls while it stays warm); wheel_cu12_h200.sh joins and checks them.

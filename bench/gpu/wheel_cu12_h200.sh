@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 48 on the H200: does the CUDA 12 wheel (scripts/build.sh wheel-cu12: CUDA 12.4 runtime
+# On the H200: does the CUDA 12 wheel (scripts/build.sh wheel-cu12: CUDA 12.4 runtime
 # inside, linked against glibc 2.28) install and measure where torch's CUDA 13 lives? Installed
 # offline into a fresh venv and run from it alone: --version (its flavour and the driver it needs),
 # the worker's --check-gpu, the quick sweep with the cuBLASLt GEMM (CUDA 12's cuBLASLt, joined from
