@@ -1,17 +1,27 @@
-// Two glibc functions newer than glibc 2.34, defined here for binaries that carry libstdc++ and
+// glibc functions newer than glibc 2.28, defined here for binaries that carry libstdc++ and
 // libgcc inside them (ISOBENCH_STATIC_RUNTIME: the wheel, the device build). Debian 12's
-// libstdc++.a and libgcc_eh.a were built against glibc 2.36 and call them, which would make the
-// binaries need glibc 2.36; with these definitions linked first they need 2.34 at most, so the
-// wheel installs on Ubuntu 22.04 and RHEL 9 (docs/install.md). Both do what glibc's do, through
-// calls that glibc 2.34 has; hidden, so no other library in the process sees them.
+// libstdc++.a and libgcc_eh.a were built against glibc 2.36, and its headers inline calls of
+// 2.30's and 2.32's additions into our own code; the wheel links against glibc 2.28's symbols
+// (cmake/GlibcFloor.cmake), which refuses every one of these, so they are defined here, hidden
+// (no other library in the process sees them), through calls that glibc 2.28 has. Each does
+// what glibc's does, except where its comment says otherwise (docs/install.md, "Which glibc").
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
+#include <linux/close_range.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
+#include <limits>
 
 namespace {
 
@@ -69,4 +79,81 @@ extern "C" __attribute__((visibility("hidden"))) std::uint32_t arc4random() noex
     else if (errno != EINTR) std::abort();  // as glibc's does: no randomness is no answer
   }
   return value;
+}
+
+// libstdc++ skips atomic reference counts while this is non-zero (glibc 2.32 sets it while the
+// process has one thread): never set, the counts are always atomic, which is right, if slower.
+extern "C" {
+__attribute__((visibility("hidden"))) char __libc_single_threaded = 0;
+}
+
+// std::condition_variable's waits on steady_clock (glibc 2.30). The condition variable measures
+// CLOCK_REALTIME, so a steady deadline becomes the realtime instant as far away, as libstdc++
+// itself does where glibc lacks the call: a wall-clock step during the wait moves its end.
+extern "C" __attribute__((visibility("hidden"))) int pthread_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex,
+                                                                          clockid_t clock, const timespec* deadline) {
+  if (clock == CLOCK_REALTIME) return pthread_cond_timedwait(cond, mutex, deadline);
+  if (clock != CLOCK_MONOTONIC) return EINVAL;
+  timespec now_clock{}, now_real{};
+  clock_gettime(CLOCK_MONOTONIC, &now_clock);
+  clock_gettime(CLOCK_REALTIME, &now_real);
+  // How far off the deadline is (nothing once it has passed), added to the realtime now; a
+  // deadline too far for time_t (steady_clock's max) waits until time_t's last second.
+  time_t seconds = deadline->tv_sec - now_clock.tv_sec;
+  long nanoseconds = deadline->tv_nsec - now_clock.tv_nsec;
+  if (nanoseconds < 0) nanoseconds += 1000000000L, --seconds;
+  if (seconds < 0) seconds = 0, nanoseconds = 0;
+  nanoseconds += now_real.tv_nsec;
+  if (nanoseconds >= 1000000000L) nanoseconds -= 1000000000L, ++seconds;
+  const time_t latest = std::numeric_limits<time_t>::max();
+  const timespec real{seconds > latest - now_real.tv_sec ? latest : now_real.tv_sec + seconds, nanoseconds};
+  return pthread_cond_timedwait(cond, mutex, &real);
+}
+
+// The abbreviations of glibc 2.32's table (sigabbrev_np(29) is "POLL"); none for real-time signals.
+extern "C" __attribute__((visibility("hidden"))) const char* sigabbrev_np(int signal) noexcept {
+  static constexpr const char* names[] = {nullptr, "HUP",  "INT",  "QUIT",   "ILL",  "TRAP", "ABRT", "BUS",
+                                          "FPE",   "KILL", "USR1", "SEGV",   "USR2", "PIPE", "ALRM", "TERM",
+                                          "STKFLT", "CHLD", "CONT", "STOP",  "TSTP", "TTIN", "TTOU", "URG",
+                                          "XCPU",  "XFSZ", "VTALRM", "PROF", "WINCH", "POLL", "PWR",  "SYS"};
+  return signal >= 0 && signal < static_cast<int>(sizeof names / sizeof names[0]) ? names[signal] : nullptr;
+}
+
+namespace {
+
+// Closes every open descriptor in [first, last], found by reading /proc/self/fd with raw system
+// calls: Boost.Process calls close_range in the child between fork and exec, where only
+// async-signal-safe calls are allowed. False when /proc cannot be read.
+bool close_listed(unsigned first, unsigned last) {
+  const int dir = static_cast<int>(::syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir < 0) return false;
+  alignas(8) char buffer[4096];
+  for (long n; (n = ::syscall(SYS_getdents64, dir, buffer, sizeof buffer)) > 0;) {
+    for (long at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+      at += entry->d_reclen;
+      unsigned fd = 0;
+      bool number = entry->d_name[0] != '\0';
+      for (const char* c = entry->d_name; *c && number; ++c) {
+        number = *c >= '0' && *c <= '9';
+        fd = fd * 10 + static_cast<unsigned>(*c - '0');
+      }
+      if (number && fd >= first && fd <= last && static_cast<int>(fd) != dir) ::syscall(SYS_close, fd);
+    }
+  }
+  ::syscall(SYS_close, dir);
+  return true;
+}
+
+}  // namespace
+
+// Boost.Process closes the child's inherited descriptors with it (glibc 2.34, Linux 5.9). Where
+// the kernel has no close_range (RHEL 8's 4.18, say), this closes them one by one instead of
+// failing with ENOSYS as glibc's would, so no worker inherits another's pipes.
+extern "C" __attribute__((visibility("hidden"))) int close_range(unsigned first, unsigned last, int flags) noexcept {
+  const long done = ::syscall(SYS_close_range, first, last, flags);
+  if (done == 0 || errno != ENOSYS) return static_cast<int>(done);
+  if ((flags & ~CLOSE_RANGE_UNSHARE) != 0) return errno = EINVAL, -1;  // CLOEXEC: Boost does not ask for it
+  if ((flags & CLOSE_RANGE_UNSHARE) && ::syscall(SYS_unshare, CLONE_FILES) != 0) return -1;
+  return close_listed(first, last) ? 0 : (errno = ENOSYS, -1);
 }

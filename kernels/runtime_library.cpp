@@ -151,10 +151,15 @@ std::string cuda_version_text(int version) {
 std::string driver_mismatch_line(int driver_version, int runtime_version) {
   if (driver_version <= 0 || driver_version / 1000 >= runtime_version / 1000) return {};
   const std::string runtime = cuda_version_text(runtime_version);
+  // The flavours built are CUDA 12's and 13's (docs/install.md): one of them may fit this driver.
+  const int driver_major = driver_version / 1000;
+  const std::string other = driver_major >= 12 ? ", or install isobench-cu" + std::to_string(driver_major) +
+                                                     " (the wheel for CUDA " + std::to_string(driver_major) + ")"
+                                               : "";
   return "the NVIDIA driver here runs CUDA up to " + cuda_version_text(driver_version) +
          ", and this build's CUDA runtime is " + runtime + ": it needs a driver for CUDA " +
          std::to_string(runtime_version / 1000) + ".0 or newer (nvidia-smi shows what the driver runs): update the "
-         "driver, or use an isobench built with CUDA " + std::to_string(driver_version / 1000);
+         "driver" + other;
 }
 
 std::string gpu_fit_report_line(const GpuFitItem& item) {

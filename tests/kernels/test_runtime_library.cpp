@@ -115,7 +115,12 @@ TEST_CASE("a library found nowhere: the folders looked in and the loader's messa
 TEST_CASE("a driver older than the runtime's major version: both versions and what to do") {
   CHECK(driver_mismatch_line(12040, 13000) ==
         "the NVIDIA driver here runs CUDA up to 12.4, and this build's CUDA runtime is 13.0: it needs a driver for CUDA "
-        "13.0 or newer (nvidia-smi shows what the driver runs): update the driver, or use an isobench built with CUDA 12");
+        "13.0 or newer (nvidia-smi shows what the driver runs): update the driver, or install isobench-cu12 (the wheel "
+        "for CUDA 12)");
+  // A driver older than any flavour's: only the update is offered.
+  CHECK(driver_mismatch_line(11080, 12040) ==
+        "the NVIDIA driver here runs CUDA up to 11.8, and this build's CUDA runtime is 12.4: it needs a driver for CUDA "
+        "12.0 or newer (nvidia-smi shows what the driver runs): update the driver");
   CHECK(driver_mismatch_line(13000, 13000).empty());
   CHECK(driver_mismatch_line(13020, 13000).empty());
   CHECK(driver_mismatch_line(13000, 13020).empty());  // minor-version compatibility

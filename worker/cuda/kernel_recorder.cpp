@@ -18,35 +18,47 @@ namespace isobench::worker {
 
 namespace {
 
+// The newest record versions of the headers built with: CUPTI 13's, or those of CUDA 12.4's CUPTI
+// (the cu12 wheel), which every later CUPTI 12 keeps.
+#if CUPTI_API_VERSION >= 130000
+using KernelRecord = CUpti_ActivityKernel10;
+using MemcpyRecord = CUpti_ActivityMemcpy6;
+using SynchronizationRecord = CUpti_ActivitySynchronization2;
+#else
+using KernelRecord = CUpti_ActivityKernel9;
+using MemcpyRecord = CUpti_ActivityMemcpy5;
+using SynchronizationRecord = CUpti_ActivitySynchronization;
+#endif
+
 // The fields read below sit at the same offsets in every kernel record version since
 // CUpti_ActivityKernel4, so a libcupti older than the headers (whose records are an older
 // version) is read correctly too.
-static_assert(offsetof(CUpti_ActivityKernel4, start) == offsetof(CUpti_ActivityKernel10, start));
-static_assert(offsetof(CUpti_ActivityKernel4, end) == offsetof(CUpti_ActivityKernel10, end));
-static_assert(offsetof(CUpti_ActivityKernel4, gridX) == offsetof(CUpti_ActivityKernel10, gridX));
-static_assert(offsetof(CUpti_ActivityKernel4, blockX) == offsetof(CUpti_ActivityKernel10, blockX));
-static_assert(offsetof(CUpti_ActivityKernel4, name) == offsetof(CUpti_ActivityKernel10, name));
-static_assert(offsetof(CUpti_ActivityKernel4, streamId) == offsetof(CUpti_ActivityKernel10, streamId));
-static_assert(offsetof(CUpti_ActivityKernel4, correlationId) == offsetof(CUpti_ActivityKernel10, correlationId));
+static_assert(offsetof(CUpti_ActivityKernel4, start) == offsetof(KernelRecord, start));
+static_assert(offsetof(CUpti_ActivityKernel4, end) == offsetof(KernelRecord, end));
+static_assert(offsetof(CUpti_ActivityKernel4, gridX) == offsetof(KernelRecord, gridX));
+static_assert(offsetof(CUpti_ActivityKernel4, blockX) == offsetof(KernelRecord, blockX));
+static_assert(offsetof(CUpti_ActivityKernel4, name) == offsetof(KernelRecord, name));
+static_assert(offsetof(CUpti_ActivityKernel4, streamId) == offsetof(KernelRecord, streamId));
+static_assert(offsetof(CUpti_ActivityKernel4, correlationId) == offsetof(KernelRecord, correlationId));
 // The same for the copies (since CUpti_ActivityMemcpy4), memsets (since CUpti_ActivityMemset2)
 // and synchronisations (since the first version).
 #define ISOBENCH_SAME_OFFSET(old, now, field) static_assert(offsetof(old, field) == offsetof(now, field))
-ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, copyKind);
-ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, bytes);
-ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, start);
-ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, end);
-ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, streamId);
-ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, CUpti_ActivityMemcpy6, correlationId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, MemcpyRecord, copyKind);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, MemcpyRecord, bytes);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, MemcpyRecord, start);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, MemcpyRecord, end);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, MemcpyRecord, streamId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivityMemcpy4, MemcpyRecord, correlationId);
 ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, bytes);
 ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, start);
 ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, end);
 ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, streamId);
 ISOBENCH_SAME_OFFSET(CUpti_ActivityMemset2, CUpti_ActivityMemset4, correlationId);
-ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, type);
-ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, start);
-ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, end);
-ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, correlationId);
-ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, streamId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, SynchronizationRecord, type);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, SynchronizationRecord, start);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, SynchronizationRecord, end);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, SynchronizationRecord, correlationId);
+ISOBENCH_SAME_OFFSET(CUpti_ActivitySynchronization, SynchronizationRecord, streamId);
 #undef ISOBENCH_SAME_OFFSET
 
 // The kinds the pass records beside the kernels, for the per-iteration accounting.
@@ -171,7 +183,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
     while (buffer && c.api.next_record(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
       switch (record->kind) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-          const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+          const auto* k = reinterpret_cast<const KernelRecord*>(record);
           if (auto* g = add_gpu_activity(c, GpuActivity::Kind::kernel, *k)) {
             g->name = k->name ? k->name : "(unnamed)";
             g->grid = {k->gridX, k->gridY, k->gridZ};
@@ -180,7 +192,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
-          const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+          const auto* m = reinterpret_cast<const MemcpyRecord*>(record);
           if (auto* g = add_gpu_activity(c, GpuActivity::Kind::memcpy, *m)) {
             g->copy_kind = copy_kind_name(m->copyKind);
             g->bytes = m->bytes;
@@ -204,7 +216,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
           break;
         }
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-          const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+          const auto* y = reinterpret_cast<const SynchronizationRecord*>(record);
           if (!complete(y->start, y->end)) {
             ++c.lost;
             break;
