@@ -45,7 +45,7 @@ struct KernelSpec {
   // Bytes moved and floating-point operations per launch, for throughput columns (0: unknown).
   std::function<std::uint64_t(const Params&)> bytes_per_launch;
   std::function<std::uint64_t(const Params&)> flops_per_launch;
-  // The libraries its set-up opens at run time (runtime_library.hpp: "libcublasLt"), checked by
+  // The libraries its set-up opens at run time (gpu_libraries.hpp: "libcublasLt"), checked by
   // the worker before a run that plans it.
   std::vector<std::string> runtime_libraries;
 

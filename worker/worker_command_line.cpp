@@ -81,7 +81,7 @@ int run_worker_command_line(int argc, char** argv) {
   }
   if (check_gpu) {
 #ifdef ISOBENCH_WITH_CUDA
-    // The report on stdout (kernels/runtime_library.hpp); on stderr the problem that matters most:
+    // The report on stdout (kernels/gpu_libraries.hpp); on stderr the problem that matters most:
     // one that refuses a run before one that leaves out the kernels of a missing library.
     std::string refusal, missing;
     for (const auto& item : gpu_fit_report(*check_gpu)) {

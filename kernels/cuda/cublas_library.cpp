@@ -7,7 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include "kernels/runtime_library.hpp"
+#include "kernels/gpu_libraries.hpp"
 
 namespace isobench::kernels::cuda {
 
@@ -15,7 +15,7 @@ namespace {
 
 std::atomic<bool> g_loaded{false};
 
-// runtime_library() knows cuBLAS by the CUDA major version, which is cuBLAS's own.
+// gpu_library() knows cuBLAS by the CUDA major version, which is cuBLAS's own.
 static_assert(CUBLAS_VER_MAJOR == CUDART_VERSION / 1000, "cuBLAS of another major version than the CUDA runtime");
 #if CUBLAS_VERSION >= 120500
 static_assert(std::is_same_v<GemmGroupedBatchedExFunction, decltype(&::cublasGemmGroupedBatchedEx)>,
@@ -23,7 +23,7 @@ static_assert(std::is_same_v<GemmGroupedBatchedExFunction, decltype(&::cublasGem
 #endif
 
 void* open_library(const std::string& stem) {
-  void* handle = open_runtime_library(*runtime_library(stem, CUDART_VERSION / 1000));
+  void* handle = open_gpu_library(*gpu_library(stem, CUDART_VERSION / 1000));
   g_loaded = true;
   return handle;
 }

@@ -6,11 +6,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/runtime_library.hpp"
+#include "kernels/gpu_libraries.hpp"
 
 namespace isobench::kernels::cuda {
 
-static_assert(NCCL_MAJOR == 2, "runtime_library() opens libnccl.so.2");
+static_assert(NCCL_MAJOR == 2, "gpu_library() opens libnccl.so.2");
 static_assert(sizeof(ncclUniqueId) <= 128, "the rank group's broadcast field holds 128 bytes");
 
 const NcclLibrary& nccl() {
@@ -19,7 +19,7 @@ const NcclLibrary& nccl() {
     // machines it measures on (docs/multi-rank.md): set here, before any communicator, so every rank
     // measures the same all-gather algorithms whatever the environment it was started with.
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-    void* lib = open_runtime_library(*runtime_library("libnccl", CUDART_VERSION / 1000));
+    void* lib = open_gpu_library(*gpu_library("libnccl", CUDART_VERSION / 1000));
     const char* n = "libnccl";
     NcclLibrary t{};
     resolve(lib, n, "ncclGetErrorString", t.GetErrorString);

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL, loaded when the first multi-rank kernel is set up (kernels/runtime_library.hpp): the
+// NCCL, loaded when the first multi-rank kernel is set up (kernels/gpu_libraries.hpp): the
 // worker does not link it, so machines without NCCL run every other kernel. The kernels call it
 // through the table below; its members have NCCL's own names and signatures.
 

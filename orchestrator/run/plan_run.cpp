@@ -14,7 +14,7 @@
 #include "ipc/rank_group.hpp"
 #include "kernels/catalog.hpp"
 #include "kernels/plugin_loader.hpp"
-#include "kernels/runtime_library.hpp"
+#include "kernels/gpu_libraries.hpp"
 #include "orchestrator/format/numbers.hpp"
 #include "orchestrator/gpu_environment.hpp"
 #include "orchestrator/json_errors.hpp"
@@ -170,7 +170,7 @@ struct LeftOut {
 };
 
 // The GPU software the sweep's built-in CUDA kernels need, asked of each side's worker build
-// before the run is planned (isobench-worker --check-gpu, kernels/runtime_library.hpp): a driver
+// before the run is planned (isobench-worker --check-gpu, kernels/gpu_libraries.hpp): a driver
 // too old for the worker's CUDA runtime, or a cuBLAS of another major version than it was built
 // against, is bad input in the worker's one line, not a run whose GEMMs all fail. A library that
 // is missing leaves out only the instances whose kernels need it (on either side of an A/B run):

@@ -135,7 +135,7 @@ TEST_CASE("isobench-worker --check-gpu: exit 0 when the GPU software fits the bu
   // The driver (none on a CPU machine, which is no mismatch) and no library: orchestrate asks this
   // before a CUDA run whose kernels open nothing.
   CHECK_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out == "driver\tok\n");  // the report, a line per item (kernels/runtime_library.hpp)
+  CHECK(r.out == "driver\tok\n");  // the report, a line per item (kernels/gpu_libraries.hpp)
   r = run(bin("isobench-worker") + " --check-gpu libcudnn", s);
   CHECK(r.exit_code == 2);
   CHECK(r.err == "isobench-worker: libcudnn: no such runtime library of the kernels (libcublasLt, libcublas, libnccl)\n");

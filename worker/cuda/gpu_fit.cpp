@@ -15,12 +15,12 @@ std::vector<kernels::GpuFitItem> gpu_fit_report(const std::vector<std::string>& 
   std::string driver = driver_problem();
   items.push_back({"driver", driver.empty() ? "ok" : "mismatch", driver});
   for (const auto& stem : libraries) {
-    const auto library = kernels::runtime_library(stem, CUDART_VERSION / 1000);
+    const auto library = kernels::gpu_library(stem, CUDART_VERSION / 1000);
     if (!library) {
       items.push_back({stem, "unknown", stem + ": no such runtime library of the kernels (libcublasLt, libcublas, libnccl)"});
       continue;
     }
-    auto check = kernels::check_runtime_library(*library);
+    auto check = kernels::check_gpu_library(*library);
     const char* status = check.status == kernels::LibraryStatus::found     ? "ok"
                          : check.status == kernels::LibraryStatus::missing ? "missing"
                                                                            : "mismatch";

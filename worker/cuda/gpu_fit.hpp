@@ -1,5 +1,5 @@
 #pragma once
-// Whether the GPU software here fits this worker's build (kernels/runtime_library.hpp): the driver
+// Whether the GPU software here fits this worker's build (kernels/gpu_libraries.hpp): the driver
 // against the CUDA runtime linked in, and the runtime libraries that the planned kernels open.
 // orchestrate asks before a run (isobench-worker --check-gpu): a driver or library that does not
 // fit is one line and exit 2 before anything is measured, and a library that is missing leaves
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/runtime_library.hpp"
+#include "kernels/gpu_libraries.hpp"
 
 namespace isobench::worker {
 

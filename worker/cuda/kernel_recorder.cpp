@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "kernels/runtime_library.hpp"
+#include "kernels/gpu_libraries.hpp"
 
 namespace isobench::worker {
 
@@ -250,7 +250,7 @@ std::string load_cupti(Collection& c) {
   void* library = nullptr;
   std::string first_error;
   try {
-    library = kernels::open_runtime_library(*kernels::runtime_library("libcupti", CUDART_VERSION / 1000));
+    library = kernels::open_gpu_library(*kernels::gpu_library("libcupti", CUDART_VERSION / 1000));
     c.library_name = "libcupti.so." + std::to_string(CUDART_VERSION / 1000);
   } catch (const std::runtime_error& e) {
     first_error = e.what();

@@ -1,4 +1,4 @@
-// kernels/runtime_library.hpp on any machine: the one line a worker gives when a library the GPU
+// kernels/gpu_libraries.hpp on any machine: the one line a worker gives when a library the GPU
 // kernels open is missing or of another major version (found among fake libraries in a temporary
 // $CUDA_HOME), and when the driver is too old for the build's CUDA runtime.
 
@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/runtime_library.hpp"
+#include "kernels/gpu_libraries.hpp"
 
 using namespace isobench::kernels;
 namespace fs = std::filesystem;
@@ -36,10 +36,10 @@ struct Folder {
   }
 };
 
-// What open_runtime_library throws.
-std::string refusal(const RuntimeLibrary& library) {
+// What open_gpu_library throws.
+std::string refusal(const GpuLibrary& library) {
   try {
-    open_runtime_library(library);
+    open_gpu_library(library);
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -49,21 +49,21 @@ std::string refusal(const RuntimeLibrary& library) {
 }  // namespace
 
 TEST_CASE("the libraries of the built-in kernels, by the build's CUDA") {
-  REQUIRE(runtime_library("libcublasLt", 13));
-  CHECK(runtime_library("libcublasLt", 13)->file_name() == "libcublasLt.so.13");
-  CHECK(runtime_library("libcublasLt", 13)->package == "nvidia-cublas");
-  CHECK(runtime_library("libcublas", 12)->file_name() == "libcublas.so.12");
-  CHECK(runtime_library("libcublas", 12)->package == "nvidia-cublas-cu12");
-  CHECK(runtime_library("libnccl", 13)->file_name() == "libnccl.so.2");
-  CHECK(runtime_library("libnccl", 13)->package == "nvidia-nccl-cu13");
+  REQUIRE(gpu_library("libcublasLt", 13));
+  CHECK(gpu_library("libcublasLt", 13)->file_name() == "libcublasLt.so.13");
+  CHECK(gpu_library("libcublasLt", 13)->package == "nvidia-cublas");
+  CHECK(gpu_library("libcublas", 12)->file_name() == "libcublas.so.12");
+  CHECK(gpu_library("libcublas", 12)->package == "nvidia-cublas-cu12");
+  CHECK(gpu_library("libnccl", 13)->file_name() == "libnccl.so.2");
+  CHECK(gpu_library("libnccl", 13)->package == "nvidia-nccl-cu13");
   // CUPTI for the kernel recorder: CUDA 13's wheel keeps it in nvidia/cu13/lib, CUDA 12's is a
   // package of its own; the toolkit's extras/CUPTI/lib64 is looked in too.
-  CHECK(runtime_library("libcupti", 13)->file_name() == "libcupti.so.13");
-  CHECK(runtime_library("libcupti", 13)->package == "nvidia-cuda-cupti");
-  CHECK(runtime_library("libcupti", 12)->package == "nvidia-cuda-cupti-cu12");
-  const auto cupti_dirs = search_dirs(*runtime_library("libcupti", 12));
+  CHECK(gpu_library("libcupti", 13)->file_name() == "libcupti.so.13");
+  CHECK(gpu_library("libcupti", 13)->package == "nvidia-cuda-cupti");
+  CHECK(gpu_library("libcupti", 12)->package == "nvidia-cuda-cupti-cu12");
+  const auto cupti_dirs = search_dirs(*gpu_library("libcupti", 12));
   CHECK(std::find(cupti_dirs.begin(), cupti_dirs.end(), "/usr/local/cuda/extras/CUPTI/lib64") != cupti_dirs.end());
-  CHECK_FALSE(runtime_library("libcudnn", 13));
+  CHECK_FALSE(gpu_library("libcudnn", 13));
 }
 
 TEST_CASE("a cuBLASLt of another major version: what was found, what the build needs, what to do") {
@@ -73,7 +73,7 @@ TEST_CASE("a cuBLASLt of another major version: what was found, what the build n
   home.touch("lib64/libcublasLt.so.13");
   home.touch("lib64/libcublasLt.so.14.0.1");  // the wanted one's full name, not a link to it: not "another"
   setenv("CUDA_HOME", home.path.c_str(), 1);
-  const RuntimeLibrary lt = *runtime_library("libcublasLt", 14);
+  const GpuLibrary lt = *gpu_library("libcublasLt", 14);
   const std::string line = refusal(lt);
   unsetenv("CUDA_HOME");
   CHECK_MESSAGE(line.rfind("libcublasLt.so.14 not found (needed by the GEMM kernels, built against CUDA 14); found ", 0) == 0,
@@ -101,7 +101,7 @@ TEST_CASE("a cuBLASLt of another major version: what was found, what the build n
 
 TEST_CASE("a library found nowhere: the folders looked in and the loader's message") {
   Folder empty("runtime-library-empty");
-  const RuntimeLibrary none{"libisobench_no_such_blas", 3, 13, "the test kernels", "nvidia-no-such", {empty.path.string()}};
+  const GpuLibrary none{"libisobench_no_such_blas", 3, 13, "the test kernels", "nvidia-no-such", {empty.path.string()}};
   const std::string line = refusal(none);
   CHECK_MESSAGE(line.rfind("libisobench_no_such_blas.so.3 not found (needed by the test kernels, built against CUDA 13); not "
                            "on the loader's path (LD_LIBRARY_PATH, the system's) nor in ",
@@ -181,15 +181,15 @@ TEST_CASE("what orchestrate takes from --check-gpu: fits, missing libraries to l
   CHECK(read_gpu_fit(2, "", "").refusal == "isobench-worker --check-gpu: exit code 2 without a line on stderr");
 }
 
-TEST_CASE("check_runtime_library tells a missing library from one of another major version") {
+TEST_CASE("check_gpu_library tells a missing library from one of another major version") {
   Folder home("runtime-library-check");
   setenv("CUDA_HOME", home.path.c_str(), 1);
-  const RuntimeLibrary none{"libisobench_no_such_blas", 3, 13, "the test kernels", "nvidia-no-such", {}};
-  LibraryCheck check = check_runtime_library(none);
+  const GpuLibrary none{"libisobench_no_such_blas", 3, 13, "the test kernels", "nvidia-no-such", {}};
+  LibraryCheck check = check_gpu_library(none);
   CHECK(check.status == LibraryStatus::missing);
   CHECK(check.line.rfind("libisobench_no_such_blas.so.3 not found (needed by the test kernels", 0) == 0);
   home.touch("lib64/libisobench_no_such_blas.so.2");
-  check = check_runtime_library(none);
+  check = check_gpu_library(none);
   unsetenv("CUDA_HOME");
   CHECK(check.status == LibraryStatus::other_major);
   CHECK_MESSAGE(check.line.find("found libisobench_no_such_blas.so.2 in " + (home.path / "lib64").string() +

@@ -20,7 +20,7 @@
 
 namespace isobench::kernels {
 
-struct RuntimeLibrary {
+struct GpuLibrary {
   std::string stem;        // "libcublasLt"
   int major = 0;           // the major version the kernels were compiled against: its ABI is theirs
   int cuda_major = 0;      // the build's CUDA: where the nvidia-* wheels keep it, and what to install
@@ -33,13 +33,13 @@ struct RuntimeLibrary {
 
 // The library of the built-in kernels called `stem` (libcublasLt, libcublas, libnccl; libcupti for
 // the worker's kernel recorder) for a build of CUDA `cuda_major`; nullopt for another name.
-std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_major);
+std::optional<GpuLibrary> gpu_library(const std::string& stem, int cuda_major);
 
 // Opens file_name() from the loader's path (LD_LIBRARY_PATH, the system's), then from
 // search_dirs(). Throws std::runtime_error with missing_library_line's line.
-void* open_runtime_library(const RuntimeLibrary& library);
+void* open_gpu_library(const GpuLibrary& library);
 
-// Whether open_runtime_library opens `library` here (it is left open): found; missing (nowhere,
+// Whether open_gpu_library opens `library` here (it is left open): found; missing (nowhere,
 // of any major version); or only of another major version, which the build cannot use. `line`
 // is missing_library_line's when it is not found.
 enum class LibraryStatus { found, missing, other_major };
@@ -47,21 +47,21 @@ struct LibraryCheck {
   LibraryStatus status = LibraryStatus::found;
   std::string line;
 };
-LibraryCheck check_runtime_library(const RuntimeLibrary& library);
+LibraryCheck check_gpu_library(const GpuLibrary& library);
 
 // The folders looked in after the loader's path: the nvidia-* wheels' beside an installed isobench
 // (nvidia/cu<major>/lib, nvidia/cublas/lib, nvidia/nccl/lib, nvidia/cuda_cupti/lib), $CUDA_HOME/lib64,
 // the fallbacks.
-std::vector<std::string> search_dirs(const RuntimeLibrary& library);
+std::vector<std::string> search_dirs(const GpuLibrary& library);
 
 // Files of the library of another major version (stem.so.N) in `dirs` and on LD_LIBRARY_PATH.
-std::vector<std::string> other_versions(const RuntimeLibrary& library, const std::vector<std::string>& dirs);
+std::vector<std::string> other_versions(const GpuLibrary& library, const std::vector<std::string>& dirs);
 
 // "libcublasLt.so.13 not found (needed by the GEMM kernels, built against CUDA 13); found
 // libcublasLt.so.12 in /v/nvidia/cublas/lib, another major version: pip install nvidia-cublas
 // (CUDA 13), or a CUDA 13 toolkit, and put the folder that holds libcublasLt.so.13 on
 // LD_LIBRARY_PATH". Without other versions it names the folders looked in and the loader's message.
-std::string missing_library_line(const RuntimeLibrary& library, const std::vector<std::string>& looked_in,
+std::string missing_library_line(const GpuLibrary& library, const std::vector<std::string>& looked_in,
                                  const std::vector<std::string>& others, const std::string& loader_message);
 
 // CUDA versions as the runtime and driver APIs give them, 1000 major + 10 minor: 12040 is "12.4".

@@ -1,4 +1,4 @@
-#include "kernels/runtime_library.hpp"
+#include "kernels/gpu_libraries.hpp"
 
 #include <dlfcn.h>
 
@@ -48,25 +48,25 @@ std::string joined(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::optional<RuntimeLibrary> runtime_library(const std::string& stem, int cuda_major) {
+std::optional<GpuLibrary> gpu_library(const std::string& stem, int cuda_major) {
   const std::string cuda = std::to_string(cuda_major);
   // CUDA 13's cuBLAS wheel has no suffix (nvidia-cublas-cu13 is an empty, deprecated name).
   const std::string cublas = cuda_major >= 13 ? "nvidia-cublas" : "nvidia-cublas-cu" + cuda;
-  if (stem == "libcublasLt") return RuntimeLibrary{stem, cuda_major, cuda_major, "the GEMM kernels", cublas, {"/usr/local/cuda/lib64"}};
+  if (stem == "libcublasLt") return GpuLibrary{stem, cuda_major, cuda_major, "the GEMM kernels", cublas, {"/usr/local/cuda/lib64"}};
   if (stem == "libcublas")
-    return RuntimeLibrary{stem, cuda_major, cuda_major, "the grouped GEMM kernel", cublas, {"/usr/local/cuda/lib64"}};
+    return GpuLibrary{stem, cuda_major, cuda_major, "the grouped GEMM kernel", cublas, {"/usr/local/cuda/lib64"}};
   // CUDA 13's wheel is nvidia-cuda-cupti (into nvidia/cu13/lib), CUDA 12's nvidia-cuda-cupti-cu12.
   if (stem == "libcupti")
-    return RuntimeLibrary{stem, cuda_major, cuda_major, "--record-kernels (the kernel recorder)",
+    return GpuLibrary{stem, cuda_major, cuda_major, "--record-kernels (the kernel recorder)",
                           cuda_major >= 13 ? "nvidia-cuda-cupti" : "nvidia-cuda-cupti-cu" + cuda,
                           {"/usr/local/cuda/lib64", "/usr/local/cuda/extras/CUPTI/lib64"}};
   if (stem == "libnccl")
-    return RuntimeLibrary{stem, 2, cuda_major, "the multi-rank kernels", "nvidia-nccl-cu" + cuda,
+    return GpuLibrary{stem, 2, cuda_major, "the multi-rank kernels", "nvidia-nccl-cu" + cuda,
                           {"/usr/local/cuda/lib64", "/usr/local/cuda/lib"}};
   return std::nullopt;
 }
 
-std::vector<std::string> search_dirs(const RuntimeLibrary& library) {
+std::vector<std::string> search_dirs(const GpuLibrary& library) {
   std::vector<std::string> dirs = wheel_dirs(library.cuda_major);
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(std::string(home) + "/lib64");
   // Each once: $CUDA_HOME is often /usr/local/cuda, whose lib64 is a fallback too.
@@ -78,7 +78,7 @@ std::vector<std::string> search_dirs(const RuntimeLibrary& library) {
 namespace {
 
 // The library opened, or null with `check` saying why.
-void* try_open(const RuntimeLibrary& library, LibraryCheck& check) {
+void* try_open(const GpuLibrary& library, LibraryCheck& check) {
   const std::string name = library.file_name();
   if (void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
   const char* first = dlerror();
@@ -94,19 +94,19 @@ void* try_open(const RuntimeLibrary& library, LibraryCheck& check) {
 
 }  // namespace
 
-void* open_runtime_library(const RuntimeLibrary& library) {
+void* open_gpu_library(const GpuLibrary& library) {
   LibraryCheck check;
   if (void* handle = try_open(library, check)) return handle;
   throw std::runtime_error(check.line);
 }
 
-LibraryCheck check_runtime_library(const RuntimeLibrary& library) {
+LibraryCheck check_gpu_library(const GpuLibrary& library) {
   LibraryCheck check;
   try_open(library, check);
   return check;
 }
 
-std::vector<std::string> other_versions(const RuntimeLibrary& library, const std::vector<std::string>& dirs) {
+std::vector<std::string> other_versions(const GpuLibrary& library, const std::vector<std::string>& dirs) {
   std::vector<std::string> searched = split_path_list(std::getenv("LD_LIBRARY_PATH"));
   searched.insert(searched.end(), dirs.begin(), dirs.end());
   const std::string prefix = library.stem + ".so.", wanted = library.file_name();
@@ -125,7 +125,7 @@ std::vector<std::string> other_versions(const RuntimeLibrary& library, const std
   return found;
 }
 
-std::string missing_library_line(const RuntimeLibrary& library, const std::vector<std::string>& looked_in,
+std::string missing_library_line(const GpuLibrary& library, const std::vector<std::string>& looked_in,
                                  const std::vector<std::string>& others, const std::string& loader_message) {
   const std::string name = library.file_name(), cuda = std::to_string(library.cuda_major);
   std::string line = name + " not found (needed by " + library.needed_by + ", built against CUDA " + cuda + "); ";
