@@ -73,12 +73,12 @@ if [ "$scope" = all ]; then
   fi
   # The pytest suites' tests (tests/python/test_pytest_suites.py, tests/integration/test_pytest_suites.cpp)
   # run a suite configured as projects configure theirs where pytest-benchmark and pytest-codspeed
-  # are installed, and where pytest-codspeed alone is: two venvs, made once per machine (1.5 min and
+  # (and pytest-cov) are installed, and where pytest-codspeed alone is: two venvs, made once per machine (1.5 min and
   # 100 MB on the 2-core CI machine, most of it pip's downloads) under $ISOBENCH_TEST_VENVS, else
   # $XDG_CACHE_HOME/isobench/test-venvs, else ~/.cache/isobench/test-venvs; python3's own packages
   # are left as they are.
   venvs="${ISOBENCH_TEST_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/isobench/test-venvs}"
-  for venv in "benchmark-codspeed:pytest-benchmark pytest-codspeed" "codspeed:pytest-codspeed"; do
+  for venv in "benchmark-codspeed:pytest-benchmark pytest-codspeed pytest-cov" "codspeed:pytest-codspeed"; do
     name=${venv%%:*}
     modules=$(echo "${venv#*:}" | tr ' -' ',_')
     if ! "$venvs/$name/bin/python" -c "import pytest, $modules" >/dev/null 2>&1; then

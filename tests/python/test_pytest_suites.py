@@ -128,6 +128,29 @@ class TheSuiteAsProjectsWriteIt(unittest.TestCase):
 FILE_NUMBERS = itertools.count()
 
 
+class Coverage(unittest.TestCase):
+    def test_pytest_covs_coverage_is_off_in_the_workers_session(self):
+        # yarl and multidict have --cov in addopts: coverage would trace every sample.
+        python = ENVIRONMENTS["pytest-benchmark and pytest-codspeed"][0]
+        self.assertTrue(os.path.exists(python), "%s: scripts/install-deps.sh makes it" % python)
+        probe = ("import io, sys\nfrom contextlib import redirect_stdout\nfrom isobench import pytest_bridge\n"
+                 "with redirect_stdout(io.StringIO()):\n"
+                 "    session = pytest_bridge._worker_session(sys.argv[1], [])\n"
+                 "    handed = pytest_bridge.PytestTest(sys.argv[1], 'test_x')(seed=1, device='cpu', stream=None)\n"
+                 "plugin = session.config.pluginmanager.get_plugin('_cov')\n"
+                 "print(type(plugin).__name__, plugin._disabled, sys.gettrace())\n")
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "pytest.ini"), "w") as f:
+                f.write("[pytest]\naddopts = --cov=json --cov-report=term\n")
+            with open(os.path.join(folder, "test_covered.py"), "w") as f:
+                f.write("import json\n\ndef test_x(benchmark):\n    benchmark(json.dumps, [1])\n")
+            env = dict(os.environ, PYTHONPATH=PACKAGE, PYTHONDONTWRITEBYTECODE="1", ISOBENCH_BYTECODE_CACHE="off")
+            done = subprocess.run([python, "-c", probe, os.path.join(folder, "test_covered.py")], env=env,
+                                  capture_output=True, text=True, check=False, cwd=folder)
+        self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+        self.assertEqual(done.stdout.split(), ["CovPlugin", "True", "None"])
+
+
 class PytestsRefusals(unittest.TestCase):
     """What pytest refuses, said in one line naming the file and pytest's reason, with the remedy."""
 
