@@ -128,6 +128,7 @@ OpenRun open_new_run(const RunRequest& request, const Executor& executor) {
   // ab --pytest: the suite's sweep runs on the machine's device, so the machine comes first.
   std::optional<Machine> pytest_machine;
   if (!request.pytest.file.empty()) pytest_machine = resolve_machine(request);
+  load_options.generated = pytest_machine.has_value();
   Sweep sweep =
       pytest_machine
           ? parse_sweep(pytest_sweep_text(request.pytest, pytest_machine->device == kernels::Backend::cuda ? "cuda" : "cpu"),
