@@ -1,8 +1,12 @@
-"""The pytest bridge: tests that use pytest-benchmark's `benchmark` fixture as Python benchmarks.
+"""The pytest bridge: tests that use pytest-benchmark's or pytest-codspeed's `benchmark` fixture (or
+are marked `benchmark`, pytest-codspeed's marker-only style) as Python benchmarks.
 
-A sweep entry `pytest: test_file.py` (docs/python.md, "Existing pytest benchmarks") makes every
-collected test of the file that takes the `benchmark` fixture an instance: its parametrization
-is the instance's parameters, its test id the instance. It rides on the `python:` kind: the
+A sweep entry `pytest: test_file.py` (docs/python.md, "Existing pytest benchmarks" and "pytest
+suites in the wild") makes every collected test of the file that takes the `benchmark` fixture
+an instance: its parametrization is the instance's parameters, its pytest id the instance. The
+project's own pytest configuration (ini file, addopts, plugins) is pytest's to read; what must
+change for isobench's fixture to be the one tests get is done after parsing (_take_over). It
+rides on the `python:` kind: the
 zygote collects the file once (so the test module and what it imports, torch and triton, are
 imported once per side), registers each test as a set-up function, and every forked worker runs
 its tests, untimed, in its copy of a pytest session the zygote made. There the `benchmark`
@@ -13,7 +17,7 @@ the samples.
     python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [-- PYTEST_ARGS...]
 
 prints the collection as one JSON object: {"tests": [{"test", "function", "params",
-"benchmark"}]} or {"error": ...}, exit code 0 or 1 (the orchestrator runs it when it loads a
+"benchmark", "doctest", "node_id"}]} or {"error": ...}, exit code 0 or 1 (the orchestrator runs it when it loads a
 sweep, before anything is measured).
 
 What differs from a pytest-benchmark run, and why:
@@ -21,9 +25,12 @@ What differs from a pytest-benchmark run, and why:
   owns the order of set-ups and samples across a batch, so a test cannot stay suspended inside
   its body. The timed callable keeps what it closes over (tensors, arguments); a resource that a
   yield-fixture closes after the test is closed by then.
-- `benchmark.pedantic(target, args, kwargs, setup=...)` calls setup once, in the set-up; the
-  samples launch target with what it returned. rounds, iterations and warmup_rounds are the
-  sweep's settings (samples, inner, warmup), not the test's.
+- `benchmark.pedantic(target, args, kwargs, setup=..., teardown=...)` calls setup once, in the
+  set-up; the samples launch target with what it returned; teardown runs once, when the worker is
+  done with the instance. rounds, iterations and warmup_rounds are the sweep's settings (samples,
+  inner, warmup), not the test's.
+- A test marked `benchmark` without the fixture is timed as its body, called as pytest calls it
+  with the fixture values of its set-up (as pytest-codspeed times such a test).
 - The zygote configures pytest once: the session of its collection (in which it runs no test) is
   the one every worker it forks runs each of its tests in, by pytest's runtest protocol in its
   copy, with nothing after the test, so every fixture, session-scoped ones too, is torn down when
