@@ -76,16 +76,10 @@ def main():
             pytest_bridge._worker_session = lambda path, args: None  # a session of its own per test
             separate = worker_ms(path, options.tests, options.workers)
             bridge = per_session_ms(path, options.calls)
-            quiet = {"no:" + p for p in pytest_bridge._QUIET_PLUGINS}
-            base, every_args, i = list(pytest_bridge._COMMON_ARGS), [], 0
-            while i < len(base):  # the bridge's arguments less its "-p no:<quiet plugin>" pairs
-                if base[i] == "-p" and i + 1 < len(base) and base[i + 1] in quiet:
-                    i += 2
-                    continue
-                every_args.append(base[i])
-                i += 1
-            pytest_bridge._COMMON_ARGS[:] = every_args
+            quiet = pytest_bridge._QUIET_PLUGINS
+            pytest_bridge._QUIET_PLUGINS = ()  # the bridge's session less its blocking of the quiet plugins
             every = per_session_ms(path, options.calls)
+            pytest_bridge._QUIET_PLUGINS = quiet
             pytest_bridge._worker_session = worker_session
         finally:
             sys.stdout = stdout

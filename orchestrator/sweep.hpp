@@ -126,10 +126,12 @@ inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;
 
 // A test of a `pytest:` entry's file, as pytest collects it (orchestrator/sweep/pytest_collection.hpp).
 struct CollectedTest {
-  std::string test;        // its node id after the file: "test_softmax[1024-fp16]", "TestX::test_y"
-  std::string function;    // "test_softmax", "TestX.test_y": the instance's name in ids
+  std::string test;        // its node id after the file: "test_softmax[1024-fp16]", "TestX::test_y": the instance's id
+  std::string function;    // "test_softmax", "TestX.test_y": the instance's kernel
   nlohmann::json params;   // its parametrization: argument name -> value (a JSON scalar, else its str())
-  bool uses_benchmark = false;
+  bool uses_benchmark = false;  // takes the benchmark fixture, or is marked benchmark (pytest-codspeed's style)
+  bool doctest = false;         // a doctest of the file (--doctest-modules): never a benchmark
+  std::string node_id;          // pytest's node id from its rootdir: "tests/test_ops.py::test_softmax[1024-fp16]"
 };
 
 // What a sweep's loading needs beyond the file: how its `pytest:` files are collected. Given the
@@ -142,6 +144,9 @@ struct SweepLoadOptions {
   std::function<std::vector<CollectedTest>(const std::string& sweep_name, const std::string& file,
                                            const std::string& select, const std::vector<std::string>& args)>
       collect_pytest;
+  // The sweep is orchestrate's own text (ab --pytest makes it), not a file the user wrote: its
+  // errors name no line, column or key of it, and a pytest file's refusal is pytest's line alone.
+  bool generated = false;
 };
 
 // Reads and validates a sweep file against the built-in catalog. Throws SweepError (and

@@ -45,6 +45,7 @@ if [ "$scope" = all ]; then
     doctest-dev
     python3-jsonschema    # tools/check_trace.py checks iteration traces against the trace format's schema (trace_schema)
     python3-pip           # pytest for the pytest bridge's tests (below)
+    python3-venv          # the pytest plugin venvs of the pytest suites' tests (below)
     libxml2-utils         # xmllint: test_ci_printers checks --junit output against tests/orchestrator/junit.xsd
     fonts-dejavu-core
   )
@@ -70,6 +71,24 @@ if [ "$scope" = all ]; then
     echo "install-deps: installing pytest (pip)"
     python3 -m pip install --quiet "pytest>=8" 2>/dev/null || python3 -m pip install --quiet --break-system-packages "pytest>=8"
   fi
+  # The pytest suites' tests (tests/python/test_pytest_suites.py, tests/integration/test_pytest_suites.cpp)
+  # run a suite configured as projects configure theirs where pytest-benchmark and pytest-codspeed
+  # (and pytest-cov) are installed, and where pytest-codspeed alone is: two venvs, made once per machine (1.5 min and
+  # 100 MB on the 2-core CI machine, most of it pip's downloads) under $ISOBENCH_TEST_VENVS, else
+  # $XDG_CACHE_HOME/isobench/test-venvs, else ~/.cache/isobench/test-venvs; python3's own packages
+  # are left as they are.
+  venvs="${ISOBENCH_TEST_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/isobench/test-venvs}"
+  for venv in "benchmark-codspeed:pytest-benchmark pytest-codspeed pytest-cov" "codspeed:pytest-codspeed"; do
+    name=${venv%%:*}
+    modules=$(echo "${venv#*:}" | tr ' -' ',_')
+    if ! "$venvs/$name/bin/python" -c "import pytest, $modules" >/dev/null 2>&1; then
+      echo "install-deps: making the test venv $venvs/$name (pip: pytest ${venv#*:})"
+      rm -rf "${venvs:?}/$name"
+      python3 -m venv "$venvs/$name"
+      # shellcheck disable=SC2086  # the package names are words
+      "$venvs/$name/bin/python" -m pip install --quiet "pytest>=8" ${venv#*:}
+    fi
+  done
   if [ -z "$chromium" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
     echo "install-deps: no chromium: test_report needs /usr/bin/chromium or /usr/bin/chromium-browser (Ubuntu: apt install chromium-browser, which installs the snap)"
   fi

@@ -80,7 +80,7 @@ cat pytest-ab.txt
 # The candidate sorts 20,000 floats by their str(): several times slower, SLOWER (exit 1) even on
 # a loaded machine; anything else is the route not working.
 [ "$rc" -eq 1 ] || fail "ab --pytest: exit $rc, expected 1 (SLOWER)"
-grep -q "test_sort\[n=20000\].*SLOWER" pytest-ab.txt || fail "ab --pytest: test_sort[n=20000] is not SLOWER"
+grep -q "test_sort\[20000\].*SLOWER" pytest-ab.txt || fail "ab --pytest: test_sort[20000] is not SLOWER"
 
 step "a GPU sweep on this machine without a GPU: one line saying what is missing, exit 2"
 rc=0

@@ -134,12 +134,12 @@ def ab_part(out, name, title):
 
 # The pytest tests' ids against the python: entries' (bench/gpu/test_triton_ops.py).
 PAIRS = {
-    "test_softmax[rows=4096]": "triton_softmax[rows=4096,cols=4096,dtype=bf16]",
-    "test_softmax[rows=16384]": "triton_softmax[rows=16384,cols=4096,dtype=bf16]",
-    "test_layer_norm[hidden=4096]": "triton_layer_norm[rows=4096,hidden=4096,dtype=bf16]",
-    "test_layer_norm[hidden=8192]": "triton_layer_norm[rows=4096,hidden=8192,dtype=bf16]",
-    "test_matmul[m=2048]": "triton_matmul[m=2048,n=4096,k=4096,dtype=bf16]",
-    "test_matmul[m=4096]": "triton_matmul[m=4096,n=4096,k=4096,dtype=bf16]",
+    "test_softmax[4096]": "triton_softmax[rows=4096,cols=4096,dtype=bf16]",
+    "test_softmax[16384]": "triton_softmax[rows=16384,cols=4096,dtype=bf16]",
+    "test_layer_norm[4096]": "triton_layer_norm[rows=4096,hidden=4096,dtype=bf16]",
+    "test_layer_norm[8192]": "triton_layer_norm[rows=4096,hidden=8192,dtype=bf16]",
+    "test_matmul[2048]": "triton_matmul[m=2048,n=4096,k=4096,dtype=bf16]",
+    "test_matmul[4096]": "triton_matmul[m=4096,n=4096,k=4096,dtype=bf16]",
 }
 
 

@@ -34,6 +34,14 @@ const std::vector<std::string>& measurement_fields() {
   return fields;
 }
 
+// plan.json's pytest.node_id of an instance: pytest's own name for a pytest file's test, which
+// --json carries so that a row is matched to pytest -v and pytest-benchmark's JSON ("" for others).
+std::string pytest_node_id(const nlohmann::json& planned) {
+  if (!planned.contains("pytest") || !planned["pytest"].is_object()) return {};
+  const auto& node_id = planned["pytest"].value("node_id", nlohmann::json());
+  return node_id.is_string() ? node_id.get<std::string>() : std::string();
+}
+
 // An instance's sides, described; its test and verdict come from decide().
 Comparison describe(const std::string& id, const std::vector<double>& a, const std::vector<double>& b) {
   Comparison c;
@@ -246,6 +254,7 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
   std::vector<stats::SamplePair> samples;
   for (const auto& pair : pairs) {
     report.compared.push_back(describe(pair.id, pair.a, pair.b));
+    report.compared.back().pytest_node_id = pytest_node_id(a.plan.at(pair.id));
     samples.push_back({pair.a, pair.b});
     report.compared.back().gpus_a = pair.gpus_a;
     report.compared.back().gpus_b = pair.gpus_b;

@@ -40,6 +40,7 @@ struct VerdictRule {
 
 struct Comparison {
   std::string id;
+  std::string pytest_node_id;  // a pytest file's test: pytest's node id (plan.json's pytest.node_id)
   std::size_t n_a = 0, n_b = 0;
   double median_a = 0, median_b = 0;
   stats::HodgesLehmannRatio hl;

@@ -95,6 +95,7 @@ class JsonPrinter final : public Printer {
               {"geometric_mean_hl_ratio", report.geometric_mean_ratio}};
     for (const auto& c : report.compared) {
       j["instances"].push_back(comparison_json(c));
+      if (!c.pytest_node_id.empty()) j["instances"].back()["pytest_node_id"] = c.pytest_node_id;
       if (report.kernels.shown()) {
         const auto differ = report.kernels.differ(c.id);
         j["instances"].back()["kernels_differ"] = differ ? json(*differ) : json(nullptr);

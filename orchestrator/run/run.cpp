@@ -96,9 +96,11 @@ OpenRun open_new_run(const RunRequest& request, Executor& executor) {
   SweepLoadOptions load_options;
   starter.prepare_loading(load_options, workers, name_dir, start_log, request.log);
   const SettingsOverrides& sweep_overrides = like ? like_overrides(*like, overrides) : overrides;
-  // A sweep the verb made is made for the machine's device, so the machine comes first.
+  // A sweep the verb made is made for the machine's device, so the machine comes first; its
+  // refusals name no place in a file the user never wrote.
   std::optional<Machine> made_for;
   if (request.made_sweep) made_for = resolve_machine(request);
+  load_options.generated = made_for.has_value();
   Sweep sweep = made_for ? parse_sweep(request.made_sweep->text(made_for->device == kernels::Backend::cuda ? "cuda" : "cpu"),
                                        request.made_sweep->label, sweep_overrides, load_options)
                          : load_sweep(request.sweep_path, sweep_overrides, load_options);

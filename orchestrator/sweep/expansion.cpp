@@ -291,32 +291,36 @@ void SweepParser::claim_id(const Entry& entry, const std::string& id, const std:
        "instance " + id + " is also produced by benchmarks[" + std::to_string(it->second) + "]");
 }
 
-// Each collected test that takes the benchmark fixture is an instance named after its function,
-// its parametrization its parameters (in name order, as every instance's); the others are named
-// in a note and left out, as a pytest-benchmark run would time nothing for them.
+// Each collected test that takes the benchmark fixture (or is marked benchmark, pytest-codspeed's
+// style) is an instance named by its pytest id ("test_add", "test_getall[BeforeValidator]",
+// "TestX::test_y[1]": what pytest -v names it, the same on both sides), its parametrization its
+// parameters; the others, and the doctests --doctest-modules collects, are named in a note and
+// left out, as a pytest-benchmark run would time nothing for them.
 void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const MeasureSettings& measure,
                                  std::vector<Instance>& instances) {
+  // A refusal of the file is pytest's line naming it; in a sweep the user wrote, placed in it.
+  const auto refuse = [&](const std::string& problem) {
+    if (options_.generated) throw SweepError(problem);
+    fail(entry.pytest->Mark(), entry.path + ".pytest", problem);
+  };
   std::vector<CollectedTest> tests;
   try {
     tests = options_.collect_pytest
                 ? options_.collect_pytest(name_, kind.pytest_file, kind.pytest_select, kind.pytest_args)
                 : collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args);
   } catch (const std::runtime_error& e) {
-    fail(entry.pytest->Mark(), entry.path + ".pytest", e.what());
+    refuse(e.what());
   }
-  std::vector<std::string> without;
+  std::vector<std::string> without, doctests;
   std::size_t produced = 0;
   for (const auto& test : tests) {
     if (!test.uses_benchmark) {
-      without.push_back(test.test);
+      (test.doctest ? doctests : without).push_back(test.test);
       continue;
     }
-    kernels::KernelSpec spec;
-    spec.name = test.function;
-    for (const auto& [name, value] : test.params.items()) spec.axes.push_back({.name = name});
     Instance instance;
-    instance.id = kernels::instance_id(spec, test.params);
-    instance.kernel = spec.name;
+    instance.id = test.test;
+    instance.kernel = test.function;
     instance.family = "python";
     instance.backend = kind.python_backend;
     instance.measure = measure;
@@ -325,21 +329,25 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
     instance.python_module = kind.pytest_file;
     instance.python_function = test.test;
     instance.pytest = {{"args", kind.pytest_args}};
-    claim_id(entry, instance.id, "two tests have the same parameters: " + test.test);
+    if (!test.node_id.empty()) instance.pytest["node_id"] = test.node_id;
+    claim_id(entry, instance.id, "pytest collects " + test.test + " twice");
     instances.push_back(std::move(instance));
     ++produced;
   }
-  if (!without.empty()) {
-    std::string names;
-    for (const auto& name : without) names += (names.empty() ? "" : ", ") + name;
-    notes_.push_back(file_ + ": " + entry.path + ": " + std::to_string(without.size()) + " test" +
-                     (without.size() == 1 ? "" : "s") + " of " + kind.pytest_file +
-                     " without the benchmark fixture, not measured: " + names);
-  }
+  const auto note = [&](const std::vector<std::string>& names, const std::string& noun, const std::string& why) {
+    if (names.empty()) return;
+    std::string listed;
+    for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
+    notes_.push_back((options_.generated ? "" : file_ + ": " + entry.path + ": ") + std::to_string(names.size()) +
+                     " " + noun + (names.size() == 1 ? "" : "s") + " of " + kind.pytest_file + why +
+                     ", not measured: " + listed);
+  };
+  note(without, "test", " without the benchmark fixture or mark");
+  note(doctests, "doctest", "");
   if (produced == 0)
-    fail(entry.pytest->Mark(), entry.path + ".pytest",
-         kind.pytest_file + ": no collected test takes the benchmark fixture (" + std::to_string(tests.size()) +
-             " collected" + (kind.pytest_select.empty() ? "" : " with -k " + kind.pytest_select) + ")");
+    refuse(kind.pytest_file + ": no collected test takes the benchmark fixture or is marked benchmark (" +
+           std::to_string(tests.size()) + " collected" +
+           (kind.pytest_select.empty() ? "" : " with -k " + kind.pytest_select) + ")");
 }
 
 }  // namespace isobench::orchestrator::sweep_detail

@@ -71,6 +71,8 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
     c.function = t.at("function").get<std::string>();
     c.params = t.at("params");
     c.uses_benchmark = t.at("benchmark").get<bool>();
+    c.doctest = t.value("doctest", false);
+    c.node_id = t.value("node_id", std::string());
     tests.push_back(std::move(c));
   }
   return tests;

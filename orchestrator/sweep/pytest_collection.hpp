@@ -1,6 +1,7 @@
 #pragma once
-// The `pytest:` benchmark kind (docs/python.md, "Existing pytest benchmarks"): the tests of a
-// pytest file that take pytest-benchmark's `benchmark` fixture, found when the sweep is loaded by
+// The `pytest:` benchmark kind (docs/python.md, "Existing pytest benchmarks" and "pytest suites in
+// the wild"): the tests of a pytest file that take the `benchmark` fixture (pytest-benchmark's or
+// pytest-codspeed's) or are marked `benchmark`, each named by its pytest id, found when the sweep is loaded by
 // collecting the file with pytest (python/isobench/pytest_bridge.py, `collect`), in the run's
 // baseline interpreter (--python, --baseline-python; python3 from PATH by default) with the
 // isobench package of this build first on its path. Each such test is then a

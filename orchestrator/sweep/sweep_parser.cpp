@@ -89,6 +89,7 @@ Sweep SweepParser::parse(const std::string& text) {
 void SweepParser::fail(const YAML::Mark& mark, const std::string& path,
                        const std::string& problem) const {
   std::string where = file_;
+  if (options_.generated) throw SweepError(where + ": " + problem);  // no place in a text the user never wrote
   if (!mark.is_null())
     where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
   throw SweepError(where + ": " + (path.empty() ? "" : path + ": ") + problem);

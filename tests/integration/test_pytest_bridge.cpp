@@ -76,7 +76,7 @@ TEST_CASE("the tests that take the benchmark fixture are instances, timed in wor
   const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: not wrong\n    device: cpu\n", "--per sample");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(r.result.err.find("1 test of " + s.path("test_bench.py") +
-                          " without the benchmark fixture, not measured: test_no_fixture") != std::string::npos);
+                          " without the benchmark fixture or mark, not measured: test_no_fixture") != std::string::npos);
   std::map<std::string, std::vector<double>> values;
   std::set<long long> workers;
   for (const auto& x : r.samples) {
@@ -84,16 +84,16 @@ TEST_CASE("the tests that take the benchmark fixture are instances, timed in wor
     workers.insert(x["worker_pid"].get<long long>());
   }
   REQUIRE(values.size() == 2);
-  REQUIRE(values["test_spin[us=40]"].size() == 4);
-  REQUIRE(values["test_spin[us=400]"].size() == 4);
+  REQUIRE(values["test_spin[40]"].size() == 4);
+  REQUIRE(values["test_spin[400]"].size() == 4);
   // What the test handed over is timed, launch by launch: 400 us of spinning, not the body's work.
-  for (double v : values["test_spin[us=400]"]) CHECK(v >= 400e-6);
-  for (double v : values["test_spin[us=40]"]) CHECK(v >= 40e-6);
+  for (double v : values["test_spin[400]"]) CHECK(v >= 400e-6);
+  for (double v : values["test_spin[40]"]) CHECK(v >= 40e-6);
   CHECK(workers.size() == 8);  // --per sample: a fresh worker each
   const auto plan = read_json(s.path("run/plan.json"));
   bool found = false;
   for (const auto& p : plan["instances"])
-    if (p["id"] == "test_spin[us=400]") {
+    if (p["id"] == "test_spin[400]") {
       found = true;
       CHECK(p["params"] == nlohmann::json{{"us", 400}});
       CHECK(p["python_function"] == "test_spin[400]");
@@ -188,7 +188,7 @@ TEST_CASE("a pytest file that does not import, or an entry that mixes kinds, is 
   CHECK(r.result.err.find("a pytest benchmark takes its instances from the file's tests") != std::string::npos);
   r = run_pytest(s, "  - pytest: test_bench.py\n    select: no_such_test\n");
   CHECK(r.result.exit_code == 2);
-  CHECK(r.result.err.find("no collected test takes the benchmark fixture (0 collected with -k no_such_test)") !=
+  CHECK(r.result.err.find("no collected test takes the benchmark fixture or is marked benchmark (0 collected with -k no_such_test)") !=
         std::string::npos);
   r = run_pytest(s, "  - pytest: missing.py\n");
   CHECK(r.result.exit_code == 2);
@@ -231,7 +231,7 @@ def test_helper(benchmark):
   auto r = run_pytest(s, entry, "--python-path " + s.path("lib") + " --python-env ISOBENCH_TEST_MARK=on");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(r.samples.size() == 4);
-  for (const auto& x : r.samples) CHECK(x["instance"] == "test_helper[]");  // no parametrization
+  for (const auto& x : r.samples) CHECK(x["instance"] == "test_helper");  // pytest's id: no brackets
   // Without the folder, or without the variable, the file does not collect: it names why.
   r = run_pytest(s, entry, "--python-env ISOBENCH_TEST_MARK=on");
   CHECK(r.result.exit_code == 2);
@@ -358,7 +358,7 @@ TEST_CASE("each side's zygote imports a pytest file while the sweep's collection
   std::filesystem::remove(s.path("imports.txt"));
   r = run(ab + "-k no_such_test --out " + s.path("refused"), s);
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("no collected test takes the benchmark fixture (0 collected with -k no_such_test)") !=
+  CHECK(r.err.find("no collected test takes the benchmark fixture or is marked benchmark (0 collected with -k no_such_test)") !=
         std::string::npos);
   CHECK(!std::filesystem::exists(s.path("refused")));
   std::set<long long> importers;

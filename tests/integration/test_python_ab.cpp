@@ -169,7 +169,7 @@ def test_no_fixture():
   const auto verdicts = nlohmann::json::parse(r.out);
   std::set<std::string> instances;
   for (const auto& row : verdicts["instances"]) instances.insert(row["instance"].get<std::string>());
-  CHECK(instances == std::set<std::string>{"test_spin[us=100]", "test_spin[us=200]"});
+  CHECK(instances == std::set<std::string>{"test_spin[100]", "test_spin[200]"});
   // The run directory is an ab run's, its sweep the one entry --pytest made, on the run's device.
   const auto sweep = read_json(s.path("run/sweep.yaml"));
   CHECK(sweep["name"] == "pytest-test_suite");

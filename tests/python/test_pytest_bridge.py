@@ -33,7 +33,8 @@ class Collection(unittest.TestCase):
         tests = {t["test"]: t for t in quietly(pytest_bridge.collect, TESTS)}
         self.assertEqual(tests["test_reduce[sum-2000]"],
                          {"test": "test_reduce[sum-2000]", "function": "test_reduce",
-                          "params": {"kind": "sum", "n": 2000}, "benchmark": True})
+                          "params": {"kind": "sum", "n": 2000}, "benchmark": True, "doctest": False,
+                          "node_id": "tests/python/data/pytest_bridge_tests.py::test_reduce[sum-2000]"})
         self.assertEqual(len([t for t in tests if t.startswith("test_reduce[")]), 4)
         self.assertFalse(tests["test_without_fixture"]["benchmark"])
         self.assertEqual(tests["TestPedantic::test_sorted"]["function"], "TestPedantic.test_sorted")
