@@ -36,8 +36,8 @@ What differs from a pytest-benchmark run, and why:
   copy, with nothing after the test, so every fixture, session-scoped ones too, is torn down when
   the test's set-up ends, as in a session of its own. Where that session cannot be made, a worker
   makes its own; where pytest's internals for it are not what this module expects, each test
-  runs in a session of its own (a session's start and collection more per test, about 50 ms on
-  the H200).
+  runs in a session of its own (a session's start and collection more per test:
+  docs/evidence.md#behind-the-code).
 """
 
 import json
@@ -128,9 +128,9 @@ def _keep_rewritten_modules():
     """pytest rewrites the asserts of every plugin module it loads (and of conftest files) and
     keeps the rewritten code in the module's own __pycache__, unless that folder cannot be
     written or bytecode writing is off (PYTHONDONTWRITEBYTECODE, set on the H200): then every
-    pytest start rewrote them all again, 54 modules and 0.53 s of each collection there
-    (docs/results/2026-12-03-h200-pytest-start), in the orchestrator's collection and in each
-    side's zygote. Such modules' rewritten code is kept in rewrite_cache_root() instead, isobench's
+    pytest start rewrote them all again, a large share of each collection there
+    (docs/results/2026-12-03-h200-pytest-start; docs/evidence.md#behind-the-code), in the
+    orchestrator's collection and in each side's zygote. Such modules' rewritten code is kept in rewrite_cache_root() instead, isobench's
     own cache (as its Triton caches are), under the module's own path; pytest names the file after
     the interpreter and its own version and checks it against the source, as in __pycache__. With
     bytecode writing off, only this cache is written: the flag is lifted for pytest's decision to
@@ -364,8 +364,8 @@ class _Internals(Exception):
 def _collected_session(argv, plugins):
     """pytest configured with argv and the file collected, the steps of pytest's main() up to the
     run (_pytest.main.wrap_session): (config, session). No test runs and the session never ends,
-    so no plugin's end-of-session report runs either (hypothesis's imports all of hypothesis there:
-    1.6 s on the H200, in a collection that never used it). Internal API: where it is not what
+    so no plugin's end-of-session report runs either (hypothesis's imports all of hypothesis there,
+    a slow import (docs/evidence.md#behind-the-code), in a collection that never used it). Internal API: where it is not what
     this module expects, _Internals, and the caller falls back to pytest's main(); what pytest
     raises in its steps (a usage error, a conftest that does not import, a warning the project
     turns into an error) is pytest's refusal, raised as it is."""
@@ -641,7 +641,8 @@ def _make_session(path, args):
 
 def prepare_for_workers(path, args):
     """Configures pytest and collects the file once in the zygote, so that every worker forked
-    after starts with the session made (a worker of 4 tests spent 65 ms on it on the H200).
+    after starts with the session made (time each worker would otherwise spend:
+    docs/evidence.md#behind-the-code).
     Returns the session's collection (as collect() gives it, without a selection), or None where
     the session could not be made: then each worker makes its own, and collect() says why."""
     key = (path, tuple(args))
