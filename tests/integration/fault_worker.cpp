@@ -2,6 +2,9 @@
 // (run_worker) plus one injected fault chosen by ISOBENCH_TEST_FAULT:
 //   segv | abort | exit7 | hang      fail before doing anything
 //   segv-after:K                     die by SIGSEGV once K tasks are done (samples already written)
+//   segv-at:STATE                    die by SIGSEGV once its lane is in STATE (a LaneState's name:
+//                                    prepared, waiting for its turn in a set-up batch; done,
+//                                    holding its exit)
 //   forge                            write a sample with a wrong token into the first slot, then work
 //   slow-exit:MS | hang-exit         finish every task, then take MS milliseconds (or forever) to exit,
 //                                    as a slow CUDA teardown would
@@ -97,6 +100,17 @@ int main(int argc, char** argv) {
       auto seg = ipc::Segment::attach(options.segment);
       auto& lane = seg.lane(options.lane);
       while (ipc::load_acquire(lane.tasks_done) < k) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      raise(SIGSEGV);
+    });
+    watcher.detach();
+  }
+  if (fault.rfind("segv-at:", 0) == 0) {
+    const std::string state = fault.substr(8);
+    std::thread watcher([options, state] {
+      auto seg = ipc::Segment::attach(options.segment);
+      auto& lane = seg.lane(options.lane);
+      while (ipc::to_string(static_cast<ipc::LaneState>(ipc::load_acquire(lane.state))) != state)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
       raise(SIGSEGV);
     });
     watcher.detach();
