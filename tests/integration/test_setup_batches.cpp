@@ -306,8 +306,9 @@ TEST_CASE("setup batches: interrupted, the run stops every worker of its batches
   REQUIRE(status);
   CHECK(WIFEXITED(*status));
   CHECK(WEXITSTATUS(*status) == 130);
-  // Gone when orchestrate is: it killed them and waited (each would also stop by itself once its
-  // orchestrator is gone, which is not what this asks).
+  // Gone when orchestrate is: it kills and waits for every worker, held ones included. (Each
+  // worker's orphan guard would also stop it the moment orchestrate is gone, so this cannot tell
+  // the two apart; that the run ends, 130 and interrupted, with none left is what it checks.)
   const auto at_exit = live_descendants();
   CHECK_MESSAGE(at_exit.empty(), "alive when orchestrate had exited:\n" << describe(at_exit));
   const auto left = wait_for_no_descendants(std::chrono::seconds(10));
