@@ -252,8 +252,9 @@ TEST_CASE("setup batches without the context gate: set-ups still apart from meas
 }
 
 TEST_CASE("setup batches: a worker that fails in a batch is replaced in its place; nothing lost or repeated") {
-  // The second worker started (the second of the first batch) dies while it waits, set up, for its
-  // turn; another dies holding its exit, after reporting everything.
+  // The second worker started (one of the first batch) dies while it waits, set up, for its turn;
+  // in the other case it dies once it has reported everything (holding its exit, or as it is let
+  // go).
   for (const std::string state : {"prepared", "done"}) {
     CAPTURE(state);
     Scratch s("setup-batch-fault-" + state);
