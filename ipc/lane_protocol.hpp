@@ -13,13 +13,17 @@
 //                                        state = waiting
 //   release = 1 (held lanes)  ------->   sets up and warms up its instances (untimed)
 //                                        state = setting_up, then prepared (gated lanes)
-//   measure_permit = 1 (gated)  ----->   state = measuring: times its tasks, seals each slot
+//   measure_permit = 1 (gated, batched) >  state = measuring: times its tasks, seals each slot
 //                                        state = done (or failed, with error, from any state)
+//   exit_permit = 1 (batched)  ------>   tears down (buffers, device context) and exits
 //
 // A held lane (hold_for_release) waits in `waiting` for `release`; a gated lane (context_gate)
 // also waits in `attached` for `context_permit` and in `prepared` for `measure_permit`. The
 // orchestrator grants a context permit only while no worker of the GPU measures, and a measure
-// permit only while no other worker creates a context or exits (docs/measurement.md).
+// permit only while no other worker creates a context or exits (docs/measurement.md). A batched
+// lane (a set-up batch: several workers released into their set-up at once, then measured one
+// after another) is held, waits in `prepared` for `measure_permit` with or without the gate, and
+// once `done` waits for `exit_permit` before it tears anything down.
 
 #include <cstdint>
 #include <iterator>
@@ -96,6 +100,12 @@ struct Lane {
   std::uint32_t context_gate;
   std::uint32_t context_permit;  // (atomic)
   std::uint32_t measure_permit;  // (atomic)
+  // A set-up batch (orchestrate --setup-batch): with `batched` set the worker is released with
+  // the others of its batch, measures only once measure_permit is set, and once done keeps its
+  // buffers and context until exit_permit is set, so that its teardown does not run beside its
+  // batch-mates' measurements.
+  std::uint32_t batched;
+  std::uint32_t exit_permit;       // (atomic)
   std::uint64_t measure_begin_ns;  // CLOCK_MONOTONIC, around the measuring phase
   std::uint64_t measure_end_ns;
   // CLOCK_MONOTONIC milestones of a worker's start-up, for the journal: where a fresh process's

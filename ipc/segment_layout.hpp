@@ -18,7 +18,7 @@
 namespace isobench::ipc {
 
 inline constexpr std::uint64_t kMagic = 0x48434E45424F5349ULL;  // "ISOBENCH" little-endian
-inline constexpr std::uint32_t kProtocolVersion = 5;
+inline constexpr std::uint32_t kProtocolVersion = 6;
 inline constexpr std::uint32_t kReportBytes = 2048;
 // One side's kernel record of an instance: JSON text (see worker/kernel_record.hpp). Kernel names
 // of templated libraries are long; a record that does not fit drops its smallest kernels.

@@ -80,6 +80,11 @@ class Session {
     // the H200 a context created beside a measurement disturbed it). The wait polls every
     // millisecond: context creation takes hundreds, and a waiting worker must stay off the CPU.
     const bool gated = lane_.context_gate != 0;
+    // A worker of a set-up batch waits beside its batch-mates' measurements, up to twice the
+    // batch at once: each looks once a millisecond, as a context-permit wait does, to stay off
+    // the CPU (a set-up takes hundreds of milliseconds, a millisecond's delay is nothing to it).
+    const bool batched = lane_.batched != 0;
+    const auto poll = batched ? std::chrono::microseconds(1000) : std::chrono::microseconds(50);
     if (gated) wait_until_set(lane_.context_permit, std::chrono::milliseconds(1));
     lane_.context_begin_ns = ipc::monotonic_ns();
     open_device();
@@ -88,15 +93,17 @@ class Session {
     // the orchestrator releases it. Everything that puts work on the device (filling inputs,
     // warm-up) comes after the release, so nothing runs beside another worker's measurement.
     set_state(ipc::LaneState::waiting);
-    if (lane_.hold_for_release) wait_until_set(lane_.release, std::chrono::microseconds(50));
+    if (lane_.hold_for_release) wait_until_set(lane_.release, poll);
     set_state(ipc::LaneState::setting_up);
     prepare_instances();
     lane_.prepared_ns = ipc::monotonic_ns();
     // Set up and warmed up while the next worker may have been creating its context: the timed
-    // phase waits until the orchestrator says no other worker creates a context or exits.
-    if (gated) {
+    // phase waits until the orchestrator says no other worker creates a context or exits. A
+    // batched worker also waits for its turn: its batch-mates set up with it, and measure one
+    // after another.
+    if (gated || batched) {
       set_state(ipc::LaneState::prepared);
-      wait_until_set(lane_.measure_permit, std::chrono::microseconds(50));
+      wait_until_set(lane_.measure_permit, poll);
     }
     set_state(ipc::LaneState::measuring);
     lane_.measure_begin_ns = ipc::monotonic_ns();
@@ -111,6 +118,10 @@ class Session {
     }
     lane_.measure_end_ns = ipc::monotonic_ns();
     set_state(ipc::LaneState::done);
+    // Everything reported. A batched worker keeps its buffers and device context (freed when the
+    // session ends) until the orchestrator permits its exit: a teardown beside a batch-mate's
+    // measurement is what the context gate keeps apart from timed phases.
+    if (batched) wait_until_set(lane_.exit_permit, poll);
   }
 
  private:

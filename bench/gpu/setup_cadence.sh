@@ -11,8 +11,13 @@
 #                     measurements)
 #   prestart-2, prestart-3  the same with 2 and 3 workers started ahead
 #   no-calibration    the same with --inner 1 (no calibration worker)
+#   batch-K           the same with set-up batches of K workers (--setup-batch K); batch-K-gate-off
+#                     without the context gate, batch-K-prestart-N with N batches started ahead
+#   until-VARIANT     ISOBENCH_REPEATS rounds of a variant as `until` runs them, the pytest route
+#                     included (until-batch-4: the time goals' "after" with batches of 4)
+#   cold-VARIANT      cold with a variant's options (run it first in a call, into a fresh OUT)
 #   aa-VARIANT        ISOBENCH_AA (default 6) more a/b runs of a variant (default, gate-off,
-#                     prestart-3): A/A false verdicts of the variant
+#                     prestart-3, batch-K...): A/A false verdicts of the variant
 #   phases            bench/gpu/worker_phases.py over every run: each phase of a worker's life and
 #                     the measuring share of the cadence
 #
@@ -57,21 +62,42 @@ variant_options() {
     prestart-2) echo --prestart 2 ;;
     prestart-3) echo --prestart 3 ;;
     no-calibration) echo --inner 1 ;;
+    batch-[0-9]*)
+      local rest=${1#batch-}
+      local k=${rest%%-*}
+      case "${rest#"$k"}" in
+        "") echo --setup-batch "$k" ;;
+        -gate-off) echo --setup-batch "$k" --context-gate off ;;
+        -prestart-[0-9]*) echo --setup-batch "$k" --prestart "${rest#"$k"-prestart-}" ;;
+        *) echo "setup_cadence.sh: unknown variant '$1'" >&2; return 2 ;;
+      esac ;;
     *) echo "setup_cadence.sh: unknown variant '$1'" >&2; return 2 ;;
   esac
+}
+until_rounds() {  # until_rounds NAME [options...]: ISOBENCH_REPEATS rounds of both routes, a/c and a/b
+  local name=$1; shift
+  for i in $(seq 1 "${ISOBENCH_REPEATS:-2}"); do
+    pair "$name-$i" "$@"
+    ab "pytest-$name-$i-slower" c "$@" --pytest "$folders/test_setup_mod.py"
+    ab "pytest-$name-$i-same" b "$@" --pytest "$folders/test_setup_mod.py"
+  done
 }
 for p in $parts; do
   case "$p" in
     cold) ab cold-slower c "$here/setup_cadence.yaml" ;;
-    until)
-      for i in $(seq 1 "${ISOBENCH_REPEATS:-2}"); do
-        pair "until-$i"
-        ab "pytest-until-$i-slower" c --pytest "$folders/test_setup_mod.py"
-        ab "pytest-until-$i-same" b --pytest "$folders/test_setup_mod.py"
-      done ;;
-    gate-off|prestart-2|prestart-3|no-calibration)
-      # shellcheck disable=SC2046  # the options split into words
-      pair "$p" $(variant_options "$p") ;;
+    cold-*)
+      opts=$(variant_options "${p#cold-}") || exit 2
+      # shellcheck disable=SC2086  # the options split into words
+      ab "$p-slower" c $opts "$here/setup_cadence.yaml" ;;
+    until) until_rounds until ;;
+    until-*)
+      opts=$(variant_options "${p#until-}") || exit 2
+      # shellcheck disable=SC2086
+      until_rounds "$p" $opts ;;
+    gate-off|prestart-2|prestart-3|no-calibration|batch-*)
+      opts=$(variant_options "$p") || exit 2
+      # shellcheck disable=SC2086
+      pair "$p" $opts ;;
     aa-*)
       v=${p#aa-}
       opts=$(variant_options "$v") || exit 2

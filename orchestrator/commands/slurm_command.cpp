@@ -30,6 +30,7 @@ RunRequest shard_request(const nlohmann::json& t, const std::string& shard_dir, 
     r.retries = t.at("retries").get<int>();
     r.prestart = t.at("prestart").get<int>();
     r.context_gate = t.at("context_gate").get<bool>();
+    r.setup_batch = t.value("setup_batch", 1);
     r.memory_budget_mib = t.at("memory_budget_mib").get<std::uint64_t>();
   } catch (const std::exception& e) {
     throw UsageError(std::string("slurm.json: task_options: ") + e.what());

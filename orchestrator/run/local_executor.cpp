@@ -129,6 +129,7 @@ RunnerOptions runner_options(const RunRequest& request, const OpenRun& r) {
   // and a waiting process would share the CPUs being measured.
   o.prestart = request.prestart >= 0 ? request.prestart : r.plan.device == "cuda" ? 1 : 0;
   o.context_gate = request.context_gate;
+  o.setup_batch = request.setup_batch;
   o.memory_budget_bytes = r.memory_budget;
   o.device = request.gpu.value_or(0);  // plans from before --gpus name no GPU per instance
   o.quiet = request.quiet;
@@ -150,6 +151,7 @@ RunResult measure_run(const RunRequest& request, OpenRun& r) {
   r.info["status"] = "running";
   r.info["prestart"] = ropts.prestart;
   r.info["context_gate"] = ropts.context_gate;
+  if (ropts.setup_batch != 1) r.info["setup_batch"] = ropts.setup_batch;  // absent: one worker at a time
   r.info["gpus"] = plan_gpus(r.plan, ropts.device);
   r.dir->write_json("run.json", r.info);
   const auto env = collect_environment(request.command_line);

@@ -45,6 +45,7 @@ struct RunRequest {
   int retries = 2;
   int prestart = -1;          // workers started ahead of the measuring one; -1: 1 on the GPU, 0 on the CPU
   bool context_gate = true;   // no context created or destroyed beside a measurement
+  int setup_batch = 1;        // measuring workers released into their set-up at once (RunnerOptions)
   // What is measured: overrides of the sweep's settings, an earlier run's choices to replay
   // (--replay-from), or an earlier run to measure like (--like: its inner counts, choices, seed and
   // sample-changing settings; orchestrator/run/like_run.hpp).

@@ -21,21 +21,22 @@ std::vector<std::uint32_t> measured_slots(const Job& job) {
 
 }  // namespace
 
-std::unique_ptr<Worker> LaneHost::start(Job job, bool ahead) {
+std::unique_ptr<Worker> LaneHost::start(Job job, bool ahead, bool batched) {
   const std::uint32_t world = s_.world_of(job);
   const std::size_t pipe = s_.pipe_of(job);
-  if (world == 1) return start_rank(std::move(job), ahead, 0, 1, 0, pipe);
-  auto w = start_rank(job, ahead, 0, world, 0, pipe);
-  for (std::uint32_t r = 1; r < world; ++r) w->peers.push_back(start_rank(job, ahead, r, world, w->group, pipe));
+  if (batched && world != 1) throw std::logic_error("a multi-rank job in a set-up batch");
+  if (world == 1) return start_rank(std::move(job), ahead, batched, 0, 1, 0, pipe);
+  auto w = start_rank(job, ahead, false, 0, world, 0, pipe);
+  for (std::uint32_t r = 1; r < world; ++r) w->peers.push_back(start_rank(job, ahead, false, r, world, w->group, pipe));
   return w;
 }
 
 // One worker process: rank `rank` of `world` in rank group `group` (rank 0's group is its lane),
 // on its pipeline's GPU + rank: one GPU per rank.
-std::unique_ptr<Worker> LaneHost::start_rank(Job job, bool ahead, std::uint32_t rank, std::uint32_t world,
+std::unique_ptr<Worker> LaneHost::start_rank(Job job, bool ahead, bool batched, std::uint32_t rank, std::uint32_t world,
                                              std::uint32_t group, std::size_t pipe) {
   const bool gated = s_.options.context_gate && rank == 0;
-  const bool hold = gated || (ahead && rank == 0);
+  const bool hold = gated || batched || (ahead && rank == 0);
   if (s_.free_lanes.empty()) throw std::logic_error("no free lane");
   auto w = std::make_unique<Worker>();
   w->lane = s_.free_lanes.back();
@@ -54,6 +55,7 @@ std::unique_ptr<Worker> LaneHost::start_rank(Job job, bool ahead, std::uint32_t 
   lane.n_tasks = static_cast<std::uint32_t>(w->job.tasks.size());
   lane.hold_for_release = hold ? 1 : 0;
   lane.context_gate = gated ? 1 : 0;
+  lane.batched = batched ? 1 : 0;
   lane.side = w->job.side;  // which side's kernel record buffer the worker writes
   std::memcpy(s_.seg.lane_tasks(w->lane), w->job.tasks.data(), w->job.tasks.size() * sizeof(ipc::Task));
   for (const auto& t : w->job.tasks)
@@ -87,7 +89,9 @@ std::unique_ptr<Worker> LaneHost::start_rank(Job job, bool ahead, std::uint32_t 
                    ": " + std::to_string(w->job.tasks.size()) + " " + w->job.what + " tasks" +
                    (ahead ? " (pre-started)" : "") +
                    (rank > 0 ? " (rank " + std::to_string(rank) + " of group " + std::to_string(w->group) + ")" : ""));
-  w->permitted = w->measure_permitted = !gated;
+  w->permitted = !gated;
+  w->measure_permitted = !gated && !batched;
+  w->batched = batched;
   if (!hold) w->released = true;
   return w;
 }
@@ -119,18 +123,15 @@ bool LaneHost::admit(Worker& head, Worker* next) {
   bool changed = false;
   if (!head.permitted) changed |= permit_context(head);
   if (!head.released && head.permitted && state(head) == ipc::LaneState::waiting && fits_beside_exiting(head)) {
-    head.released_ns = ipc::monotonic_ns();
-    store_release(s_.seg.lane(head.lane).release, std::uint32_t{1});
-    head.released = changed = true;
+    release(head);
+    changed = true;
   }
   if (head.measure_permitted) return changed;
   if (next && head.released && !next->permitted) changed |= permit_context(*next);
   if (state(head) != ipc::LaneState::prepared || !s_.pipes[head.pipe].exiting.empty() ||
       (next && creating_context(*next)))
     return changed;
-  head.measure_permit_ns = ipc::monotonic_ns();
-  store_release(s_.seg.lane(head.lane).measure_permit, std::uint32_t{1});
-  head.measure_permitted = true;
+  permit_measure(head);
   return true;
 }
 
@@ -156,6 +157,26 @@ bool LaneHost::permit_context(Worker& w) {
   store_release(s_.seg.lane(w.lane).context_permit, std::uint32_t{1});
   w.permitted = true;
   return true;
+}
+
+void LaneHost::release(Worker& w) {
+  w.released_ns = ipc::monotonic_ns();
+  store_release(s_.seg.lane(w.lane).release, std::uint32_t{1});
+  w.released = true;
+}
+
+void LaneHost::permit_measure(Worker& w) {
+  w.measure_permit_ns = ipc::monotonic_ns();
+  store_release(s_.seg.lane(w.lane).measure_permit, std::uint32_t{1});
+  w.measure_permitted = true;
+}
+
+void LaneHost::permit_exit(ExitingWorker& e) {
+  if (!e.lane) throw std::logic_error("an exit permit for a worker without its lane");
+  e.exit_permit_ns = ipc::monotonic_ns();
+  store_release(s_.seg.lane(*e.lane).exit_permit, std::uint32_t{1});
+  e.exit_held = false;
+  e.since = Clock::now();
 }
 
 // Permitted, and its device context not made yet.

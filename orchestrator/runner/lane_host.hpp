@@ -21,11 +21,21 @@ class LaneHost {
   // down beside a measurement. A multi-rank job starts its rank 0, then its other ranks, only at
   // the head of an empty pipeline (docs/multi-rank.md); the other ranks are neither held nor
   // gated: they meet rank 0 at the group's barriers, so rank 0's permits gate the whole group.
-  std::unique_ptr<Worker> start(Job job, bool ahead);
+  // `batched`: a worker of a set-up batch (setup_batches.hpp), held, and admitted by the batch's
+  // rules rather than admit()'s.
+  std::unique_ptr<Worker> start(Job job, bool ahead, bool batched = false);
 
   // The context gate, for the pipeline's head (the next worker in plan order to measure) and the
   // worker behind it; true when something changed (see lane_host.cpp).
   bool admit(Worker& head, Worker* next);
+
+  // What the orchestrator grants a lane, one flag each (admit() and SetupBatches decide when).
+  bool permit_context(Worker& w);
+  void release(Worker& w);
+  void permit_measure(Worker& w);
+  void permit_exit(ExitingWorker& e);
+  // Permitted, and its device context not made yet.
+  bool creating_context(Worker& w);
 
   // The lane's state now. A state the last look's cannot reach marks the worker broken.
   ipc::LaneState state(Worker& w);
@@ -35,10 +45,8 @@ class LaneHost {
   double silent_seconds(const Worker& w) const;
 
  private:
-  std::unique_ptr<Worker> start_rank(Job job, bool ahead, std::uint32_t rank, std::uint32_t world,
+  std::unique_ptr<Worker> start_rank(Job job, bool ahead, bool batched, std::uint32_t rank, std::uint32_t world,
                                      std::uint32_t group, std::size_t pipe);
-  bool permit_context(Worker& w);
-  bool creating_context(Worker& w);
   bool fits_beside_exiting(const Worker& w) const;
 
   RunState& s_;

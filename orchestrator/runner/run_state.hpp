@@ -56,6 +56,10 @@ struct Worker {
   std::uint64_t measure_permit_ns = 0;
   bool released = false;
   std::uint64_t released_ns = 0;
+  // A worker of a set-up batch (setup_batches.hpp): its lane is batched, and `batch` numbers the
+  // batch it was released with (0 until then).
+  bool batched = false;
+  std::uint64_t batch = 0;
   ipc::LaneState seen = ipc::LaneState::assigned;  // the lane's state at the last look
   std::string rejected;  // why a sample of this worker was rejected, if one was
   std::string broken;    // how its lane broke the lane protocol, if it did: it is killed
@@ -78,8 +82,14 @@ struct ExitingWorker {
   std::uint32_t rank = 0;          // its GPU is its pipeline's GPU + rank
   std::uint64_t device_bytes = 0;  // what its instances held there, until it is gone
   // A rank beyond 0 keeps its lane until it is gone: rank 0 may report done first, and a rank
-  // still finishing writes its lane, which another worker would already be using.
+  // still finishing writes its lane, which another worker would already be using. So does a
+  // worker of a set-up batch: it reads its exit permit there.
   std::optional<std::uint32_t> lane;
+  // A worker of a set-up batch holds its exit (its buffers and context kept) until it is
+  // permitted; `since` counts from the permit. exit_permit_ns: when it was permitted (0: it was
+  // never held, the worker exits on its own).
+  bool exit_held = false;
+  std::uint64_t exit_permit_ns = 0;
 };
 
 // One GPU's share of the run (--gpus): its jobs in plan order, the workers started for them
@@ -132,6 +142,7 @@ struct RunState {
   std::set<std::uint32_t> done_slots;
   std::mt19937_64 token_rng{std::random_device{}()};
   std::uint64_t next_serial = 0;
+  std::uint64_t next_batch = 1;  // set-up batches are numbered from 1 in the order released
   std::vector<std::uint32_t> free_lanes;
   std::deque<Pipeline> pipes;  // one per GPU the plan's instances run on (a deque: never relocated)
   RunOutcome outcome;

@@ -148,9 +148,13 @@ RunOutcome Runner::run() {
   ipc::SegmentShape shape;
   shape.n_instances = static_cast<std::uint32_t>(plan_.instances.size());
   shape.n_slots = plan_.schedule.n_instances * plan_.schedule.samples * plan_.schedule.sides;
-  // Each GPU's pipeline: the measuring worker, the pre-started ones, and one being replaced.
+  // Each GPU's pipeline: the measuring worker, the pre-started ones, and one being replaced; with
+  // set-up batches, the measuring batch, the pre-started batches, a batch that holds its lanes
+  // until its processes are gone, and one being replaced.
   const auto n_gpus = plan_gpus(plan_, options_.device).size();
-  shape.n_lanes = static_cast<std::uint32_t>(n_gpus * (2 + std::max(0, options_.prestart)));
+  const auto prestart = static_cast<std::size_t>(std::max(0, options_.prestart));
+  const auto batch = static_cast<std::size_t>(std::max(1, options_.setup_batch));
+  shape.n_lanes = static_cast<std::uint32_t>(n_gpus * (batch == 1 ? 2 + prestart : batch * (2 + prestart) + 1));
   shape.tasks_per_lane = static_cast<std::uint32_t>(max_tasks);
   shape.instances_json = ipc::encode_instances(table);
   const auto worlds = instance_worlds(plan_.instances);

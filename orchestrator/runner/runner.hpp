@@ -3,7 +3,8 @@
 // after another, copying every sample out of the segment into the journal as it lands. A plan
 // spread over several GPUs (--gpus) runs as one such pipeline per GPU, all at once. With
 // pre-start, the next workers are started while one measures and released one at a time; the
-// context gate keeps their CUDA contexts from being made or torn down beside a measurement. A
+// context gate keeps their CUDA contexts from being made or torn down beside a measurement. With
+// set-up batches, several are released into their set-up at once and measured one by one. A
 // worker that crashes, fails or stops beating its heart is killed if needed, recorded, and its
 // missing samples are retried in a fresh worker; the run goes on.
 
@@ -46,6 +47,12 @@ struct RunnerOptions {
   // worker is creating a context or exiting. Off: contexts are created and destroyed whenever
   // workers start and end, beside measurements.
   bool context_gate = true;
+  // Set-up batches: up to this many measuring workers of a pipeline are released into their
+  // set-up at once, while none measures, then measured one after another in plan order; with the
+  // context gate each holds its exit until no batch-mate is due to measure (setup_batches.hpp).
+  // The pre-start depth then counts batches: prestart x setup_batch workers wait behind them.
+  // 1: one worker at a time, as without batches.
+  int setup_batch = 1;
   // Device memory one worker may hold (the plan's --memory-budget); a worker sets up beside
   // exiting ones only when their memory and its own fit in it together. 0: unknown, no check.
   std::uint64_t memory_budget_bytes = 0;

@@ -21,8 +21,24 @@ std::string cause_of(const std::string& reason) {
 
 }  // namespace
 
+std::size_t WorkerPipelines::batch_size(const std::deque<Job>& jobs) {
+  const auto size = static_cast<std::size_t>(std::max(1, s_.options.setup_batch));
+  if (size == 1) return 1;
+  for (const auto& job : jobs)
+    if (job.what != "measure") return 1;
+  for (const auto& job : jobs) {
+    if (s_.world_of(job) == 1) continue;
+    // A rank group's workers start together on an empty pipeline; they are not batched.
+    if (!multi_rank_noted_) s_.log.write("setup-batch", "multi-rank instances: measuring workers set up one at a time");
+    multi_rank_noted_ = true;
+    return 1;
+  }
+  return size;
+}
+
 void WorkerPipelines::run_jobs(std::deque<Job> jobs) {
   if (!s_.outcome.deterministic_failure.empty()) return;  // the run stopped on it
+  batch_ = batch_size(jobs);
   for (auto& job : jobs) s_.pipes[s_.pipe_of(job)].jobs.push_back(std::move(job));
   auto busy = [&] {
     return std::any_of(s_.pipes.begin(), s_.pipes.end(),
@@ -57,25 +73,30 @@ void WorkerPipelines::run_jobs(std::deque<Job> jobs) {
       sleep_for = std::min(sleep_for * 2, std::chrono::microseconds(1000));
     }
   }
+  for (auto& pipe : s_.pipes) batches_.release_exits(pipe);  // nothing more is measured in these jobs
 }
 
 // One look at a pipeline. The head of `active` is the only worker of the pipeline allowed to
-// measure; up to options.prestart more are started behind it and wait, loaded, for their turn.
-// True when something happened.
+// measure; up to options.prestart more are started behind it and wait, loaded, for their turn
+// (with set-up batches, the head's batch and prestart batches more). True when something happened.
 bool WorkerPipelines::step(Pipeline& pipe) {
   auto& jobs = pipe.jobs;
   auto& active = pipe.active;
-  const std::size_t depth = 1 + static_cast<std::size_t>(std::max(0, s_.options.prestart));
+  const bool batched = batch_ > 1;
+  const std::size_t depth = batch_ * (1 + static_cast<std::size_t>(std::max(0, s_.options.prestart)));
   bool event = false;
   while (active.size() < depth && !jobs.empty() && s_.free_lanes.size() >= s_.world_of(jobs.front()) &&
          (active.empty() || s_.world_of(jobs.front()) == 1)) {
-    active.push_back(lanes_.start(std::move(jobs.front()), !active.empty()));
+    active.push_back(lanes_.start(std::move(jobs.front()), !active.empty(), batched));
     jobs.pop_front();
     event = true;
   }
   if (active.empty()) return event;
   Worker& head = *active.front();
-  event |= lanes_.admit(head, active.size() > 1 ? active[1].get() : nullptr);
+  if (batched)
+    event |= batches_.admit(pipe, batch_);
+  else
+    event |= lanes_.admit(head, active.size() > 1 ? active[1].get() : nullptr);
   const std::size_t before = head.next_task;
   intake_.drain(head);
   event |= head.next_task != before;
@@ -128,7 +149,7 @@ bool WorkerPipelines::step(Pipeline& pipe) {
     }
     if (retry) {
       // The replacement takes the failed worker's place in the order: plan order is kept.
-      auto replacement = lanes_.start(std::move(*retry), !is_head);
+      auto replacement = lanes_.start(std::move(*retry), !is_head, batched);
       active.insert(active.begin() + static_cast<std::ptrdiff_t>(k), std::move(replacement));
     }
     return true;  // `active` changed: look again from the top
@@ -192,29 +213,34 @@ void WorkerPipelines::stop_peers(Worker& w, bool ok) {
 void WorkerPipelines::retire(std::unique_ptr<Worker> w, const std::string& reason, const ExitStatus* status) {
   stop_peers(*w, reason.empty());
   const ipc::Lane& lane = s_.seg.lane(w->lane);
-  s_.journal.append_event({{"type", "worker"},
-                           {"serial", w->serial},
-                           {"pid", w->proc->pid()},
-                           {"lane", w->lane},
-                           {"side", w->job.side},
-                           {"gpu", s_.pipes[w->pipe].gpu},
-                           {"what", w->job.what},
-                           {"tasks", w->job.tasks.size()},
-                           {"released_ns", w->released_ns},
-                           {"permit_ns", w->permit_ns},
-                           {"measure_permit_ns", w->measure_permit_ns},
-                           {"spawned_ns", lane.spawned_ns},
-                           {"attached_ns", lane.attached_ns},
-                           {"context_begin_ns", lane.context_begin_ns},
-                           {"device_ready_ns", lane.device_ready_ns},
-                           {"prepared_ns", lane.prepared_ns},
-                           {"measure_begin_ns", lane.measure_begin_ns},
-                           {"measure_end_ns", lane.measure_end_ns},
-                           {"ok", reason.empty()}});
+  nlohmann::json event = {{"type", "worker"},
+                          {"serial", w->serial},
+                          {"pid", w->proc->pid()},
+                          {"lane", w->lane},
+                          {"side", w->job.side},
+                          {"gpu", s_.pipes[w->pipe].gpu},
+                          {"what", w->job.what},
+                          {"tasks", w->job.tasks.size()},
+                          {"released_ns", w->released_ns},
+                          {"permit_ns", w->permit_ns},
+                          {"measure_permit_ns", w->measure_permit_ns},
+                          {"spawned_ns", lane.spawned_ns},
+                          {"attached_ns", lane.attached_ns},
+                          {"context_begin_ns", lane.context_begin_ns},
+                          {"device_ready_ns", lane.device_ready_ns},
+                          {"prepared_ns", lane.prepared_ns},
+                          {"measure_begin_ns", lane.measure_begin_ns},
+                          {"measure_end_ns", lane.measure_end_ns},
+                          {"ok", reason.empty()}};
+  if (w->batched) event["batch"] = w->batch;
+  s_.journal.append_event(event);
   s_.log.write(reason.empty() ? "worker-done" : "worker-failed",
                "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +
                    (reason.empty() ? (status ? status->describe() : std::string("reported done")) : reason));
-  s_.free_lanes.push_back(w->lane);
+  // A batched worker still running reads its exit permit in its lane: it keeps the lane until it
+  // is gone.
+  const bool keeps_lane = !status && w->batched;
+  if (!keeps_lane) s_.free_lanes.push_back(w->lane);
   if (reason.empty()) {
     side_reported_[w->job.side & 1] = side_done_[w->job.side & 1] = true;
     const bool all = side_done_[0] && (s_.plan.schedule.sides < 2 || side_done_[1]);
@@ -223,8 +249,17 @@ void WorkerPipelines::retire(std::unique_ptr<Worker> w, const std::string& reaso
       s_.options.on_sides_reported();
     }
   }
-  if (!status)
-    s_.pipes[w->pipe].exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, s_.device_bytes_of(w->job)});
+  if (!status) {
+    auto& exiting = s_.pipes[w->pipe].exiting;
+    exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, s_.device_bytes_of(w->job)});
+    if (keeps_lane) {
+      // It holds its exit while a batch-mate is due to measure (SetupBatches lets it go); without
+      // the context gate it goes now.
+      exiting.back().lane = w->lane;
+      exiting.back().exit_held = true;
+      if (!s_.options.context_gate) lanes_.permit_exit(exiting.back());
+    }
+  }
 }
 
 void WorkerPipelines::note_failure(const Worker& w, const std::string& reason, const ExitStatus& status) {
@@ -296,7 +331,8 @@ void WorkerPipelines::reap_exiting() {
     auto& exiting = pipe.exiting;
     for (auto it = exiting.begin(); it != exiting.end();) {
       auto status = it->proc->poll();
-      if (!status && Clock::now() - it->since > std::chrono::duration<double>(s_.options.worker_timeout_s)) {
+      if (!status && !it->exit_held &&
+          Clock::now() - it->since > std::chrono::duration<double>(s_.options.worker_timeout_s)) {
         status = it->proc->kill();
         s_.log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " still exiting after " +
                                             std::to_string(s_.options.worker_timeout_s) + " s: " + status->describe());
@@ -308,11 +344,13 @@ void WorkerPipelines::reap_exiting() {
       if (!status->ok())
         s_.log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " ended with " +
                                             status->describe() + " after reporting all its samples");
-      s_.journal.append_event({{"type", "worker_exit"},
-                               {"serial", it->serial},
-                               {"pid", it->proc->pid()},
-                               {"exited_ns", ipc::monotonic_ns()},
-                               {"ok", status->ok()}});
+      nlohmann::json event = {{"type", "worker_exit"},
+                              {"serial", it->serial},
+                              {"pid", it->proc->pid()},
+                              {"exited_ns", ipc::monotonic_ns()},
+                              {"ok", status->ok()}};
+      if (it->exit_permit_ns != 0) event["exit_permit_ns"] = it->exit_permit_ns;
+      s_.journal.append_event(event);
       if (it->lane) s_.free_lanes.push_back(*it->lane);
       it = exiting.erase(it);
     }

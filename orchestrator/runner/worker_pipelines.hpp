@@ -23,15 +23,19 @@
 #include "lane_host.hpp"
 #include "run_state.hpp"
 #include "sample_intake.hpp"
+#include "setup_batches.hpp"
 
 namespace isobench::orchestrator {
 
 class WorkerPipelines {
  public:
-  WorkerPipelines(RunState& state, LaneHost& lanes, SampleIntake& intake) : s_(state), lanes_(lanes), intake_(intake) {}
+  WorkerPipelines(RunState& state, LaneHost& lanes, SampleIntake& intake)
+      : s_(state), lanes_(lanes), intake_(intake), batches_(state, lanes) {}
 
   // Runs the jobs, each on the pipeline of its GPU, until every one is done or abandoned, or the
-  // run is interrupted (then outcome.interrupted is set).
+  // run is interrupted (then outcome.interrupted is set). Measure jobs run in set-up batches
+  // (options.setup_batch) when every one of them runs on one rank; calibration and describe
+  // jobs, and measure jobs beside a multi-rank one, one worker at a time.
   void run_jobs(std::deque<Job> jobs);
   // Waits (up to --worker-timeout) for the last workers' teardown, so the run ends with no child
   // left behind.
@@ -55,9 +59,14 @@ class WorkerPipelines {
   void reap_exiting();
   bool any_exiting() const;
 
+  std::size_t batch_size(const std::deque<Job>& jobs);
+
   RunState& s_;
   LaneHost& lanes_;
   SampleIntake& intake_;
+  SetupBatches batches_;
+  std::size_t batch_ = 1;  // workers to a set-up batch in the jobs running now; 1: no batches
+  bool multi_rank_noted_ = false;
   // Per side: the cause of its last worker that failed having reported nothing, and whether any
   // of its workers has reported something in this run.
   std::array<std::string, 2> fruitless_cause_;

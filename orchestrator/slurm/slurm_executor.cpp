@@ -33,12 +33,15 @@ constexpr auto kSlurmSilenceLimit = std::chrono::minutes(5);
 // The run options every task gives its shard's run (`orchestrate slurm task`); the rest of what
 // a task measures is in its shard's plan.json.
 nlohmann::json task_options(const RunRequest& r) {
-  return {{"worker", r.worker.empty() ? std::string() : fs::absolute(r.worker).lexically_normal().string()},
-          {"worker_timeout_s", r.worker_timeout_s},
-          {"retries", r.retries},
-          {"prestart", r.prestart},
-          {"context_gate", r.context_gate},
-          {"memory_budget_mib", r.memory_budget_mib}};
+  nlohmann::json options = {
+      {"worker", r.worker.empty() ? std::string() : fs::absolute(r.worker).lexically_normal().string()},
+      {"worker_timeout_s", r.worker_timeout_s},
+      {"retries", r.retries},
+      {"prestart", r.prestart},
+      {"context_gate", r.context_gate},
+      {"memory_budget_mib", r.memory_budget_mib}};
+  if (r.setup_batch != 1) options["setup_batch"] = r.setup_batch;  // absent: 1, as before it existed
+  return options;
 }
 
 std::string self_executable() {

@@ -26,7 +26,8 @@ struct SlurmRun {
   std::vector<Shard> shards;  // shard k is array index k, its run directory shard_dir(k)
   std::uint32_t max_running = 0;
   // The run options every task gives its shard's run: {"worker", "worker_timeout_s", "retries",
-  // "prestart", "context_gate", "memory_budget_mib"} (orchestrator/commands/slurm_command.cpp).
+  // "prestart", "context_gate", "memory_budget_mib"} and "setup_batch" where it is not 1
+  // (orchestrator/commands/slurm_command.cpp).
   nlohmann::json task_options = nlohmann::json::object();
   std::vector<SlurmSubmission> submissions;
 

@@ -2,6 +2,9 @@
 // (run_worker) plus one injected fault chosen by ISOBENCH_TEST_FAULT:
 //   segv | abort | exit7 | hang      fail before doing anything
 //   segv-after:K                     die by SIGSEGV once K tasks are done (samples already written)
+//   segv-at:STATE                    die by SIGSEGV once its lane is in STATE or a later one (a
+//                                    LaneState's name: prepared, waiting for its turn in a set-up
+//                                    batch; done, holding its exit), never exiting before it
 //   forge                            write a sample with a wrong token into the first slot, then work
 //   slow-exit:MS | hang-exit         finish every task, then take MS milliseconds (or forever) to exit,
 //                                    as a slow CUDA teardown would
@@ -101,6 +104,20 @@ int main(int argc, char** argv) {
     });
     watcher.detach();
   }
+  if (fault.rfind("segv-at:", 0) == 0) {
+    std::uint32_t target = 0;
+    while (target <= static_cast<std::uint32_t>(ipc::LaneState::failed) &&
+           ipc::to_string(static_cast<ipc::LaneState>(target)) != fault.substr(8))
+      ++target;
+    // A later state counts: a watcher the scheduler kept waiting past STATE still fires.
+    std::thread watcher([options, target] {
+      auto seg = ipc::Segment::attach(options.segment);
+      auto& lane = seg.lane(options.lane);
+      while (ipc::load_acquire(lane.state) < target) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      raise(SIGSEGV);
+    });
+    watcher.detach();
+  }
   if (fault == "lane-backwards") {
     std::thread scribbler([options] {
       auto seg = ipc::Segment::attach(options.segment);
@@ -114,6 +131,8 @@ int main(int argc, char** argv) {
     scribbler.detach();
   }
   const int code = worker::run_worker(options);
+  if (fault.rfind("segv-at:", 0) == 0)  // the watcher fires: the worker never ends on its own
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   if (fault.rfind("slow-exit:", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(fault.substr(10))));
   if (fault == "hang-exit")
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));

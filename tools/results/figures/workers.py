@@ -83,7 +83,10 @@ PHASE_COLUMNS = {
     "measure": lambda p: fmt.ms(p["measure_ms"]["median"]),
     "untimed": lambda p: fmt.ms(p["untimed_in_measure_ms"]["median"]),
     "handoff": lambda p: fmt.ms(p["handoff_ms"]["median"]),
+    "hold": lambda p: fmt.ms(p["hold_ms"]["median"]),
     "exit": lambda p: fmt.ms(p["exit_ms"]["median"]),
+    "batch": lambda p: f"{p['workers_per_batch']:g}",
+    "beside setup": lambda p: f"{p['samples_beside_setup']} of {p['samples']}",
     "share": lambda p: fmt.pct(p["measure_share"]),
     "beside": lambda p: f"{p['samples_beside_context_or_exit']} of {p['samples']}",
     "above": lambda p: fmt.pct(p["above_share"]),
@@ -100,7 +103,8 @@ def phases(ctx, args, opts):
         s = ctx.run(path).settings()
         rows.append([f"`{_name(path)}`", s["prestart"], _gate(s)] + [PHASE_COLUMNS[c](p) for c in columns])
     names = {"beside": "samples beside a context or exit", "samples/min": "samples/min (measuring span)",
-             "share": "measuring share",
+             "share": "measuring share", "batch": "workers per set-up batch",
+             "beside setup": "samples beside a set-up",
              "above": "share > 4% above median"}
     return fmt.table(["run", "pre-start", "gate"] + [names.get(c, c) for c in columns], rows)
 
