@@ -67,7 +67,9 @@ Timeline timeline(const Scratch& s) {
   }
   for (const auto& e : read_jsonl(s.path("run/samples.jsonl"), "worker_exit")) {
     const auto serial = e["serial"].get<std::uint64_t>();
-    if (!t.workers.count(serial)) continue;
+    // A worker that died on its own (the fault worker's segv-at:done) died when it did, which no
+    // schedule controls: only the exits the orchestrator permitted are held to the rule.
+    if (!t.workers.count(serial) || e["ok"] == false) continue;
     const auto from = e.contains("exit_permit_ns") ? e["exit_permit_ns"].get<std::uint64_t>()
                                                    : t.workers[serial]["measure_end_ns"].get<std::uint64_t>();
     t.exits[serial] = {from, e["exited_ns"].get<std::uint64_t>()};
