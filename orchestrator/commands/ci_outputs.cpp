@@ -4,6 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "orchestrator/errors.hpp"
 #include "orchestrator/printers/ci_printers.hpp"
@@ -24,6 +28,32 @@ std::vector<Output> outputs_of(const CiOutputs& outputs) {
   return {{"--junit", outputs.junit, print_junit}, {"--summary", outputs.summary, print_ci_summary}};
 }
 
+// The path as the file system names it: symbolic links and .. resolved, so that two spellings of
+// one file are seen as one.
+fs::path resolved_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::absolute(path).lexically_normal() : p;
+}
+
+bool inside(const fs::path& path, const fs::path& folder) {
+  const auto rel = path.lexically_relative(folder);
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
+
+// UsageError when `path` is one of `guarded` or inside one of its directories.
+void check_not_guarded(const std::string& named, const fs::path& resolved, const std::vector<GuardedPath>& guarded) {
+  for (const auto& g : guarded) {
+    if (g.path.empty()) continue;
+    const fs::path other = resolved_path(g.path);
+    if (resolved == other)
+      throw UsageError(named + ": is " + g.what + " " + g.path + ", which it would overwrite; give another path");
+    if (g.directory && inside(resolved, other))
+      throw UsageError(named + ": inside " + g.what + " " + g.path +
+                       ", whose files it could overwrite; give a path outside it");
+  }
+}
+
 }  // namespace
 
 void add_ci_output_options(CLI::App& app, CiOutputs& outputs) {
@@ -38,24 +68,55 @@ void add_ci_output_options(CLI::App& app, CiOutputs& outputs) {
       ->type_name("FILE");
 }
 
-void check_ci_outputs(const CiOutputs& outputs) {
+void check_output_dir(const std::string& flag, const std::string& dir, const std::vector<GuardedPath>& guarded) {
+  if (!dir.empty()) check_not_guarded(flag + " " + dir, resolved_path(dir), guarded);
+}
+
+void check_output_path(const std::string& flag, const std::string& path, const std::vector<GuardedPath>& guarded) {
+  const std::string named = flag + " " + path;
+  check_not_guarded(named, resolved_path(path), guarded);
+  std::error_code ec;
+  const fs::path file(path);
+  if (fs::is_directory(file, ec)) throw UsageError(named + ": is a folder");
+  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  if (!fs::is_directory(folder, ec)) throw UsageError(named + ": no folder " + folder.string());
+  // Whether the folder takes a file is found now, by making one, not after the run has measured.
+  const std::string probe = (folder / (".isobench-probe-" + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) throw UsageError(named + ": cannot write in folder " + folder.string() + ": " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void check_ci_outputs(const CiOutputs& outputs, const std::vector<GuardedPath>& guarded) {
+  std::vector<GuardedPath> taken = guarded;
   for (const auto& o : outputs_of(outputs)) {
     if (o.path.empty()) continue;
-    std::error_code ec;
-    const fs::path path(o.path);
-    if (fs::is_directory(path, ec)) throw UsageError(std::string(o.flag) + " " + o.path + ": is a folder");
-    const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    if (!fs::is_directory(folder, ec))
-      throw UsageError(std::string(o.flag) + " " + o.path + ": no folder " + folder.string());
+    for (const auto& t : taken)
+      if (t.what.starts_with("--") && resolved_path(t.path) == resolved_path(o.path))
+        throw UsageError(t.what + " " + t.path + " and " + o.flag + " " + o.path +
+                         ": one file for two outputs, the second would replace the first; give each its own");
+    check_output_path(o.flag, o.path, taken);
+    taken.push_back({o.flag, o.path, false});
   }
 }
 
 void write_ci_outputs(const CiOutputs& outputs, const CiReport& report) {
   for (const auto& o : outputs_of(outputs)) {
     if (o.path.empty()) continue;
-    std::ofstream file(o.path, std::ios::binary | std::ios::trunc);
-    if (file) o.print(file, report);
-    if (!file || !file.flush()) throw UsageError(std::string(o.flag) + " " + o.path + ": cannot write");
+    const std::string temporary = o.path + ".tmp-" + std::to_string(::getpid());
+    bool written = false;
+    {
+      std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+      if (file) o.print(file, report);
+      written = file && file.flush();
+    }
+    std::error_code ec;
+    if (written) fs::rename(temporary, o.path, ec);
+    if (!written || ec) {
+      fs::remove(temporary, ec);
+      throw UsageError(std::string(o.flag) + " " + o.path + ": cannot write");
+    }
   }
 }
 

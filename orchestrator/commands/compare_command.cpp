@@ -39,7 +39,10 @@ void print_outcome_line(const ComparisonReport& report, int exit_code, std::opti
 
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
   return exit_code_of("compare", err, [&] {
-    check_ci_outputs(options.ci);
+    std::vector<GuardedPath> inputs;
+    for (const auto& dir : options.runs) inputs.push_back({"run directory", dir, true});
+    for (const auto& file : options.samples) inputs.push_back({"sample file", file, false});
+    check_ci_outputs(options.ci, inputs);
     const ComparisonReport report = compare(options, err);
     // Every refused instance is named before giving up, so one run shows all there is to fix.
     if (!report.gpu_refusals.empty()) {

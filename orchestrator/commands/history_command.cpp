@@ -75,7 +75,7 @@ int run_history_show(const HistoryOptions& options, std::ostream& out, std::ostr
 
 int run_history_regressions(const HistoryOptions& options, std::ostream& out, std::ostream& err) {
   return exit_code_of("history regressions", err, [&] {
-    check_ci_outputs(options.ci);
+    check_ci_outputs(options.ci, {{"the history", path_of(options), false}});
     HistoryStore store(path_of(options), history::Access::read);
     // Side 0 only: a nightly run has one side, and an A/B run's baseline is the build that was
     // there; its candidate is judged by the A/B run itself.

@@ -35,6 +35,19 @@ std::unique_ptr<Executor> choose_executor(const RunRequest& request) {
   return std::make_unique<LocalExecutor>(worker_starter_for(request));
 }
 
+// What a run reads, which no output of it may replace: its sweep (or pytest file), the worker
+// builds, the run directories it reads (--like, --replay-from) or resumes.
+std::vector<GuardedPath> read_paths(const RunRequest& r, const std::string& pytest_file) {
+  return {{"the sweep", r.sweep_path, false},
+          {"the pytest file", pytest_file, false},
+          {"the baseline build", r.baseline, false},
+          {"the candidate build", r.candidate, false},
+          {"the worker", r.worker, false},
+          {"the run directory this run resumes", r.resume_dir, true},
+          {"the run directory of --like", r.like, true},
+          {"the run directory of --replay-from", r.replay_from, true}};
+}
+
 }  // namespace
 
 void add_run_options(CLI::App& app, RunCommand& command) {
@@ -209,7 +222,10 @@ int run_command(const RunCommand& command) {
           throw UsageError(std::string(flag) +
                            " is required (a worker build or a build of the sweep's plugin; a Python sweep may give "
                            "per-side Python options instead)");
-    check_ci_outputs(command.ci);
+    auto read = read_paths(r, command.pytest.file);
+    check_output_dir("--out", r.out_dir, read);
+    read.push_back({"the run directory this run writes", r.out_dir, true});
+    check_ci_outputs(command.ci, read);
     if (!command.pytest.file.empty()) {
       if (!r.sweep_path.empty())
         throw UsageError("--pytest " + command.pytest.file + " and a sweep file " + r.sweep_path +

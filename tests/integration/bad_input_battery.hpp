@@ -26,7 +26,7 @@ struct BatteryFile {
 //          ok.yaml (2 instances of cpu_spin, 8 samples) and plugin.yaml (the example plugin)
 //   $DATA  tests/data of the source tree
 struct BatteryCase {
-  std::string group;     // the kind of input: sweep, flags, samples, run-dir, resume, calibrate, ab, names, limits
+  std::string group;     // the kind of input: sweep, flags, outputs, samples, run-dir, resume, calibrate, ab, names, limits
   std::string name;      // unique within its group
   std::string command;
   int exit_code = 2;
