@@ -44,8 +44,9 @@ struct Plan {
   // Why each of `skipped` was left out: the device it runs on, or the line of a runtime library
   // its kernel needs that is missing here. Empty in plans from before it.
   std::map<std::string, std::string> skipped_reasons;
-  // A/B runs: the worker executable of each side (baseline, candidate); empty for ordinary runs,
-  // which use the isobench-worker installed beside orchestrate.
+  // The worker executable of each side (baseline, candidate in an A/B run; the run's one worker
+  // otherwise), absolute: --resume measures with these. Empty in plans of ordinary runs from
+  // before it was recorded, which used --worker or the isobench-worker beside orchestrate.
   std::vector<std::string> workers;
   // A/B runs of two plugin builds: extra worker arguments per side (--plugin-override OLD=NEW);
   // empty otherwise.

@@ -75,13 +75,15 @@ void add_run_options(CLI::App& app, RunCommand& command) {
                  "on: a worker creates its CUDA context only while no worker measures, and starts measuring only "
                  "while no other worker creates a context or exits; off: contexts come and go beside "
                  "measurements (to measure what the gate buys)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.context_gate_given = true; });
   app.add_option("--setup-batch", o.setup_batch,
                  "measuring workers released into their set-up at once, while none measures, then measured one "
                  "after another in plan order; with the context gate each holds its exit until its batch has "
                  "measured. --prestart then counts batches (docs/measurement.md)")
       ->check(CLI::Range(1, 16))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.setup_batch_given = true; });
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
                  "GPU's free memory, half the host's)")

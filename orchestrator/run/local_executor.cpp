@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <algorithm>
 #include <set>
 
 #include "orchestrator/artifacts.hpp"
@@ -16,6 +17,77 @@ namespace fs = std::filesystem;
 namespace isobench::orchestrator {
 
 namespace {
+
+std::string joined(const std::vector<std::string>& paths) {
+  std::string text;
+  for (const auto& p : paths) text += (text.empty() ? "" : ", ") + p;
+  return text;
+}
+
+// --resume measures with the worker builds the run was started with (plan.json's workers), which
+// must still be there; a --worker that names another is refused, naming both. Plans from before
+// the worker of an ordinary run was recorded name none: --worker or the default, as then.
+void check_recorded_workers(const RunRequest& request, const Plan& plan, const std::string& resume) {
+  if (plan.workers.empty()) {
+    if (!request.worker.empty()) check_worker_build(request.worker, "--worker");
+    return;
+  }
+  // An A/B run of two worker builds took no --worker; one of two plugin builds ran both in it.
+  const bool plugin_builds = !plan.worker_args.empty() &&
+                             std::count(plan.worker_args[0].begin(), plan.worker_args[0].end(), "--plugin-override") > 0;
+  if (!request.worker.empty() && plan.workers.size() == 2 && !plugin_builds)
+    throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names (" +
+                     joined(plan.workers) + ")");
+  if (!request.worker.empty()) {
+    std::error_code ec;
+    const auto given = fs::weakly_canonical(fs::absolute(request.worker), ec);
+    const bool same = std::all_of(plan.workers.begin(), plan.workers.end(), [&](const std::string& w) {
+      std::error_code ec2;
+      return fs::weakly_canonical(w, ec2) == given;
+    });
+    if (!same)
+      throw UsageError(resume + ": --worker " + request.worker + " is not the worker build the run was started with (" +
+                       joined(plan.workers) + "); a resumed run measures with its own: leave --worker out");
+  }
+  for (const auto& worker : plan.workers) check_worker_build(worker, resume + ": the run's worker build");
+}
+
+// How the run measured, as run.json recorded it when its measuring began: pre-start, the context
+// gate, set-up batches. A resumed run measures the same way; an option that names another value
+// is refused, naming both.
+void check_recorded_measuring(const RunRequest& request, const nlohmann::json& info, const std::string& resume) {
+  if (!info.contains("context_gate")) return;  // never measured: the run starts now, as asked
+  const auto refuse = [&](const std::string& flag, const std::string& given, const std::string& recorded) {
+    throw UsageError(resume + ": " + flag + " " + given + " is not what the run was started with (" + flag + " " +
+                     recorded + "); a resumed run measures as it began: leave " + flag + " out");
+  };
+  try {
+    const bool gate = info.at("context_gate").get<bool>();
+    if (request.context_gate_given && request.context_gate != gate)
+      refuse("--context-gate", request.context_gate ? "on" : "off", gate ? "on" : "off");
+    const int batch = info.value("setup_batch", 1);
+    if (request.setup_batch_given && request.setup_batch != batch)
+      refuse("--setup-batch", std::to_string(request.setup_batch), std::to_string(batch));
+    if (info.contains("prestart")) {
+      const int prestart = info.at("prestart").get<int>();
+      if (request.prestart >= 0 && request.prestart != prestart)
+        refuse("--prestart", std::to_string(request.prestart), std::to_string(prestart));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(resume + ": run.json: " + e.what());
+  }
+}
+
+// The request a resumed run measures by: the pre-start, context gate and set-up batches run.json
+// recorded (check_recorded_measuring refused any other given).
+RunRequest as_recorded(const RunRequest& request, const nlohmann::json& info) {
+  RunRequest r = request;
+  if (!info.contains("context_gate")) return r;
+  r.context_gate = info.at("context_gate").get<bool>();
+  r.setup_batch = info.value("setup_batch", 1);
+  if (info.contains("prestart")) r.prestart = info.at("prestart").get<int>();
+  return r;
+}
 
 // --resume: the run's own plan, on the GPUs it names. What a new run chooses (its directory, its
 // settings, the choices it replays, its builds) a resumed run has chosen already: an option that
@@ -61,11 +133,8 @@ OpenRun open_resumed_run(const RunRequest& request, WorkerStarter& starter) {
     throw UsageError(resume + ": " + e.what());
   }
   r.lock.emplace(lock_run(*r.dir, resume, request.log));
-  if (!request.worker.empty()) {
-    if (!r.plan.workers.empty())
-      throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names");
-    check_worker_build(request.worker, "--worker");
-  }
+  check_recorded_workers(request, r.plan, resume);
+  check_recorded_measuring(request, r.info, resume);
   r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
                                   plan_gpus(r.plan, request.gpu.value_or(0)));
   if (r.info.value("status", "") != "complete") {
@@ -227,7 +296,7 @@ Measured LocalExecutor::resume(const RunRequest& request) {
     measured.result.status = RunStatus::already_complete;
     return measured;
   }
-  return measure(r, request);
+  return measure(r, as_recorded(request, r.info));
 }
 
 }  // namespace isobench::orchestrator

@@ -361,7 +361,11 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
                      missing);
   }
   check_multi_rank_spread(plan, sweep.path);
-  if (request.ab) plan_ab_sides(plan, request, sweep);
+  // The worker build of each side is the plan's, so that --resume measures with it and no other.
+  if (request.ab)
+    plan_ab_sides(plan, request, sweep);
+  else
+    plan.workers = side_workers(request);
   if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.log);
   if (like) take_like_choices(plan, *like, request.overrides, request.log);
   if (plan.instances.empty())

@@ -46,6 +46,9 @@ struct RunRequest {
   int prestart = -1;          // workers started ahead of the measuring one; -1: 1 on the GPU, 0 on the CPU
   bool context_gate = true;   // no context created or destroyed beside a measurement
   int setup_batch = 1;        // measuring workers released into their set-up at once (RunnerOptions)
+  // Whether --context-gate and --setup-batch were given: a resumed run takes the values it was
+  // started with (run.json) and refuses others.
+  bool context_gate_given = false, setup_batch_given = false;
   // What is measured: overrides of the sweep's settings, an earlier run's choices to replay
   // (--replay-from), or an earlier run to measure like (--like: its inner counts, choices, seed and
   // sample-changing settings; orchestrator/run/like_run.hpp).

@@ -233,6 +233,8 @@ void WorkerPipelines::retire(std::unique_ptr<Worker> w, const std::string& reaso
                           {"measure_end_ns", lane.measure_end_ns},
                           {"ok", reason.empty()}};
   if (w->batched) event["batch"] = w->batch;
+  // The build that measured (a side's zygote forks its workers: no executable of its own).
+  if (const auto& side = s_.options.workers.at(w->job.side); !side.launcher) event["executable"] = side.executable;
   s_.journal.append_event(event);
   s_.log.write(reason.empty() ? "worker-done" : "worker-failed",
                "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) + ": " +

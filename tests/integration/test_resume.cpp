@@ -297,3 +297,55 @@ TEST_CASE("a journal holding a planned sample twice: the run counts it once, com
   CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
   CHECK(read_json(s.path("run/run.json"))["samples_recorded"] == 4);
 }
+
+TEST_CASE("a run started with --worker resumes with that build only; another --worker, or the build gone, is refused") {
+  Scratch s("resume-worker");
+  // A build of its own path, so that the journal tells it from the default isobench-worker.
+  const std::string mine = s.path("my-worker");
+  std::filesystem::copy_file(bin("isobench-worker"), mine);
+  std::filesystem::permissions(mine, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+  const auto sweep = s.write("w.yaml", "settings: {samples: 6, warmup: 0, inner: 1, seed: 3}\n"
+                                       "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: [5]}\n");
+  const std::string orchestrate = bin("orchestrate") + " --quiet ";
+  auto r = run(orchestrate + "--device cpu --isolation process --per sample --worker " + mine + " --out " +
+                   s.path("run") + " " + sweep,
+               s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // The run as an interrupt leaves it: the first two samples and the workers that took them.
+  const std::string journal = s.path("run/samples.jsonl");
+  std::string kept;
+  std::size_t samples = 0;
+  for (const auto& line : lines(journal)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.value("type", "sample") == "sample" && ++samples > 2) break;
+    kept += line + "\n";
+  }
+  std::ofstream(journal, std::ios::trunc) << kept;
+  auto info = read_json(s.path("run/run.json"));
+  info["status"] = "interrupted";
+  std::ofstream(s.path("run/run.json"), std::ios::trunc) << info.dump();
+
+  // Another build named: refused in one line that names both, nothing measured.
+  r = run(orchestrate + "--resume " + s.path("run") + " --worker " + bin("isobench-worker"), s);
+  CHECK(bad_input_problem(r, {"--worker " + bin("isobench-worker"), mine}, s.path("none")) == "");
+  CHECK(read_jsonl(journal).size() == 2);
+  // A setting the run measured by, named otherwise: refused the same way.
+  r = run(orchestrate + "--resume " + s.path("run") + " --context-gate off", s);
+  CHECK(bad_input_problem(r, {"--context-gate off", "--context-gate on"}, s.path("none")) == "");
+
+  // The resume as the interrupt line advises it: only the recorded build measures.
+  r = run(orchestrate + "--resume " + s.path("run"), s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(journal).size() == 6);
+  const auto workers = read_jsonl(journal, "worker");
+  REQUIRE(workers.size() >= 6);
+  for (const auto& w : workers) CHECK_MESSAGE(w.value("executable", "") == mine, w.dump());
+
+  // The recorded build gone: one line naming it, exit 2.
+  info = read_json(s.path("run/run.json"));
+  info["status"] = "interrupted";
+  std::ofstream(s.path("run/run.json"), std::ios::trunc) << info.dump();
+  std::filesystem::remove(mine);
+  r = run(orchestrate + "--resume " + s.path("run"), s);
+  CHECK(bad_input_problem(r, {"the run's worker build " + mine, "no such file"}, s.path("none")) == "");
+}
