@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <sstream>
 
 #include "orchestrator/bisect/build_cache.hpp"
 #include "orchestrator/compare/comparison.hpp"
+#include "orchestrator/directory_lock.hpp"
 #include "orchestrator/format/numbers.hpp"
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/python/python_environment.hpp"
@@ -121,6 +121,11 @@ class Bisection {
   // Walks until every instance is settled, the run is interrupted or a step breaks off.
   BisectOutcome walk() {
     BisectOutcome outcome{.dir = dir_.path(), .state = {}, .walk = walk_};
+    try {
+      cache_.remove_stale_worktrees();
+    } catch (const std::runtime_error& e) {  // git not there now: the build says so
+      log_.warning("bisect: stale worktrees not pruned: " + std::string(e.what()));
+    }
     while (!interrupt_requested()) {
       const auto probe = walk_.next();
       if (!probe) break;
@@ -150,7 +155,7 @@ class Bisection {
   bool built(std::size_t commit) {
     const std::string& hash = state_.range.commits[commit];
     if (!state_.builds.count(hash)) {
-      if (!quiet_) std::cerr << "bisect: building " << describe(commit) << "\n";
+      log_.progress("bisect: building " + describe(commit));
       BuildOutcome b;
       try {
         b = cache_.build(hash);
@@ -168,7 +173,7 @@ class Bisection {
     if (commit == 0 || commit == state_.range.size())
       throw UsageError("bisect: " + std::string(commit == 0 ? "--good " + state_.good_rev : "--bad " + state_.bad_rev) +
                        " (" + state_.range.short_hash(commit) + ") does not build: " + record.problem);
-    if (!quiet_) std::cerr << "bisect: skipping " << describe(commit) << ": " << record.problem << "\n";
+    log_.progress("bisect: skipping " + describe(commit) + ": " + record.problem);
     return false;
   }
 
@@ -215,7 +220,7 @@ class Bisection {
       for (const auto& c : compare(request, warnings).compared)
         if (out.count(c.id)) out[c.id] = c.verdict;
     } catch (const UsageError& e) {
-      if (!quiet_) std::cerr << "bisect: " << step.run_dir << ": no verdicts: " << e.what() << "\n";
+      log_.progress("bisect: " + step.run_dir + ": no verdicts: " + e.what());
     }
     return out;
   }
@@ -233,9 +238,8 @@ class Bisection {
     }
     BisectStep& step = state_.steps.back();
     const std::size_t number = state_.steps.size() - 1;
-    if (!quiet_)
-      std::cerr << "bisect: step " << number << ": " << describe(probe.commit) << " against GOOD on "
-                << probe.instances.size() << " instance" << (probe.instances.size() == 1 ? "" : "s") << "\n";
+    log_.progress("bisect: step " + std::to_string(number) + ": " + describe(probe.commit) + " against GOOD on " +
+                  std::to_string(probe.instances.size()) + " instance" + (probe.instances.size() == 1 ? "" : "s"));
     const std::string run_dir = dir_.file(step.run_dir);
     RunRequest request;
     if (fs::exists(fs::path(run_dir) / "run.json")) {
@@ -258,11 +262,17 @@ class Bisection {
       return false;
     } catch (const UsageError& e) {
       if (number == 0) throw;  // the endpoint check refused: bad input
+      // A step's run that was started and cannot be finished now says nothing of the commit's
+      // build: the bisection stops with why, and nothing is recorded.
+      if (!request.resume_dir.empty()) {
+        outcome.broke_off = step.run_dir + ": " + e.what();
+        return false;
+      }
       // This commit's build cannot be measured (its plugin lacks a kernel, say): skipped.
       state_.builds[state_.range.commits[probe.commit]] = {false, std::string("its run was refused: ") + e.what()};
       walk_.skip(probe.commit);
       state_.steps.pop_back();
-      if (!quiet_) std::cerr << "bisect: skipping " << describe(probe.commit) << ": " << e.what() << "\n";
+      log_.progress("bisect: skipping " + describe(probe.commit) + ": " + e.what());
       save();
       return true;
     }
@@ -271,13 +281,11 @@ class Bisection {
     step.done = true;
     walk_.record(step.commit, step.verdicts);
     save();
-    if (!quiet_) {
-      std::map<stats::Verdict, std::size_t> counts;
-      for (const auto& [id, v] : step.verdicts) ++counts[v];
-      std::cerr << "bisect: step " << number << ":";
-      for (const auto& [v, k] : counts) std::cerr << " " << k << " " << stats::to_string(v);
-      std::cerr << "\n";
-    }
+    std::map<stats::Verdict, std::size_t> counts;
+    for (const auto& [id, v] : step.verdicts) ++counts[v];
+    std::string line = "bisect: step " + std::to_string(number) + ":";
+    for (const auto& [v, k] : counts) line += " " + std::to_string(k) + " " + std::string(stats::to_string(v));
+    log_.progress(line);
     return true;
   }
 
@@ -286,22 +294,38 @@ class Bisection {
   RangeWalk walk_;
   BuildCache cache_;
   bool quiet_;
+  Log log_ = Log::to_stderr(quiet_);
 };
 
+// bisect.lock, held by the one process that builds, measures and writes bisect.json in a
+// bisection's directory; UsageError when another holds it.
+DirectoryLock lock_bisection(const RunDirectory& dir, const std::string& what) {
+  DirectoryLock lock(dir.file("bisect.lock"));
+  if (!lock.unlocked().empty()) Log::to_stderr(false).warning(lock.unlocked());
+  if (lock.held_elsewhere())
+    throw UsageError(what + ": another orchestrate bisect is working in " + dir.path() + " now (" + lock.path() +
+                     " is locked); let it finish, or stop it, then bisect --resume " + dir.path());
+  return lock;
+}
+
 // A new bisection: everything checked, then its directory.
-std::pair<RunDirectory, BisectState> open_new_bisection(const BisectRequest& request) {
+std::pair<RunDirectory, BisectState> open_new_bisection(const BisectRequest& request,
+                                                        std::optional<DirectoryLock>& lock) {
   BisectState state = new_state(request);
   const std::string dir = request.out_dir.empty() ? default_bisect_dir() : request.out_dir;
   RunDirectory created = RunDirectory::create(fs::absolute(dir).lexically_normal().string());
+  lock.emplace(lock_bisection(created, "bisect"));
   created.write_json(kBisectStateFile, state.to_json());
   return {std::move(created), std::move(state)};
 }
 
-std::pair<RunDirectory, BisectState> open_resumed_bisection(const BisectRequest& request) {
+std::pair<RunDirectory, BisectState> open_resumed_bisection(const BisectRequest& request,
+                                                            std::optional<DirectoryLock>& lock) {
   const std::string resume = "bisect --resume " + request.resume_dir;
   try {
     RunDirectory dir = RunDirectory::open_record(fs::absolute(request.resume_dir).lexically_normal().string(),
                                                  kBisectStateFile, "bisection directory");
+    lock.emplace(lock_bisection(dir, resume));  // bisect.json is read by its holder, as it wrote it
     try {
       BisectState state = BisectState::from_json(dir.read_json(kBisectStateFile));
       replay_walk(state);  // steps that do not fit the range are damage, found now
@@ -321,9 +345,10 @@ std::pair<RunDirectory, BisectState> open_resumed_bisection(const BisectRequest&
 BisectOutcome bisect(const BisectRequest& request) {
   install_interrupt_handlers();
   const bool resumed = !request.resume_dir.empty();
-  auto [dir, state] = resumed ? open_resumed_bisection(request) : open_new_bisection(request);
+  std::optional<DirectoryLock> lock;
+  auto [dir, state] = resumed ? open_resumed_bisection(request, lock) : open_new_bisection(request, lock);
   const std::string path = dir.path();
-  if (!request.quiet) std::cerr << "bisect directory: " << path << "\n";
+  Log::to_stderr(request.quiet).progress("bisect directory: " + path);
   // The steps run from the bisection's directory: Python's path starts with the current folder,
   // where the checkout's own modules (of whichever commit is checked out) would shadow the
   // --python-path folders of both sides.

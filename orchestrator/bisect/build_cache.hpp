@@ -31,6 +31,10 @@ class BuildCache {
   // first). Throws std::runtime_error when git cannot make the worktree.
   BuildOutcome build(const std::string& commit) const;
 
+  // The worktrees a bisection killed mid-build left (their folders, and git's record of them):
+  // removed, so that a resumed bisection starts clean. Called by the holder of bisect.lock.
+  void remove_stale_worktrees() const;
+
  private:
   std::string repo_, folder_, command_, artifact_;
 };

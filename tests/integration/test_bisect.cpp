@@ -420,3 +420,54 @@ TEST_CASE("bisect refuses bad input with one line and exit 2, before anything is
   CHECK_MESSAGE(bad_input_problem(damaged, {s.path("bisection/bisect.json") + ": schema_version"}, s.path("none")).empty(),
                 bad_input_problem(damaged, {s.path("bisection/bisect.json") + ": schema_version"}, s.path("none")));
 }
+
+TEST_CASE("bisect has one writer: a second --resume is refused while the first builds; SIGKILL leaves no build, and "
+          "--resume prunes its worktree") {
+  Scratch s("bisect-one-writer");
+  become_subreaper();
+  const Repo repo = make_repo(s, 3);
+  const std::string sweep = write_sweep(s, repo, "[200]");
+  // The build of GOOD waits (a build that takes minutes) while `slow` exists; fails while `broken` does.
+  const std::string build = "--build '[ -e " + s.path("broken") + " ] && exit 1; [ -e " + s.path("slow") +
+                            " ] && { touch " + s.path("started") + "; sleep 60; }; " + build_command() +
+                            "' --plugin libspin.so";
+  s.write("slow", "");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(repo.dir.c_str()) != 0) _exit(127);
+    execl("/bin/sh", "sh", "-c", ("exec " + bin("orchestrate") + bisect_args(s, repo, sweep, build) + " >" +
+                                  s.path("first.out") + " 2>" + s.path("first.err")).c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && !std::filesystem::exists(s.path("started")))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE_MESSAGE(std::filesystem::exists(s.path("started")), slurp(s.path("first.err")));
+  const std::string before = slurp(s.path("bisection/bisect.json"));
+
+  // A second hand: refused in one line, bisect.json as the first wrote it.
+  auto r = run(bin("orchestrate") + " bisect --quiet --resume " + s.path("bisection"), s);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("another orchestrate bisect is working in") != std::string::npos, r.err);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(slurp(s.path("bisection/bisect.json")) == before);
+
+  // SIGKILL mid-build: the build's whole process group goes with it.
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto left = wait_for_no_descendants(std::chrono::milliseconds(3000));
+  CHECK_MESSAGE(left.empty(), "left behind by the killed bisect:\n" << describe(left));
+  CHECK(slurp(s.path("bisection/bisect.json")) == before);
+
+  // The resume cleans the worktree the kill left (here GOOD no longer builds: it stops there).
+  std::filesystem::remove(s.path("slow"));
+  s.write("broken", "");
+  r = run(bin("orchestrate") + " bisect --quiet --resume " + s.path("bisection"), s);
+  CHECK_MESSAGE(r.exit_code == 2, r.err);
+  CHECK_MESSAGE(r.err.find("does not build") != std::string::npos, r.err);
+  const auto worktrees = run("git -C " + repo.dir + " worktree list --porcelain", s);
+  CHECK_MESSAGE(std::count(worktrees.out.begin(), worktrees.out.end(), '\n') <= 4, worktrees.out);
+  CHECK(worktrees.out.find(".worktree") == std::string::npos);
+}
