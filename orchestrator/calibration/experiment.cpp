@@ -104,10 +104,11 @@ RunRequest resume_request(const RunRequest& fresh, const std::string& dir) {
   return r;
 }
 
-// One run of the experiment; its exit code by the contract (130 interrupted, 3 incomplete).
-int run_experiment_run(const RunRequest& request) {
+// One run of the experiment: its exit code by the contract (130 interrupted, 3 incomplete) and
+// what it measured.
+RunResult run_experiment_run(const RunRequest& request) {
   LocalExecutor here(worker_starter_for(request));
-  return run(request, here).exit_code();
+  return run(request, here);
 }
 
 }  // namespace
@@ -213,9 +214,9 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, bool quiet) {
     else
       todo.push_back(&r);
   }
-  if (!quiet)
-    std::cerr << "calibrate: " << runs.size() << " runs, " << outcome.skipped << " already complete, "
-              << todo.size() << " to run\n";
+  const Log log = Log::to_stderr(quiet);
+  log.progress("calibrate: " + std::to_string(runs.size()) + " runs, " + std::to_string(outcome.skipped) +
+               " already complete, " + std::to_string(todo.size()) + " to run");
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < todo.size(); ++i) {
     const PlannedRun& run = *todo[i];
@@ -237,9 +238,20 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, bool quiet) {
     // complete; bad input stops the experiment (UsageError goes to the verb).
     int rc = exit_ok;
     try {
-      rc = run_experiment_run(request);
+      const RunResult result = run_experiment_run(request);
+      rc = result.exit_code();
+      // Workers that fail before their first sample with one cause fail the same way in every run
+      // left: the experiment stops here and says why, once.
+      if (!result.outcome.deterministic_failure.empty()) {
+        outcome.deterministic_failure = run.label() + ": " + result.outcome.deterministic_failure + " (see " +
+                                        run.dir + "/log.txt)";
+        outcome.exit_code = exit_measurement_failed;
+        ++outcome.ran;
+        ++outcome.incomplete;
+        return outcome;
+      }
     } catch (const MeasurementFailed& e) {
-      if (!quiet) std::cerr << "calibrate: " << run.label() << ": " << e.what() << "\n";
+      log.progress("calibrate: " + run.label() + ": " + e.what());
       rc = exit_measurement_failed;
     } catch (const UsageError& e) {
       outcome.exit_code = exit_bad_input;
@@ -255,13 +267,11 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, bool quiet) {
     ++outcome.ran;
     const bool complete = run_status(run.dir) == "complete";
     if (!complete) ++outcome.incomplete;
-    if (!quiet) {
-      const std::size_t left = todo.size() - i - 1;
-      std::cerr << "calibrate: [" << (outcome.skipped + i + 1) << "/" << runs.size() << "] " << run.label() << " "
-                << (complete ? "complete" : "NOT complete (exit " + std::to_string(rc) + ")") << " in "
-                << format_duration(took) << "; " << left << " left, ETA "
-                << format_duration(elapsed / static_cast<double>(i + 1) * static_cast<double>(left)) << "\n";
-    }
+    const std::size_t left = todo.size() - i - 1;
+    log.progress("calibrate: [" + std::to_string(outcome.skipped + i + 1) + "/" + std::to_string(runs.size()) + "] " +
+                 run.label() + " " + (complete ? "complete" : "NOT complete (exit " + std::to_string(rc) + ")") +
+                 " in " + format_duration(took) + "; " + std::to_string(left) + " left, ETA " +
+                 format_duration(elapsed / static_cast<double>(i + 1) * static_cast<double>(left)));
   }
   if (outcome.incomplete) outcome.exit_code = exit_measurement_failed;
   return outcome;

@@ -63,6 +63,9 @@ struct ExperimentOutcome {
   std::size_t skipped = 0;  // runs already complete
   std::size_t ran = 0;
   std::size_t incomplete = 0;
+  // A run's workers failed before their first sample with one cause (exit code 3): the run, the
+  // cause and where its log is. The runs after it were not started: they would fail the same way.
+  std::string deterministic_failure;
 };
 
 // Runs every planned run not complete yet, in plan order, with a progress line (and ETA) per

@@ -222,6 +222,12 @@ int calibrate(const CalibrateArgs& args) {
     std::cerr << "calibrate: interrupted; finish with: orchestrate calibrate --resume " << spec.dir << "\n";
     return exit_interrupted;
   }
+  if (!outcome.deterministic_failure.empty()) {
+    // What --resume would retry is what failed: the cause is to be fixed, not retried.
+    std::cerr << "calibrate: workers failed before their first sample with one cause, not retried: "
+              << outcome.deterministic_failure << "; nothing analysed\n";
+    return outcome.exit_code;
+  }
   const auto input = load_input(spec);
   AnalysisOptions options = spec.analysis;
   // Every run is complete and kept; only the reading is cut, and nothing of it is written.
