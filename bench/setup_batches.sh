@@ -49,15 +49,7 @@ benchmarks:
     axes: {us: [100, 200, 300, 400]}
 YAML
 { uname -srm; nproc; uptime; "$build/bin/orchestrate" --version; } >"$out/machine.txt" 2>&1
-step() {  # step NAME COMMAND...: as bench/gpu/preamble.sh's, with the load average at the end
-  local name=$1; shift
-  local t0 rc
-  t0=$(date +%s%N)
-  echo "\$ $*" >>"$log"
-  "$@" >"$out/$name.out" 2>"$out/$name.err"
-  rc=$?
-  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%TZ), load $(cut -d' ' -f1 /proc/loadavg)" >>"$log"
-}
+source "$here/step.sh"
 for round in $(seq 1 "${ROUNDS:-3}"); do
   for k in ${KS:-1 4}; do
     for pair in slower:c same:b; do

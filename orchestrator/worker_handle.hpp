@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,11 +35,14 @@ class WorkerHandle {
 };
 
 // Starts the workers of one side that are not spawned from an executable (a Python side's
-// zygote forks them). `args` are the worker's arguments, as isobench-worker takes them.
+// zygote forks them). `args` are the worker's arguments, as isobench-worker takes them; `round`
+// the schedule's round of the samples the worker takes (none for a job outside the rounds:
+// calibration, describe), for a launcher whose process state is drawn per round.
 class WorkerLauncher {
  public:
   virtual ~WorkerLauncher() = default;
-  virtual std::unique_ptr<WorkerHandle> start(const std::vector<std::string>& args) = 0;
+  virtual std::unique_ptr<WorkerHandle> start(const std::vector<std::string>& args,
+                                              std::optional<std::uint32_t> round) = 0;
 };
 
 }  // namespace isobench::orchestrator

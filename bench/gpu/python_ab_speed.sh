@@ -34,9 +34,14 @@
 #                            bytecode not kept (ISOBENCH_BYTECODE_CACHE=off) and kept (as the
 #                            environment says; python/isobench/bytecode.py), alternated
 #   cpp-batch                the C++ batch throughput of configs/calibration.yaml (item 4)
+#   zygotes                  ISOBENCH_REPEATS rounds of until-slower-per-run-N, until-slower-per-round-N,
+#                            until-same-per-run-N, until-same-per-round-N: ab --until-verdict with one
+#                            zygote per side for the run (--zygotes per-run, the GPU default) and fresh
+#                            zygotes per round sharing a drawn hash seed (per-round), alternated: what a
+#                            round's zygote start costs on the H200, and whether the verdicts stay
 #
 #   bench/gpu/python_ab_speed.sh OUT [PART...]     (parts: do-bench probe probe-warm cold until
-#                                                   fixed default pytest repeat repeat-fixed bytecode cpp-batch; default
+#                                                   fixed default pytest repeat repeat-fixed bytecode cpp-batch zygotes; default
 #                                                   the first six and pytest)
 #
 # The Triton caches live under OUT/triton-cache (ISOBENCH_TRITON_CACHE), empty at the start. With
@@ -123,6 +128,16 @@ for p in $parts; do
           runs+=("until-$kind-off-$i" "until-$kind-kept-$i")
         done
       done ;;
+    zygotes)
+      for i in $(seq 1 "${ISOBENCH_REPEATS:-3}"); do
+        for kind in slower same; do
+          candidate=$([ $kind = slower ] && echo c || echo b)
+          for zygotes in per-run per-round; do
+            ab "until-$kind-$zygotes-$i" 120 "$candidate" --until-verdict --zygotes "$zygotes" "$here/python_ab_speed.yaml"
+            runs+=("until-$kind-$zygotes-$i")
+          done
+        done
+      done ;;
     cpp-batch)
       # Item 4: the C++ batch throughput of the built-in kernels, with the settings of
       # docs/results/2026-11-29-h200-d (session-d2, batch-1) twice, then at the defaults.
@@ -140,7 +155,7 @@ for p in $parts; do
       bounded probe-warm 60 env TRITON_CACHE_DIR="$out/probe-cache" "$py" "$here/worker_setup_probe.py" "$folders/a" \
         --ir --warm-up ;;
     *) echo "python_ab_speed.sh: unknown part '$p' (do-bench, cold, until, fixed, default, pytest, repeat, repeat-fixed, bytecode," \
-         "cpp-batch, probe, probe-warm)" >&2; exit 2 ;;
+         "cpp-batch, zygotes, probe, probe-warm)" >&2; exit 2 ;;
   esac
 done
 dirs=()

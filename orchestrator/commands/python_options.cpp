@@ -9,6 +9,13 @@ void add_python_options(CLI::App& app, PythonOptions& o) {
   app.add_option("--python-env", o.all.variables, "NAME=VALUE in the zygote's environment (Python benchmarks); repeatable");
   app.add_option("--python-path", o.all.pythonpath,
                  "folder put on the zygote's PYTHONPATH (Python benchmarks); repeatable");
+  app.add_option_function<std::string>(
+         "--zygotes",
+         [&o](const std::string& v) { o.zygotes = v == "per-round" ? ZygoteLifetime::per_round : ZygoteLifetime::per_run; },
+                 "Python benchmarks: per-round (each round's workers forked from fresh zygotes, both sides "
+                 "sharing a drawn PYTHONHASHSEED) or per-run (one zygote per side); default per-round where "
+                 "every Python benchmark is timed on the CPU, per-run where one is timed on the GPU (docs/python.md)")
+      ->check(CLI::IsMember({"per-round", "per-run"}));
 }
 
 void add_python_side_options(CLI::App& app, PythonOptions& o) {

@@ -8,7 +8,7 @@
 
 namespace isobench::orchestrator {
 
-// --python, --python-env, --python-path: every side's (every verb that runs sweeps).
+// --python, --python-env, --python-path, --zygotes: every side's (every verb that runs sweeps).
 void add_python_options(CLI::App& app, PythonOptions& options);
 // orchestrate ab: --baseline-python, --candidate-python, --baseline-env, --candidate-env,
 // --baseline-pythonpath, --candidate-pythonpath.

@@ -3,32 +3,116 @@
 #include <algorithm>
 #include <cmath>
 
+#include <boost/math/distributions/normal.hpp>
+
 #include "orchestrator/format/numbers.hpp"
 
 namespace isobench::orchestrator {
 
-std::string unresolved_note(const ComparisonReport& report) {
-  const Comparison* widest = nullptr;
-  double width = 0;  // of the widest interval, in log ratio
-  for (const auto& c : report.compared) {
-    if (c.verdict != stats::Verdict::uncertain) continue;
-    const double w = c.hl.lo > 0 && std::isfinite(c.hl.hi) ? std::log(c.hl.hi / c.hl.lo) : INFINITY;
-    if (!widest || w > width) widest = &c, width = w;
+namespace {
+
+// The two-sided normal quantile of p: |z| with P(|Z| > z) = p.
+double z_of(double p) {
+  const boost::math::normal_distribution<double> normal;
+  return boost::math::quantile(boost::math::complement(normal, std::clamp(p, 1e-300, 1.0) / 2));
+}
+
+// Two-sided p of complete separation at n per side, 2 / C(2n, n): no permutation test at n can
+// give a smaller one.
+double separation_p(std::size_t n) {
+  return 2 * std::exp(std::lgamma(static_cast<double>(n) + 1) * 2 - std::lgamma(2 * static_cast<double>(n) + 1));
+}
+
+std::string per_side(double n) { return format("%.0f", n); }
+
+// How to take more samples per side: a sequential run already samples until a verdict, so only
+// its cap can grow.
+std::string how(const ComparisonReport& report, double n) {
+  if (report.sequential) return "--max-samples " + per_side(n);
+  return "--samples " + per_side(n) + ", or ab --until-verdict";
+}
+
+// The raw two-sided level the instance's p must reach: Holm's level for its rank among the
+// instances compared (alpha / (m - k), k the instances with a smaller p), or, sampled until a
+// verdict, the level its last look spent.
+double level_of(const ComparisonReport& report, const Comparison& c) {
+  if (report.sequential && c.look) {
+    const auto design = report.sequential->design();
+    if (*c.look < design.looks.size() && design.looks[*c.look].alpha > 0) return design.looks[*c.look].alpha;
+    return report.rule.alpha / static_cast<double>(std::max<std::size_t>(1, report.sequential->instances));
   }
-  if (!widest) return {};
+  std::size_t smaller = 0;
+  for (const auto& o : report.compared) smaller += o.bm.p_value < c.bm.p_value;
+  return report.rule.alpha / static_cast<double>(report.compared.size() - smaller);
+}
+
+std::string width_note(const ComparisonReport& report, const Comparison& widest, double width) {
   const double floor = report.rule.threshold;
   std::string note = "where UNCERTAIN, this run cannot resolve a change of " + format_percent(floor) +
-                     " (the noise floor, --threshold): intervals as wide as " + format_interval(widest->hl) + " (" +
-                     widest->id + ")";
-  const std::size_t n = std::min(widest->n_a, widest->n_b);
+                     " (the noise floor, --threshold): intervals as wide as " + format_interval(widest.hl) + " (" +
+                     widest.id + ")";
+  const std::size_t n = std::min(widest.n_a, widest.n_b);
   const std::string at = " at " + std::to_string(n) + " samples per side";
   // An interval no wider than the floor tells a change of the floor's size from none.
   const double target = std::log1p(floor);
-  if (!std::isfinite(width) || !(target > 0)) return note + at + "; more samples per side narrow it (--samples)";
-  const double needed = std::ceil(static_cast<double>(n) * (width / target) * (width / target));
+  if (!std::isfinite(width) || !(target > 0))
+    return note + at + "; more samples per side narrow it (" +
+           (report.sequential ? std::string("--max-samples") : std::string("--samples")) + ")";
+  const double needed =
+      std::max(std::ceil(static_cast<double>(n) * (width / target) * (width / target)), static_cast<double>(n) + 1);
   return note + ", " + format("%.1f", 100 * (std::exp(width) - 1)) + "% of the ratio" + at + "; about " +
-         format("%.0f", std::max(needed, static_cast<double>(n) + 1)) +
-         " samples per side would narrow it to the floor (--samples N, or ab --until-verdict)";
+         per_side(needed) + " samples per side would narrow it to the floor (" +
+         (report.sequential ? "--max-samples N" : "--samples N, or ab --until-verdict") + ")";
+}
+
+std::string p_note(const ComparisonReport& report, const Comparison& worst, std::size_t count) {
+  const std::size_t n = std::min(worst.n_a, worst.n_b);
+  const double level = level_of(report, worst);
+  // The test's z grows about as sqrt(n) for a fixed effect; the smooth asymptotic p says where
+  // it stands (a permutation p is resolved only near its levels).
+  const double p = std::isfinite(worst.bm.asymptotic_p_value) && worst.bm.asymptotic_p_value > 0
+                       ? worst.bm.asymptotic_p_value
+                       : worst.bm.p_value;
+  const double z_now = z_of(p), z_target = z_of(level);
+  double needed = z_now > 0 ? std::ceil(static_cast<double>(n) * (z_target / z_now) * (z_target / z_now)) : INFINITY;
+  std::size_t separable = n + 1;
+  while (separation_p(separable) >= level && separable < 100000) ++separable;
+  needed = std::max(needed, static_cast<double>(separable));
+  const std::string across =
+      report.sequential
+          ? "p at the level its last look spent (alpha " + format("%g", report.rule.alpha) + " over " +
+                std::to_string(report.sequential->instances) + " instances and the looks)"
+          : "p after Holm across " + std::to_string(report.compared.size()) + " instances";
+  std::string note = "where UNCERTAIN with the interval beyond the floor (" + std::to_string(count) +
+                     (count == 1 ? " instance), " : " instances), ") + across + " is not below alpha " +
+                     format("%g", report.rule.alpha) + ": " + format_p(worst.p_adjusted) + " for " + worst.id +
+                     " at " + std::to_string(n) + " samples per side";
+  if (!std::isfinite(needed)) return note + "; more samples per side would lower it (" + how(report, n + 1) + ")";
+  return note + "; about " + per_side(needed) + " samples per side would bring it below (" +
+         how(report, needed) + ")";
+}
+
+}  // namespace
+
+std::string unresolved_note(const ComparisonReport& report) {
+  const Comparison* widest = nullptr;  // of the instances whose interval is too wide
+  double width = 0;                    // its width, in log ratio
+  const Comparison* worst = nullptr;   // of those only p keeps from a verdict: the largest p
+  std::size_t p_short = 0;
+  for (const auto& c : report.compared) {
+    if (c.verdict != stats::Verdict::uncertain) continue;
+    if (stats::clears_floor(c.hl.lo, c.hl.hi, report.rule.threshold)) {
+      ++p_short;
+      if (!worst || c.p_adjusted > worst->p_adjusted) worst = &c;
+      continue;
+    }
+    const double w = c.hl.lo > 0 && std::isfinite(c.hl.hi) ? std::log(c.hl.hi / c.hl.lo) : INFINITY;
+    if (!widest || w > width) widest = &c, width = w;
+  }
+  std::string note;
+  if (widest) note = width_note(report, *widest, width);
+  if (worst) note += (note.empty() ? "" : "; ") + p_note(report, *worst, p_short);
+  return note;
 }
 
 }  // namespace isobench::orchestrator

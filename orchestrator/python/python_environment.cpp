@@ -123,7 +123,7 @@ bool PythonOptions::any_side_given() const {
 }
 
 bool PythonOptions::any_given() const {
-  return any_side_given() || !all.interpreter.empty() || !all.variables.empty() || !all.pythonpath.empty();
+  return any_side_given() || zygotes || !all.interpreter.empty() || !all.variables.empty() || !all.pythonpath.empty();
 }
 
 }  // namespace isobench::orchestrator

@@ -6,6 +6,7 @@
 // that --resume runs the same ones.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,14 @@ struct PythonEnvironment {
 
 // The command line: every side's environment, and (orchestrate ab) each side's additions. The
 // options themselves: orchestrator/commands/python_options.hpp.
+// Where each side's workers are forked from (--zygotes, docs/python.md "What a worker inherits"):
+// one zygote per side for the whole run, or one per side for every round of the schedule.
+enum class ZygoteLifetime { per_run, per_round };
+
 struct PythonOptions {
   PythonEnvironment all;
   PythonEnvironment sides[2];  // baseline, candidate
+  std::optional<ZygoteLifetime> zygotes;  // --zygotes; none: chosen by how the benchmarks are timed
   bool any_side_given() const;
   bool any_given() const;
 };

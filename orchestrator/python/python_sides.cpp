@@ -80,6 +80,39 @@ ZygoteSpec zygote_spec(const nlohmann::json& s, std::size_t side) {
 
 std::string side_label(std::size_t side) { return "side " + std::to_string(side); }
 
+// How the sides' workers are forked: --zygotes, else per round where every Python benchmark is
+// timed on the CPU (the hash seed and address layout a zygote hands its workers move host time,
+// and a zygote costs its imports only), per run where one is timed on the GPU (a zygote per round
+// would import torch per round; device timings were not moved by the hash seed). python.json's
+// "zygotes" with the hash seeds of the rounds.
+nlohmann::json zygote_lifetime(const Plan& plan, const PythonOptions& options,
+                               const std::vector<nlohmann::json>& sides) {
+  bool gpu_timed = false;
+  for (const auto& p : plan.instances)
+    gpu_timed |= !p.worker.python_module.empty() && p.worker.backend == "cuda";
+  const ZygoteLifetime lifetime =
+      options.zygotes.value_or(gpu_timed ? ZygoteLifetime::per_run : ZygoteLifetime::per_round);
+  nlohmann::json record = {
+      {"per", lifetime == ZygoteLifetime::per_round ? "round" : "run"},
+      {"chosen_by", options.zygotes  ? "--zygotes"
+                    : gpu_timed      ? "default: a Python benchmark is timed on the GPU"
+                                     : "default: every Python benchmark is timed on the CPU"}};
+  if (lifetime != ZygoteLifetime::per_round) return record;
+  // Drawn from the schedule's seed: both sides, and a resumed run, draw the same.
+  const std::uint64_t base = plan.schedule.seed ^ 0x5079746831415348ULL;
+  record["hash_seed_base"] = base;
+  nlohmann::json seeds = nlohmann::json::array();
+  for (std::uint32_t round = 0; round < plan.schedule.samples; ++round) seeds.push_back(round_hash_seed(base, round));
+  record["hash_seeds"] = seeds;  // by round
+  // A PYTHONHASHSEED the user set is kept: each round still gets fresh zygotes (and address
+  // layouts), with that seed.
+  nlohmann::json kept = nlohmann::json::array();
+  for (std::size_t side = 0; side < sides.size(); ++side)
+    kept.push_back(nullptr);
+  record["environment_hash_seed"] = kept;  // by side; filled by start_python_sides
+  return record;
+}
+
 }  // namespace
 
 bool has_python(const Plan& plan) {
@@ -167,16 +200,31 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
                   "that is not part of Triton's cache key would reach both; leave TRITON_CACHE_DIR unset, and each "
                   "side gets the folder of its own environment");
   }
+  nlohmann::json lifetime;
+  if (resumed) {
+    // A run from before --zygotes forked from one zygote per side.
+    lifetime = resumed->read_json("python.json").value("zygotes", nlohmann::json{{"per", "run"}});
+  } else {
+    lifetime = zygote_lifetime(plan, options, sides);
+  }
   const auto benchmarks = benchmarks_of(plan);
   for (std::size_t side = 0; side < sides.size(); ++side) {
     ZygoteSpec spec = zygote_spec(sides[side], side);
-    if (auto zygote = early ? early->take(side, spec) : nullptr) {
+    std::shared_ptr<Zygote> zygote = early ? early->take(side, spec) : nullptr;
+    if (zygote) {
       zygote->load(benchmarks);
-      out.zygotes.push_back(std::move(zygote));
-      continue;
+    } else {
+      spec.benchmarks = benchmarks;
+      zygote = std::make_shared<Zygote>(spec);
     }
-    spec.benchmarks = benchmarks;
-    out.zygotes.push_back(std::make_shared<Zygote>(std::move(spec)));
+    if (lifetime.value("per", "run") == "round") {
+      zygote->fork_per_round(lifetime.at("hash_seed_base").get<std::uint64_t>());
+      if (!resumed) {
+        const auto kept = environment_hash_seed(spec.environment);
+        lifetime["environment_hash_seed"][side] = kept ? nlohmann::json(*kept) : nlohmann::json(nullptr);
+      }
+    }
+    out.zygotes.push_back(std::move(zygote));
   }
   for (std::size_t side = 0; side < out.zygotes.size(); ++side) {
     try {
@@ -186,7 +234,7 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
       throw UsageError(sweep_path + ": " + who + e.what());
     }
   }
-  out.record = {{"schema_version", kPythonSchemaVersion}, {"sides", sides}};
+  out.record = {{"schema_version", kPythonSchemaVersion}, {"sides", sides}, {"zygotes", lifetime}};
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "orchestrator/worker_process.hpp"
 
@@ -342,6 +343,11 @@ bool Zygote::ended() {
   return process_->dead() || process_->refused.has_value();
 }
 
+void Zygote::fork_per_round(std::uint64_t hash_seed_base) {
+  spec_.per_round = true;
+  spec_.hash_seed_base = hash_seed_base;
+}
+
 pid_t Zygote::pid() const { return process_->proc->pid(); }
 
 Zygote::~Zygote() = default;
@@ -360,7 +366,45 @@ void Zygote::attach(const std::string& output_path, RunLog& log) {
 
 const nlohmann::json& Zygote::ready() const { return *process_->ready; }
 
-std::unique_ptr<WorkerHandle> Zygote::start(const std::vector<std::string>& args) {
+std::uint64_t round_hash_seed(std::uint64_t base, std::uint32_t round) {
+  std::uint64_t z = base + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(round) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (z ^ (z >> 31)) & 0xffffffffULL;
+}
+
+std::optional<std::string> environment_hash_seed(const std::vector<std::string>& environment) {
+  constexpr std::string_view name = "PYTHONHASHSEED=";
+  for (const auto& v : environment)
+    if (v.starts_with(name)) return v.substr(name.size());
+  return std::nullopt;
+}
+
+ZygoteSpec Zygote::process_spec(std::optional<std::uint32_t> round) const {
+  ZygoteSpec spec = spec_;
+  if (spec.per_round && round && !environment_hash_seed(spec.environment))
+    spec.environment.push_back("PYTHONHASHSEED=" + std::to_string(round_hash_seed(spec.hash_seed_base, *round)));
+  return spec;
+}
+
+void Zygote::replace_process(std::optional<std::uint32_t> round) {
+  const ZygoteSpec spec = process_spec(round);
+  process_ = std::make_shared<Process>(spec);
+  process_->wait_ready(spec);
+  round_ = round;
+  if (!output_path_.empty()) process_->attach(output_path_);
+}
+
+std::unique_ptr<WorkerHandle> Zygote::start(const std::vector<std::string>& args, std::optional<std::uint32_t> round) {
+  if (spec_.per_round && round && (!round_ || *round > *round_)) {
+    replace_process(round);
+    if (log_) {
+      const auto seed = environment_hash_seed(process_spec(round).environment);
+      log_->write("zygote-round", side_name(spec_.side) + ": round " + std::to_string(*round) + ", pid " +
+                                      std::to_string(process_->proc->pid()) + ", PYTHONHASHSEED " + seed.value_or("?") +
+                                      (environment_hash_seed(spec_.environment) ? " (the environment's)" : ""));
+    }
+  }
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (process_->dead()) {
       const auto status = process_->proc->poll();
@@ -368,10 +412,8 @@ std::unique_ptr<WorkerHandle> Zygote::start(const std::vector<std::string>& args
         log_->write("zygote-died", side_name(spec_.side) + ": pid " + std::to_string(process_->proc->pid()) + " " +
                                        (status ? status->describe() : std::string("closed its socket")) +
                                        "; its workers were killed with it");
-      process_ = std::make_shared<Process>(spec_);
-      process_->wait_ready(spec_);
+      replace_process(round_);
       ++restarts_;
-      if (!output_path_.empty()) process_->attach(output_path_);
       if (log_)
         log_->write("zygote-restart", side_name(spec_.side) + ": pid " + std::to_string(process_->proc->pid()) +
                                           " (restart " + std::to_string(restarts_) + "), imports done again");

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,7 +32,19 @@ struct ZygoteSpec {
   // null for a zygote started before its plan, which load() gives them.
   nlohmann::json benchmarks;
   double load_timeout_s = 600;  // imports (torch takes seconds); nothing beats a heart meanwhile
+  // --zygotes per-round (docs/python.md, "What a worker inherits"): the first zygote serves the
+  // jobs outside the schedule's rounds (calibration, describe), and each round's workers are
+  // forked from a zygote started for that round with PYTHONHASHSEED round_hash_seed(
+  // hash_seed_base, round), the same on both sides, or the environment's own where it sets one.
+  bool per_round = false;
+  std::uint64_t hash_seed_base = 0;
 };
+
+// The PYTHONHASHSEED of a round's zygotes (0 to 4294967295, what Python takes): a splitmix64 of
+// the base and the round, so both sides of an A/B run, and a resumed run, draw the same.
+std::uint64_t round_hash_seed(std::uint64_t base, std::uint32_t round);
+// The PYTHONHASHSEED an environment (NAME=VALUE) sets, if any.
+std::optional<std::string> environment_hash_seed(const std::vector<std::string>& environment);
 
 // The zygote could not serve the run: a module that does not import, a function it lacks, an
 // instance whose parameters the function does not take, a module that initialised CUDA. One line
@@ -56,6 +69,9 @@ class Zygote final : public WorkerLauncher {
   void load(nlohmann::json benchmarks);
   // Whether it has ended (an older build's zygote refuses an import request and exits).
   bool ended();
+  // From the next round on, each round's workers come from a zygote of their own
+  // (ZygoteSpec::per_round) with hash seeds drawn from `hash_seed_base`.
+  void fork_per_round(std::uint64_t hash_seed_base);
   // Throws ZygoteRefused, or std::runtime_error when it died or took longer than the spec allows.
   void wait_ready();
   // Closes its socket: it kills its workers and exits. One never loaded is killed at once: it
@@ -68,7 +84,12 @@ class Zygote final : public WorkerLauncher {
   // what it printed while it imported; restarts are recorded in `log`.
   void attach(const std::string& output_path, RunLog& log);
   // Forks a worker with isobench-worker's arguments (a zygote found dead is started again first).
-  std::unique_ptr<WorkerHandle> start(const std::vector<std::string>& args) override;
+  // Per round, the first worker of a later round than the zygote's starts that round's zygote
+  // first (imports and all, recorded in the run log as zygote-round); the zygote it replaces
+  // lives on until its last worker's handle is gone. A job of an earlier round (a retry) is
+  // forked from the current one.
+  std::unique_ptr<WorkerHandle> start(const std::vector<std::string>& args,
+                                      std::optional<std::uint32_t> round) override;
 
   // What the zygote said when it was ready: its pid, Python version and executable, the
   // versions of torch, triton and numpy when imported, seconds per import, notes.
@@ -86,6 +107,13 @@ class Zygote final : public WorkerLauncher {
   RunLog* log_ = nullptr;
   std::uint64_t next_serial_ = 0;
   std::uint32_t restarts_ = 0;
+  std::optional<std::uint32_t> round_;  // per round: the round of the running zygote (none: the first)
+
+  // The spec of the zygote of `round` (none: the first): its hash seed set where per round.
+  ZygoteSpec process_spec(std::optional<std::uint32_t> round) const;
+  // Starts a zygote for `round` in place of the running one, waits for it and points its output
+  // at workers.log.
+  void replace_process(std::optional<std::uint32_t> round);
 };
 
 }  // namespace isobench::orchestrator

@@ -76,7 +76,9 @@ std::unique_ptr<Worker> LaneHost::start_rank(Job job, bool ahead, bool batched, 
   w->started = Clock::now();
   lane.spawned_ns = ipc::monotonic_ns();
   try {
-    w->proc = command.launcher ? command.launcher->start(args)
+    const auto round =
+        w->job.planned.empty() ? std::nullopt : std::optional<std::uint32_t>(w->job.planned.front().round);
+    w->proc = command.launcher ? command.launcher->start(args, round)
                                : std::make_unique<WorkerProcess>(command.executable, args, s_.worker_output.get());
   } catch (...) {
     s_.free_lanes.push_back(w->lane);

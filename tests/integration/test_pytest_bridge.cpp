@@ -73,7 +73,8 @@ Run run_pytest(const Scratch& s, const std::string& entry, const std::string& ar
 
 TEST_CASE("the tests that take the benchmark fixture are instances, timed in workers of one zygote") {
   Scratch s("pytest-bridge");
-  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: not wrong\n    device: cpu\n", "--per sample");
+  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: not wrong\n    device: cpu\n",
+                            "--per sample --zygotes per-run");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(r.result.err.find("1 test of " + s.path("test_bench.py") +
                           " without the benchmark fixture or mark, not measured: test_no_fixture") != std::string::npos);
@@ -201,7 +202,7 @@ TEST_CASE("the tests are collected by the run's --python, not by python3 from PA
   Scratch s("pytest-bridge-python");
   s.write("mypython", "#!/bin/sh\necho \"$@\" | cut -c1-40 >> \"$(dirname \"$0\")/started.txt\"\nexec python3 \"$@\"\n");
   std::filesystem::permissions(s.path("mypython"), std::filesystem::perms::owner_all);
-  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: spin\n    device: cpu\n", "--python " + s.path("mypython"));
+  const auto r = run_pytest(s, "  - pytest: test_bench.py\n    select: spin\n    device: cpu\n", "--python " + s.path("mypython") + " --zygotes per-run");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   const auto started = lines(s.path("started.txt"));
   CHECK(started.size() == 2);  // the collector, then the zygote
@@ -323,7 +324,7 @@ TEST_CASE("each side's zygote imports a pytest file while the sweep's collection
   std::filesystem::create_directories(s.path("c"));
   const std::string ab = bin("orchestrate") + " ab --quiet --format none --device cpu --pytest " +
                          s.path("test_meeting.py") + " --baseline-pythonpath " + s.path("a") +
-                         " --candidate-pythonpath " + s.path("c") + " --samples 20 --inner 10 ";
+                         " --candidate-pythonpath " + s.path("c") + " --samples 20 --inner 10 --zygotes per-run ";
   auto r = run(ab + "--out " + s.path("run"), s);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   // Three imports at once: the collector's and both zygotes'. Each met another importer, the

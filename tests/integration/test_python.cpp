@@ -161,7 +161,7 @@ TEST_CASE("Python benchmarks run in workers forked by one zygote, in every isola
                                  "--isolation interleave", "--isolation sequential"}) {
     CAPTURE(mode);
     Scratch s("python-modes");
-    const auto r = run_sweep(s, mode);
+    const auto r = run_sweep(s, mode + " --zygotes per-run");
     REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
     REQUIRE(r.samples.size() == 12);
     const auto imports = lines(s.path("imports.txt"));
@@ -339,7 +339,7 @@ TEST_CASE("a set-up that returns neither a callable nor an object with launch() 
 
 TEST_CASE("a zygote that dies is started again, imports and all, and the run goes on") {
   Scratch s("python-zygote-dies");
-  const auto r = run_sweep(s, "--isolation process --per batch --inner 2", kSweep, "FAIL=zygote");
+  const auto r = run_sweep(s, "--isolation process --per batch --inner 2 --zygotes per-run", kSweep, "FAIL=zygote");
   REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
   CHECK(r.samples.size() == 12);
   const auto log = slurp(s.path("run/log.txt"));
@@ -410,7 +410,7 @@ TEST_CASE("a CUDA Python benchmark is left out of a CPU run") {
 TEST_CASE("SIGINT stops a Python run; --resume finishes it with a new zygote") {
   Scratch s("python-resume");
   const pid_t pid = start_in_background(s, "settings: {samples: 30, inner: 2, seed: 9}", "[200, 400]",
-                                        {"--isolation", "process", "--per", "sample"}, 5);
+                                        {"--isolation", "process", "--per", "sample", "--zygotes", "per-run"}, 5);
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -466,7 +466,7 @@ TEST_CASE("the shipped CPU example sweep runs through the zygote") {
   for (const auto& x : samples) CHECK(x["value"].get<double>() > 0);
 }
 
-TEST_CASE("calibrate runs a Python sweep in process and ab modes, a zygote per run and side") {
+TEST_CASE("calibrate runs a Python sweep in process and ab modes, fresh zygotes per round and side") {
   Scratch s("python-calibrate");
   s.write("bench.py", kModule);
   // A module name: calibrate runs from its own copy of the sweep, beside which no bench.py lies.
@@ -482,5 +482,7 @@ TEST_CASE("calibrate runs a Python sweep in process and ab modes, a zygote per r
   for (const auto& mode : calibration["modes"]) trials[mode["mode"]] = mode["fpr"][0]["trials"].get<int>();
   CHECK(trials["process"] == 1);  // one instance, C(2, 2) pairs of runs
   CHECK(trials["ab"] == 2);       // one instance, side against side in each of 2 runs
-  CHECK(lines(s.path("imports.txt")).size() == 6);  // 2 process runs, 2 ab runs of 2 sides
+  // Timed on the CPU: per round (docs/python.md, "What a worker inherits"), each side's first
+  // zygote and one per round of 8: 2 process runs of one side, 2 ab runs of 2 sides.
+  CHECK(lines(s.path("imports.txt")).size() == (2 + 2 * 2) * (1 + 8));
 }

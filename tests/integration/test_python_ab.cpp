@@ -8,7 +8,9 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "harness.hpp"
 
@@ -73,8 +75,9 @@ std::size_t slower(const std::string& json_out) {
 
 TEST_CASE("ab: two checkouts of a module on two PYTHONPATHs; the slower one is SLOWER") {
   Scratch s("python-ab-paths");
-  const auto r = run_ab(s, "--baseline-pythonpath a --candidate-pythonpath b");
+  const auto r = run_ab(s, "--baseline-pythonpath a --candidate-pythonpath b --zygotes per-run");
   REQUIRE_MESSAGE(r.result.exit_code == 1, r.result.err);
+  CHECK(r.python["zygotes"]["per"] == "run");
   CHECK(slower(r.result.out) == 2);
   CHECK(r.python["sides"][0]["pythonpath"][0] == s.path("a"));
   CHECK(r.python["sides"][1]["pythonpath"][0] == s.path("b"));
@@ -129,6 +132,62 @@ TEST_CASE("ab: the same environment on both sides is not SLOWER") {
   // One compile environment: one Triton cache folder, shared without a warning.
   CHECK(r.python["sides"][0]["variables"] == r.python["sides"][1]["variables"]);
   CHECK(r.result.err.find("warning: both sides") == std::string::npos);
+}
+
+// --zygotes per-round: the zygote each round's workers are forked from is fresh, and both sides'
+// zygotes of a round share one drawn hash seed. The module records, at each import, the seed it
+// was given and the hash of a string under it. Three rounds (fixed n, no verdict asked for) keep
+// the test short: nine zygotes per side's first and rounds.
+TEST_CASE("ab --zygotes per-round: each round's zygotes are fresh and the two sides share its drawn hash seed") {
+  Scratch s("python-ab-rounds");
+  s.write("seedmod.py",
+          "import os\n"
+          "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+          "with open(os.path.join(HERE, 'seeds.txt'), 'a') as f:\n"
+          "    f.write('%s %d\\n' % (os.environ.get('PYTHONHASHSEED', '-'), hash('isobench')))\n"
+          "def nothing(seed, device, stream):\n"
+          "    return lambda: None\n");
+  const auto sweep = s.write("sweep.yaml", "benchmarks:\n  - python: seedmod.py\n    function: nothing\n    device: cpu\n");
+  const std::string ab = "cd " + s.dir.string() + " && " + bin("orchestrate") +
+                         " ab --device cpu --quiet --fixed-n --samples 3 --fail-on never --baseline " +
+                         bin("isobench-worker") + " --candidate " + bin("isobench-worker") + " ";
+  // No --zygotes: a benchmark timed on the CPU gets per-round by default.
+  auto r = run(ab + "--out " + s.path("run") + " " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto zygotes = read_json(s.path("run/python.json"))["zygotes"];
+  CHECK(zygotes["per"] == "round");
+  CHECK(zygotes["chosen_by"] == "default: every Python benchmark is timed on the CPU");
+  REQUIRE(zygotes["hash_seeds"].size() == 3);
+  std::set<std::string> drawn;
+  for (const auto& seed : zygotes["hash_seeds"]) drawn.insert(std::to_string(seed.get<std::uint64_t>()));
+  CHECK(drawn.size() == 3);  // a seed per round
+  // What the imports saw: the first zygote of each side (no seed of ours), then each round's on
+  // both sides, with the round's seed and so the same hash.
+  std::map<std::string, std::set<std::string>> hashes;
+  std::map<std::string, int> imports;
+  std::size_t lines = 0;
+  std::istringstream seen(slurp(s.path("seeds.txt")));
+  for (std::string seed, hash; seen >> seed >> hash; ++lines) hashes[seed].insert(hash), ++imports[seed];
+  CHECK(lines == 2 + 2 * 3);
+  for (const auto& seed : drawn) {
+    CHECK_MESSAGE(imports[seed] == 2, seed);  // one zygote of each side
+    CHECK(hashes[seed].size() == 1);
+  }
+  const std::string log = slurp(s.path("run/log.txt"));
+  CHECK(log.find("[zygote-round] side 1: round 2, pid ") != std::string::npos);
+  // A PYTHONHASHSEED the user gives is kept: fresh zygotes per round, all with that seed.
+  std::filesystem::remove(s.path("seeds.txt"));
+  r = run(ab + "--python-env PYTHONHASHSEED=7 --out " + s.path("run-kept") + " " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(slurp(s.path("seeds.txt")).find("7 ") == 0);
+  hashes.clear();
+  lines = 0;
+  std::istringstream kept(slurp(s.path("seeds.txt")));
+  for (std::string seed, hash; kept >> seed >> hash; ++lines) hashes[seed].insert(hash);
+  CHECK(lines == 8);
+  CHECK(hashes.size() == 1);
+  CHECK(read_json(s.path("run-kept/python.json"))["zygotes"]["environment_hash_seed"][0] == "7");
+  CHECK(slurp(s.path("run-kept/log.txt")).find("PYTHONHASHSEED 7 (the environment's)") != std::string::npos);
 }
 
 // ab --pytest: a pytest-benchmark file compared between two environments with no sweep file. The
