@@ -754,7 +754,6 @@ def collect_suite(path, select="", args=(), timing="auto"):
         raise BridgeError(str(error)) from None
     finally:
         sys.stdout = stdout
-    answer["import_in_worker"] = answer["import_in_worker"] or _cuda_initialised()
     if not any(calls.values()):
         if timing == "auto":
             return answer
