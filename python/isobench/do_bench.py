@@ -290,6 +290,12 @@ class DoBenchInstance:
         self.run = run
         DoBenchInstance.holder = self
 
+    def first_launch(self):
+        """The callable's first call, in the set-up, as do_bench's own first call: what it compiles
+        and autotunes for its inputs is done before any timed launch (isobench.autotune refuses
+        autotuning in a sample)."""
+        self.run.fn()
+
     def release(self):
         if DoBenchInstance.holder is self:
             DoBenchInstance.holder = None
@@ -355,6 +361,25 @@ class DoBenchTest:
         install()
         self._import_here()
         device_index = int(device.split(":")[1]) if device.startswith("cuda:") else 0
+        if stream is not None:
+            _worker_stream(stream, device_index)
         instance = DoBenchInstance(self._run_test, call, self.label, stream, device_index)
         instance.ensure()
+        instance.first_launch()
         return instance
+
+
+_STREAM_ENTERED = []
+
+
+def _worker_stream(stream, device_index):
+    """The worker's stream as torch's current stream in this (the worker's main) thread, once: the
+    worker makes it so before a set-up, but a file imported in the worker brought torch in only
+    during the first set-up (isobench.streams)."""
+    torch = sys.modules.get("torch")
+    if _STREAM_ENTERED or torch is None:
+        return
+    from . import streams
+    torch.cuda.set_device(device_index)
+    streams.torch_stream(stream, device_index).__enter__()  # for the worker's life
+    _STREAM_ENTERED.append(stream)
