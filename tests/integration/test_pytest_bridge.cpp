@@ -432,3 +432,36 @@ TEST_CASE("a do_bench suite: each timing call an instance, SLOWER only where the
   CHECK(bad.err == "orchestrate: " + none + ": no collected test times through triton.testing.do_bench or do_bench_cudagraph "
                    "(1 collected)\n");
 }
+
+// A do_bench file whose import initialises CUDA (as `import flag_gems` does; here the stand-in
+// torch of tests/python/fake_torch): the run's zygotes never import it, every worker does and
+// says so in workers.log, and the run's note gives the collector's cost.
+TEST_CASE("a do_bench file that initialises CUDA when imported is imported in the workers, not the zygotes") {
+  Scratch s("pytest-bridge-do-bench-cuda-import");
+  const std::string tests = source_dir() + "/tests/python";
+  const auto r = run("DO_BENCH_IMPORTS=" + s.path("imports.txt") + " " + bin("orchestrate") +
+                         " ab --format none --device cpu --pytest " + tests + "/data/do_bench_cuda_import.py" +
+                         " --python-path " + tests + "/fake_triton --python-path " + tests + "/fake_torch" +
+                         " --candidate-env X=1 --samples 8 --inner 5 --out " + s.path("run"),
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("times through triton.testing.do_bench: 2 timing calls in 1 tests, each an instance (importing it "
+                   "initialises CUDA, so each worker imports it, not the zygote: ") != std::string::npos);
+  std::set<std::string> importers;
+  {
+    std::istringstream lines(slurp(s.path("imports.txt")));
+    for (std::string pid; std::getline(lines, pid);) importers.insert(pid);
+  }
+  for (const auto& side : read_json(s.path("run/python.json"))["sides"])
+    CHECK(importers.count(std::to_string(side["zygote"]["pid"].get<long long>())) == 0);
+  std::istringstream log(slurp(s.path("run/workers.log")));
+  std::size_t said = 0;
+  for (std::string line; std::getline(log, line);) {
+    const auto at = line.find(" imported in worker ");
+    if (at == std::string::npos) continue;
+    ++said;
+    const auto pid = line.substr(at + 20, line.find(' ', at + 20) - at - 20);
+    CHECK_MESSAGE(importers.count(pid) == 1, line);
+  }
+  CHECK(said >= 2);  // a worker per round and side at least
+}
