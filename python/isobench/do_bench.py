@@ -139,13 +139,27 @@ class _Names:
         return base if count == 1 else "%s#%d" % (base, count)
 
 
+def keywords_of(original, args, kwargs):
+    """The call's arguments after fn by name (quantiles, return_mode, ... given by position too),
+    as do_bench's signature names them."""
+    if not args:
+        return kwargs
+    import inspect
+    try:
+        bound = inspect.signature(original).bind_partial(None, *args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return kwargs
+    bound.pop(next(iter(bound)), None)  # fn
+    return dict(bound)
+
+
 def _timing_function(original, kind):
     def timing(fn, *args, **kwargs):
         run = getattr(_local, "run", None)
         caller = sys._getframe(1)
         if run is None or _from_tuner(caller):
             return original(fn, *args, **kwargs)
-        return run.timing_call(kind, fn, kwargs, caller)
+        return run.timing_call(kind, fn, keywords_of(original, args, kwargs), caller)
 
     timing.isobench_original = original
     timing.__name__ = kind

@@ -120,6 +120,14 @@ class InPlace(unittest.TestCase):
         self.assertEqual(str(caught.exception), SUITE + "::test_plain[2] made no timing call named bench_op#3 "
                          "(its calls here: bench_op#1, bench_op#2)")
 
+    def test_the_kind_follows_arguments_given_by_position_too(self):
+        original = triton.testing.do_bench
+        original = getattr(original, "isobench_original", original)
+        keywords = do_bench.keywords_of(original, (25, 100, None, [0.5, 0.2]), {})
+        self.assertEqual(do_bench.answer(keywords, 2.0), [2.0, 2.0])
+        self.assertEqual(do_bench.answer(do_bench.keywords_of(original, (), {"return_mode": "all"}), 2.0), [2.0])
+        self.assertEqual(do_bench.answer({}, 2), 2.0)
+
     def test_calls_outside_a_test_pass_through(self):
         do_bench.install()
         before = triton.testing.CALLS["do_bench"]
