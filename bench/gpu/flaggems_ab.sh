@@ -57,10 +57,14 @@ if [[ " $parts " == *" setup "* ]]; then
     exit 2
   fi
   rm -rf "$venv" "$src" "$planted"
-  step venv python3 -m venv --system-site-packages "$venv" || exit 1
+  # Without ensurepip (no python3-venv), a venv without pip, filled by the machine's pip (--python).
+  step venv python3 -m venv --system-site-packages "$venv" ||
+    step venv-without-pip python3 -m venv --without-pip --system-site-packages "$venv" || exit 1
+  pip=("$py" -m pip)
+  "$py" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$py")
   # --no-index: offline, from the carried folder only; what the machine's torch environment has
   # already (numpy, typing-extensions) is kept.
-  step pip-install "$py" -m pip install --no-index --find-links "$wheels" flag_gems==5.3.4 || exit 1
+  step pip-install "${pip[@]}" install --no-index --find-links "$wheels" flag_gems==5.3.4 || exit 1
   mkdir -p "$src" && tar -xzf "$wheels/flaggems-5.3.4-benchmark.tar.gz" -C "$src" || exit 1
   installed=$("$py" -c "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('flag_gems').origin))")
   mkdir -p "$planted" && cp -r "$installed" "$planted/flag_gems" || exit 1
