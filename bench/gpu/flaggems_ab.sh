@@ -38,7 +38,7 @@ done
 mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the native runs start in .flaggems/src
 source "$(dirname "$0")/preamble.sh"
 bin=$(cd "$bin" && pwd)
-deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-570} ))
+deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-570} ))  # for preamble.sh's bounded
 root=$PWD/.flaggems
 wheels=$root/wheels
 venv=$root/venv
