@@ -21,8 +21,8 @@
 # Needs what bench/gpu/preamble.sh says (the device build, $bin), python3 3.12 with torch and
 # triton, no network, and .flaggems/ carried: `.flaggems/wheels` as made on the development
 # machine (docs/python.md says how). The venv and the unpacked benchmark stay in .flaggems/ (an
-# ignored folder, kept while the machine is warm), so the parts may be run as separate calls, in
-# this order. SELECT (env) is pytest's -k (default: the one test test_softmax, 30 timing calls
+# ignored folder, kept while the machine is warm: carry .flaggems/wheels, not .flaggems), so the
+# parts may be run as separate calls, in this order; a part finding no venv sets up first. SELECT (env) is pytest's -k (default: the one test test_softmax, 30 timing calls
 # at --level core); SAMPLES the ab runs' --samples (default 12). Every command's output is in
 # OUT_DIR/<step>.out/.err, durations in OUT_DIR/commands.log and OUT_DIR/times.txt, and
 # OUT_DIR/summary.txt holds the wall times and the two runs' verdict counts.
@@ -50,6 +50,10 @@ select=${SELECT:-test_softmax and not backward and not out}
 samples=${SAMPLES:-12}
 fg_args=(--level core --mode kernel)
 mkdir -p "$root"
+# A fresh machine (or a carried .flaggems that replaced the venv): set up first.
+if [[ " $parts " != *" setup "* ]] && { [ ! -x "$py" ] || [ ! -d "$planted/flag_gems" ]; }; then
+  parts="setup $parts"
+fi
 
 if [[ " $parts " == *" setup "* ]]; then
   if ! ls "$wheels"/flag_gems-5.3.4-*.whl >/dev/null 2>&1 || [ ! -f "$wheels/flaggems-5.3.4-benchmark.tar.gz" ]; then
