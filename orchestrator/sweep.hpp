@@ -89,7 +89,8 @@ struct Instance {
   std::string python_module;
   std::string python_function;
   // A test of a pytest file (python_function: its name in the file): {"args": [pytest's extra
-  // arguments]}; null for every other kind.
+  // arguments]}, with "timing": "do_bench" and "import_in_worker" for a timing call of a do_bench
+  // suite (its params hold the call's name as "call"); null for every other kind.
   nlohmann::json pytest;
 };
 
@@ -132,17 +133,25 @@ struct CollectedTest {
   bool uses_benchmark = false;  // takes the benchmark fixture, or is marked benchmark (pytest-codspeed's style)
   bool doctest = false;         // a doctest of the file (--doctest-modules): never a benchmark
   std::string node_id;          // pytest's node id from its rootdir: "tests/test_ops.py::test_softmax[1024-fp16]"
+  // A test of a do_bench suite (docs/python.md, "do_bench suites"): the timing calls it makes
+  // through triton.testing, each {"name", "kind"} (kind: do_bench | do_bench_cudagraph), in order;
+  // empty for a test of a fixture suite.
+  std::vector<nlohmann::json> calls;
+  bool import_in_worker = false;  // importing the file initialised CUDA: each worker imports it, not the zygote
+  double import_seconds = 0;      // the collector's import and collection of the file
 };
 
 // What a sweep's loading needs beyond the file: how its `pytest:` files are collected. Given the
 // sweep's name (a run's directory is named after it), a file (absolute), its -k selection and its
-// pytest arguments, returns the file's tests or throws std::runtime_error with one line naming
+// pytest arguments and its timing (auto | fixture | do_bench), returns the file's tests or throws
+// std::runtime_error with one line naming
 // the file. A run collects in its baseline side's environment, its zygotes importing the file
 // meanwhile (orchestrator/starters/python_starter.hpp); unset: python3 from PATH collects it, in this
 // environment (collect_pytest_tests).
 struct SweepLoadOptions {
   std::function<std::vector<CollectedTest>(const std::string& sweep_name, const std::string& file,
-                                           const std::string& select, const std::vector<std::string>& args)>
+                                           const std::string& select, const std::vector<std::string>& args,
+                                           const std::string& timing)>
       collect_pytest;
   // The sweep is orchestrate's own text (ab --pytest makes it), not a file the user wrote: its
   // errors name no line, column or key of it, and a pytest file's refusal is pytest's line alone.

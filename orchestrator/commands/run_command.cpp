@@ -155,6 +155,12 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
   ab->add_option("--pytest-arg", command.pytest.args, "with --pytest: one more pytest argument; repeatable")
       ->allow_extra_args(false)
       ->needs(pytest);
+  ab->add_option("--pytest-timing", command.pytest.timing,
+                 "with --pytest: how its tests time: fixture (the benchmark fixture or mark), do_bench (each call "
+                 "through triton.testing.do_bench is an instance), auto (the fixture where a test takes it, else "
+                 "do_bench; the default) (docs/python.md, \"do_bench suites\")")
+      ->check(CLI::IsMember({"auto", "fixture", "do_bench"}))
+      ->needs(pytest);
   // One value per occurrence: a repeatable option that took every value after it would take the
   // sweep file too (`--candidate-set algo=1 sweep.yaml`, the README's own command).
   ab->add_option("--baseline-set", options.baseline_sets,

@@ -1,5 +1,6 @@
 #include "orchestrator/python/python_sides.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
@@ -80,6 +81,39 @@ ZygoteSpec zygote_spec(const nlohmann::json& s, std::size_t side) {
 
 std::string side_label(std::size_t side) { return "side " + std::to_string(side); }
 
+// Whether the plan times do_bench calls (docs/python.md, "do_bench suites"), and whether any such
+// file initialises CUDA when imported (then no zygote imports it, an early one included).
+bool any_pytest_flag(const Plan& plan, const char* key, const nlohmann::json& value) {
+  for (const auto& p : plan.instances)
+    if (p.worker.pytest.is_object() && p.worker.pytest.value(key, nlohmann::json()) == value) return true;
+  return false;
+}
+
+// FlagGems' tuner keeps its choices in a database under FLAGGEMS_CACHE_DIR (~/.flaggems by
+// default), which the two sides of a run would share: each side of a run that times do_bench
+// calls gets <run>/flaggems-cache/side-<s>, unless the side's options or the orchestrator's
+// environment give one (kept, and said).
+void per_side_flaggems_cache(std::vector<nlohmann::json>& sides, const std::string& run_dir, const Log& log) {
+  const std::string prefix = "FLAGGEMS_CACHE_DIR=";
+  for (std::size_t side = 0; side < sides.size(); ++side) {
+    auto variables = sides[side].value("variables", std::vector<std::string>{});
+    std::string given;
+    for (const auto& v : variables)
+      if (v.rfind(prefix, 0) == 0) given = v.substr(prefix.size());
+    const char* inherited = std::getenv("FLAGGEMS_CACHE_DIR");
+    if (given.empty() && inherited && *inherited) given = inherited;
+    if (!given.empty()) {
+      log.note(side_label(side) + ": FLAGGEMS_CACHE_DIR=" + given + " as given (FlagGems' tuner database" +
+               (sides.size() > 1 ? ", which the sides share when they are given the same folder)" : ")"));
+      continue;
+    }
+    const std::string folder = (fs::path(run_dir) / "flaggems-cache" / ("side-" + std::to_string(side))).string();
+    variables.push_back(prefix + folder);
+    sides[side]["variables"] = variables;
+    log.note(side_label(side) + ": FLAGGEMS_CACHE_DIR=" + folder + " (FlagGems' tuner database, one per side)");
+  }
+}
+
 // How the sides' workers are forked: --zygotes, else per round where every Python benchmark is
 // timed on the CPU (the hash seed and address layout a zygote hands its workers move host time,
 // and a zygote costs its imports only), per run where one is timed on the GPU (a zygote per round
@@ -90,6 +124,7 @@ nlohmann::json zygote_lifetime(const Plan& plan, const PythonOptions& options,
   bool gpu_timed = false;
   for (const auto& p : plan.instances)
     gpu_timed |= !p.worker.python_module.empty() && p.worker.backend == "cuda";
+  gpu_timed |= any_pytest_flag(plan, "timing", "do_bench");  // do_bench times with CUDA events
   const ZygoteLifetime lifetime =
       options.zygotes.value_or(gpu_timed ? ZygoteLifetime::per_run : ZygoteLifetime::per_round);
   nlohmann::json record = {
@@ -193,6 +228,7 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
   } else {
     std::vector<std::string> caches;
     sides = new_sides(workers, plan.schedule.sides, options, sweep_path, run_dir, caches);
+    if (!run_dir.empty() && any_pytest_flag(plan, "timing", "do_bench")) per_side_flaggems_cache(sides, run_dir, log);
     // Folders of the sides' own environments are shared only by equal environments; folders the
     // user gave are shared whatever the sides' settings.
     if (caches.size() == 2 && !caches[0].empty() && caches[0] == caches[1])
@@ -208,6 +244,9 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
     lifetime = zygote_lifetime(plan, options, sides);
   }
   const auto benchmarks = benchmarks_of(plan);
+  // An early zygote imported every pytest file of the sweep: one that initialises CUDA on import
+  // left it unable to serve any worker.
+  if (any_pytest_flag(plan, "import_in_worker", true)) early = nullptr;
   for (std::size_t side = 0; side < sides.size(); ++side) {
     ZygoteSpec spec = zygote_spec(sides[side], side);
     std::shared_ptr<Zygote> zygote = early ? early->take(side, spec) : nullptr;

@@ -14,10 +14,10 @@ namespace {
 // goes into `log`.
 std::vector<CollectedTest> collect_pytest_logged(const PythonOptions& options, const std::string& file,
                                                  const std::string& select, const std::vector<std::string>& args,
-                                                 std::vector<LogLine>& log) {
+                                                 const std::string& timing, std::vector<LogLine>& log) {
   const auto began = std::chrono::steady_clock::now();
   const std::string python = pytest_collector_python(options);
-  auto tests = collect_pytest_tests(file, select, args, python, pytest_collector_variables(options));
+  auto tests = collect_pytest_tests(file, select, args, python, pytest_collector_variables(options), timing);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f", took.count());
@@ -55,10 +55,11 @@ void PythonStarter::prepare_loading(SweepLoadOptions& options, const std::vector
                                     std::vector<LogLine>& start_log, const Log&) {
   options.collect_pytest = [this, workers, run_dir, &start_log](const std::string& sweep_name, const std::string& file,
                                                                 const std::string& select,
-                                                                const std::vector<std::string>& args) {
+                                                                const std::vector<std::string>& args,
+                                                                const std::string& timing) {
     if (!early_) early_.emplace(options_, workers, run_dir(sweep_name));
     for (auto& line : early_->import_pytest(file, args)) start_log.push_back(std::move(line));
-    return collect_pytest_logged(options_, file, select, args, start_log);
+    return collect_pytest_logged(options_, file, select, args, timing, start_log);
   };
 }
 

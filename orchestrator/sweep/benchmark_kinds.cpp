@@ -40,9 +40,10 @@ SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
     parse_pytest(entry, kind);
     return kind;
   }
-  if (entry.select || entry.args)
-    fail((entry.select ? entry.select : entry.args)->Mark(), path + (entry.select ? ".select" : ".args"),
-         "only pytest benchmarks (pytest:) take select and args");
+  if (entry.select || entry.args || entry.timing)
+    fail((entry.select ? entry.select : entry.args ? entry.args : entry.timing)->Mark(),
+         path + (entry.select ? ".select" : entry.args ? ".args" : ".timing"),
+         "only pytest benchmarks (pytest:) take select, args and timing");
   if (entry.python) {
     if (entry.kernel || entry.plugin || entry.command)
       fail((entry.kernel ? entry.kernel : entry.plugin ? entry.plugin : entry.command)->Mark(), path,
@@ -172,6 +173,13 @@ void SweepParser::parse_pytest(const Entry& entry, Kind& kind) const {
     if (!entry.select->IsScalar() || entry.select->Scalar().empty())
       fail(entry.select->Mark(), path + ".select", "expected a pytest -k expression");
     kind.pytest_select = entry.select->Scalar();
+  }
+  if (entry.timing) {
+    const std::string timing = entry.timing->IsScalar() ? entry.timing->Scalar() : "";
+    if (timing != "auto" && timing != "fixture" && timing != "do_bench")
+      fail(entry.timing->Mark(), path + ".timing",
+           "expected auto, fixture or do_bench (how the file's tests time: docs/python.md)");
+    kind.pytest_timing = timing;
   }
   if (entry.args) {
     if (!entry.args->IsSequence()) fail(entry.args->Mark(), path + ".args", "expected a list of pytest arguments");

@@ -3,6 +3,7 @@
 // combinations of further axes), its exclusions, and the product axes x cases.
 
 #include <algorithm>
+#include <cstdio>
 #include <unordered_set>
 
 #include "orchestrator/interrupt.hpp"
@@ -58,11 +59,12 @@ SweepParser::Entry SweepParser::read_entry(const YAML::Node& node, std::size_t i
                                        : k == "pytest"   ? &e.pytest
                                        : k == "select"   ? &e.select
                                        : k == "args"     ? &e.args
+                                       : k == "timing"   ? &e.timing
                                                          : nullptr;
     if (!field)
       fail(key.Mark(), e.path + "." + k,
            "unknown key" + suggestion(k, {"kernel", "plugin", "command", "python", "function", "device", "name",
-                                          "axes", "cases", "exclude", "settings", "pytest", "select", "args"}));
+                                          "axes", "cases", "exclude", "settings", "pytest", "select", "args", "timing"}));
     *field = value;
   }
   return e;
@@ -279,6 +281,35 @@ std::vector<json> SweepParser::parse_axis_values(const kernels::AxisSpec& axis, 
   return values;
 }
 
+// A test of a do_bench suite: each timing call it made at collection is an instance, named
+// TEST::CALL ("test_softmax::softmax/gems/float16/1024x1024"), its parameters the test's with the
+// call's name as "call" (which the worker's set-up runs the test up to: isobench.do_bench).
+void SweepParser::produce_timing_calls(const Entry& entry, const Kind& kind, const MeasureSettings& measure,
+                                       const CollectedTest& test, std::vector<Instance>& instances) {
+  for (const auto& call : test.calls) {
+    const std::string name = call.at("name").get<std::string>();
+    Instance instance;
+    instance.id = test.test + "::" + name;
+    instance.kernel = test.function;
+    instance.family = "python";
+    instance.backend = kind.python_backend;
+    instance.measure = measure;
+    // Set up again before each sample: a worker's batch-mates' set-ups and launches run their
+    // tests up to their own calls (one test waits at a time: isobench.do_bench), so each sample
+    // brings this test back to its call first, untimed.
+    instance.measure.realloc = true;
+    instance.params = test.params.is_object() ? test.params : nlohmann::json::object();
+    instance.params["call"] = name;
+    instance.benchmark_index = entry.index;
+    instance.python_module = kind.pytest_file;
+    instance.python_function = test.test;
+    instance.pytest = {{"args", kind.pytest_args}, {"timing", "do_bench"}, {"import_in_worker", test.import_in_worker}};
+    if (!test.node_id.empty()) instance.pytest["node_id"] = test.node_id;
+    claim_id(entry, instance.id, "the test makes two timing calls named " + name);
+    instances.push_back(std::move(instance));
+  }
+}
+
 }  // namespace isobench::orchestrator::sweep_detail
 
 namespace isobench::orchestrator::sweep_detail {
@@ -306,14 +337,22 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
   std::vector<CollectedTest> tests;
   try {
     tests = options_.collect_pytest
-                ? options_.collect_pytest(name_, kind.pytest_file, kind.pytest_select, kind.pytest_args)
-                : collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args);
+                ? options_.collect_pytest(name_, kind.pytest_file, kind.pytest_select, kind.pytest_args,
+                                          kind.pytest_timing)
+                : collect_pytest_tests(kind.pytest_file, kind.pytest_select, kind.pytest_args, "", {},
+                                       kind.pytest_timing);
   } catch (const std::runtime_error& e) {
     refuse(e.what());
   }
   std::vector<std::string> without, doctests;
-  std::size_t produced = 0;
+  std::size_t produced = 0, timed_tests = 0;
   for (const auto& test : tests) {
+    if (!test.calls.empty()) {
+      produce_timing_calls(entry, kind, measure, test, instances);
+      produced += test.calls.size();
+      ++timed_tests;
+      continue;
+    }
     if (!test.uses_benchmark) {
       (test.doctest ? doctests : without).push_back(test.test);
       continue;
@@ -342,6 +381,23 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
                      " " + noun + (names.size() == 1 ? "" : "s") + " of " + kind.pytest_file + why +
                      ", not measured: " + listed);
   };
+  if (timed_tests > 0) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f", tests.front().import_seconds);
+    notes_.push_back((options_.generated ? "" : file_ + ": " + entry.path + ": ") + kind.pytest_file +
+                     " times through triton.testing.do_bench: " + std::to_string(produced) + " timing calls in " +
+                     std::to_string(timed_tests) + " tests, each an instance" +
+                     (tests.front().import_in_worker
+                          ? std::string(" (importing it initialises CUDA, so each worker imports it, not the "
+                                        "zygote: ") + seconds + " s at collection)"
+                          : std::string()));
+    without.clear();  // tests that made no timing call: named by the note below as without one
+    for (const auto& test : tests)
+      if (test.calls.empty() && !test.doctest) without.push_back(test.test);
+    note(without, "test", " that made no timing call");
+    note(doctests, "doctest", "");
+    return;
+  }
   note(without, "test", " without the benchmark fixture or mark");
   note(doctests, "doctest", "");
   if (produced == 0)

@@ -32,6 +32,7 @@ std::string pytest_sweep_text(const PytestSuite& suite, const std::string& devic
   nlohmann::json entry = {{"pytest", suite.file}, {"device", device}};
   if (!suite.select.empty()) entry["select"] = suite.select;
   if (!suite.args.empty()) entry["args"] = suite.args;
+  if (!suite.timing.empty() && suite.timing != "auto") entry["timing"] = suite.timing;
   const nlohmann::json sweep = {{"name", "pytest-" + fs::path(suite.file).stem().string()},
                                 {"benchmarks", nlohmann::json::array({entry})}};
   return sweep.dump(2) + "\n";
@@ -39,7 +40,8 @@ std::string pytest_sweep_text(const PytestSuite& suite, const std::string& devic
 
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
                                                 const std::vector<std::string>& args, const std::string& python,
-                                                const std::vector<std::string>& variables) {
+                                                const std::vector<std::string>& variables,
+                                                const std::string& timing) {
   const std::string interpreter = python.empty() ? "python3" : python;
   // The package goes first on sys.path from the command line rather than through PYTHONPATH, so
   // the collector sees the environment a zygote started without Python options would see.
@@ -48,6 +50,7 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
       "sys.exit(_main(sys.argv[1:]))";
   std::vector<std::string> argv = {"-c", program, own_python_package(), "collect", file};
   if (!select.empty()) argv.insert(argv.end(), {"--select", select});
+  argv.insert(argv.end(), {"--timing", timing});
   argv.push_back("--");
   argv.insert(argv.end(), args.begin(), args.end());
   ProgramOutput collected;
@@ -73,6 +76,9 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
     c.uses_benchmark = t.at("benchmark").get<bool>();
     c.doctest = t.value("doctest", false);
     c.node_id = t.value("node_id", std::string());
+    if (t.contains("calls")) c.calls = t.at("calls").get<std::vector<nlohmann::json>>();
+    c.import_in_worker = answer.value("import_in_worker", false);
+    c.import_seconds = answer.value("import_seconds", 0.0);
     tests.push_back(std::move(c));
   }
   return tests;

@@ -24,7 +24,8 @@ namespace isobench::orchestrator {
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
                                                 const std::vector<std::string>& args,
                                                 const std::string& python = "",
-                                                const std::vector<std::string>& variables = {});
+                                                const std::vector<std::string>& variables = {},
+                                                const std::string& timing = "auto");
 
 // `orchestrate ab --pytest FILE [-k EXPR] [--pytest-arg ARG]...`: a pytest-benchmark suite
 // compared between two environments without a sweep file. The sweep it runs is made here: one
@@ -36,6 +37,7 @@ struct PytestSuite {
   std::string file;
   std::string select;
   std::vector<std::string> args;
+  std::string timing = "auto";  // --pytest-timing: auto | fixture | do_bench
 };
 std::string pytest_sweep_text(const PytestSuite& suite, const std::string& device);
 

@@ -51,7 +51,7 @@ class SweepParser {
     std::string path;  // "benchmarks[3]"
     std::optional<YAML::Node> kernel, axes, cases, exclude, settings, plugin, command, name;
     std::optional<YAML::Node> python, function, device;  // a Python benchmark (docs/python.md)
-    std::optional<YAML::Node> pytest, select, args;      // a pytest file's benchmarks (docs/python.md)
+    std::optional<YAML::Node> pytest, select, args, timing;  // a pytest file's benchmarks (docs/python.md)
   };
   // What an entry measures: the kernel spec (a command's made from its axes), and where it lives.
   struct Kind {
@@ -65,6 +65,7 @@ class SweepParser {
     // A pytest file (absolute), its -k selection and its extra pytest arguments.
     std::string pytest_file, pytest_select;
     std::vector<std::string> pytest_args;
+    std::string pytest_timing = "auto";  // auto | fixture | do_bench (timing:)
   };
   struct Axes {  // the entry's axes, in file order (the first varies slowest)
     std::vector<std::size_t> order;             // spec axis index per axes entry
@@ -118,6 +119,9 @@ class SweepParser {
                const std::vector<Combination>& cases, const std::vector<Exclusion>& exclusions,
                std::vector<Instance>& instances);
   // A pytest entry's instances: its collected tests that take the benchmark fixture.
+  // A do_bench suite's test: one instance per timing call it makes.
+  void produce_timing_calls(const Entry& entry, const Kind& kind, const MeasureSettings& measure,
+                            const CollectedTest& test, std::vector<Instance>& instances);
   void produce_pytest(const Entry& entry, const Kind& kind, const MeasureSettings& measure,
                       std::vector<Instance>& instances);
   // Refuses an id another instance has (`what` says which of this entry's made it twice).

@@ -43,6 +43,7 @@ What differs from a pytest-benchmark run, and why:
 import json
 import os
 import sys
+import time
 
 from . import benchmark as contract
 from . import bytecode
@@ -694,17 +695,89 @@ class PytestTest:
         return runner.fixture.handed
 
 
+def run_test(path, test, args=()):
+    """Runs one test in this process's session for the file (a session of its own where that
+    cannot be made) and returns its reports: what a do_bench test's thread runs
+    (isobench.do_bench)."""
+    session = _worker_session(path, list(args))
+    runner = session.run(test) if session is not None else None
+    if runner is None:
+        runner = _runner_plugin()
+        _pytest().main(["%s::%s" % (path, test)] + _COMMON_ARGS + list(args), plugins=_plugins(runner))
+    if not any(r.when == "call" for r in runner.reports) and not any(r.failed or r.skipped for r in runner.reports):
+        raise BridgeError("%s::%s did not run (pytest found no such test)" % (path, test))
+    return runner.reports
+
+
+def worker_session(path, args=()):
+    """This process's session for the file (made, and the file imported, on first use)."""
+    return _worker_session(path, list(args))
+
+
+TIMINGS = ("auto", "fixture", "do_bench")
+
+
+def _cuda_initialised():
+    torch = sys.modules.get("torch")
+    try:
+        return bool(torch is not None and torch.cuda.is_initialized())
+    except Exception:  # noqa: BLE001 - a torch without CUDA
+        return False
+
+
+def collect_suite(path, select="", args=(), timing="auto"):
+    """collect(), and how the file's tests time: {"tests", "timing", "import_in_worker",
+    "import_seconds"}. timing "fixture": the benchmark fixture or mark (collect() alone); "do_bench":
+    each test runs once here and its timing calls through triton.testing are listed in its
+    "calls" (isobench.do_bench); "auto": the fixture where a collected test takes it, else do_bench
+    where the file imported triton. import_in_worker: importing the file initialised CUDA here, so
+    no zygote may import it. BridgeError when a do_bench file makes no timing call."""
+    if timing not in TIMINGS:
+        raise BridgeError("%s: --timing %s: expected one of %s" % (path, timing, ", ".join(TIMINGS)))
+    began = time.monotonic()
+    tests = collect(path, select, args)
+    took = time.monotonic() - began
+    answer = {"tests": tests, "timing": "fixture", "import_in_worker": _cuda_initialised(),
+              "import_seconds": round(took, 3)}
+    if timing == "fixture" or (timing == "auto" and (any(t["benchmark"] for t in tests) or "triton" not in sys.modules)):
+        return answer
+    from . import do_bench
+    runnable = [t["test"] for t in tests if not t["doctest"]]
+    stdout = sys.stdout
+    sys.stdout = sys.stderr  # the tests' own printing is not the collection's answer
+    try:
+        session = _make_session(path, list(args))
+        if session is None:
+            raise BridgeError("%s: pytest could not make a session to run its tests in" % path)
+        calls = do_bench.enumerate_calls(session, runnable, path)
+    except do_bench.DoBenchError as error:
+        raise BridgeError(str(error)) from None
+    finally:
+        sys.stdout = stdout
+    if not any(calls.values()):
+        if timing == "auto":
+            return answer
+        raise BridgeError("%s: no collected test times through triton.testing.do_bench or do_bench_cudagraph "
+                          "(%d collected%s)" % (path, len(tests), " with -k " + select if select else ""))
+    for entry in tests:
+        entry["calls"] = calls.get(entry["test"], [])
+    answer["timing"] = "do_bench"
+    return answer
+
+
 def _main(argv):
     if len(argv) < 2 or argv[0] != "collect":
-        sys.stderr.write("usage: python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [-- PYTEST_ARGS...]\n")
+        sys.stderr.write("usage: python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [--timing MODE] "
+                         "[-- PYTEST_ARGS...]\n")
         return 2
     path, rest = argv[1], argv[2:]
     extra = rest[rest.index("--") + 1:] if "--" in rest else []
     rest = rest[:rest.index("--")] if "--" in rest else rest
     select = rest[rest.index("--select") + 1] if "--select" in rest else ""
+    timing = rest[rest.index("--timing") + 1] if "--timing" in rest else "fixture"
     bytecode.keep()  # the test file imports torch as each side's zygote does
     try:
-        answer = {"tests": collect(os.path.abspath(path), select, extra)}
+        answer = collect_suite(os.path.abspath(path), select, extra, timing)
     except BridgeError as error:
         answer = {"error": " ".join(str(error).split())}
     sys.stdout.write(json.dumps(answer) + "\n")

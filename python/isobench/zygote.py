@@ -21,7 +21,9 @@ line (orchestrator/python/zygote.cpp is the other end):
       starts that side's zygote again once the plan is made)
     {"op": "load", "protocol": 1, "library": PATH, "benchmarks": [{"module": M, "function": F,
       "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}]}   then this line
-      (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]})
+      (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]},
+      with "timing": "do_bench" and "import_in_worker": true|false for a file timed through
+      triton.testing.do_bench: isobench.do_bench)
     {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
     {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
   zygote -> orchestrator
@@ -50,6 +52,7 @@ import time
 
 from . import benchmark as contract
 from . import bytecode
+from . import do_bench
 from . import fork_warmup
 from . import pytest_bridge
 from .worker_library import WorkerLibrary
@@ -184,7 +187,7 @@ class Zygote:
             began = time.monotonic()
             had_libcuda = _libcuda_loaded()
             if "pytest" in entry:
-                found = self.pytest_test(module, function, entry["pytest"]["args"], first)
+                found = self.pytest_test(module, function, entry["pytest"], first)
             else:
                 try:
                     loaded = contract.load_module(module)
@@ -239,15 +242,23 @@ class Zygote:
                     str(error) if isinstance(error, pytest_bridge.BridgeError) else contract.describe_exception(error)
         return self.collected[key]
 
-    def pytest_test(self, path, test, args, instance):
+    def pytest_test(self, path, test, pytest, instance):
         """The set-up function of one test of a pytest file; a file that does not collect, or a
-        test the collection does not find (another environment on this side), is a refusal."""
+        test the collection does not find (another environment on this side), is a refusal. A
+        test timed through do_bench (pytest "timing": "do_bench") is set up by isobench.do_bench;
+        a file that initialises CUDA when imported ("import_in_worker") is not imported here at
+        all: each worker imports it."""
+        args = pytest["args"]
+        if pytest.get("timing") == "do_bench" and pytest.get("import_in_worker"):
+            return do_bench.DoBenchTest(path, test, args, import_in_worker=True)
         tests = self.collect(path, args)
         if isinstance(tests, str):
             raise Refusal(path, test, instance, tests)
         collected = tests.get(test)
         if collected is None:
             raise Refusal(path, test, instance, "pytest does not collect %s::%s in this environment" % (path, test))
+        if pytest.get("timing") == "do_bench":
+            return do_bench.DoBenchTest(path, test, args)
         if not collected["benchmark"]:
             raise Refusal(path, test, instance, "%s::%s does not take the benchmark fixture here" % (path, test))
         return pytest_bridge.PytestTest(path, test, args)

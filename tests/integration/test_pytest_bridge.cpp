@@ -392,3 +392,77 @@ TEST_CASE("a zygote started early does Triton's per-process work while the file 
     for (const auto& step : steps) CHECK(step.value("early", false));
   }
 }
+
+// The do_bench route (docs/python.md, "do_bench suites"): a file whose tests time through
+// triton.testing.do_bench (tests/python/data/do_bench_suite.py, with the stand-in triton.testing)
+// A/B'd with a slowdown planted in one operation on the candidate: each timing call an instance,
+// SLOWER only where the slowdown is; bad input is one line, exit 2, before anything is measured.
+TEST_CASE("a do_bench suite: each timing call an instance, SLOWER only where the slowdown is planted") {
+  Scratch s("pytest-bridge-do-bench");
+  const std::string fake = source_dir() + "/tests/python/fake_triton";
+  const std::string suite = source_dir() + "/tests/python/data/do_bench_suite.py";
+  const std::string ab = bin("orchestrate") + " ab --quiet --format json --device cpu --pytest " + suite +
+                         " --python-path " + fake + " ";
+  const auto r = run(ab + "-k plain --candidate-env DO_BENCH_SLOW=mul --samples 20 --inner 5 --out " + s.path("run"), s);
+  REQUIRE_MESSAGE(r.exit_code == 1, r.err);
+  std::map<std::string, std::string> verdicts;
+  const auto comparison = nlohmann::json::parse(r.out);
+  for (const auto& row : comparison["instances"])
+    verdicts[row["instance"].get<std::string>()] = row["verdict"].get<std::string>();
+  std::string seen;
+  for (const auto& [instance, verdict] : verdicts) seen += instance + " " + verdict + "; ";
+  INFO(seen);
+  // The planted slowdown doubles the work of `mul`, the second call: SLOWER there, and nowhere
+  // else (SAME, or UNCERTAIN on a loaded machine).
+  REQUIRE(verdicts.size() == 4);
+  for (const auto& [instance, verdict] : verdicts)
+    if (instance.ends_with("bench_op#2"))
+      CHECK(verdict == "SLOWER");
+    else
+      CHECK((verdict == "SAME" || verdict == "UNCERTAIN"));
+  CHECK(read_json(s.path("run/python.json")).dump().find("FLAGGEMS_CACHE_DIR=" + s.path("run/flaggems-cache/side-1")) !=
+        std::string::npos);
+
+  auto bad = run(ab + "--pytest-timing fast --out " + s.path("bad1"), s);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--pytest-timing: fast not in {auto,fixture,do_bench}") != std::string::npos);
+  const std::string none = source_dir() + "/tests/python/data/do_bench_none.py";
+  bad = run(bin("orchestrate") + " ab --quiet --format none --device cpu --pytest " + none + " --pytest-timing do_bench "
+                "--python-path " + fake + " --candidate-env X=1" + " --out " + s.path("bad2"), s);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "orchestrate: " + none + ": no collected test times through triton.testing.do_bench or do_bench_cudagraph "
+                   "(1 collected)\n");
+}
+
+// A do_bench file whose import initialises CUDA (as `import flag_gems` does; here the stand-in
+// torch of tests/python/fake_torch): the run's zygotes never import it, every worker does and
+// says so in workers.log, and the run's note gives the collector's cost.
+TEST_CASE("a do_bench file that initialises CUDA when imported is imported in the workers, not the zygotes") {
+  Scratch s("pytest-bridge-do-bench-cuda-import");
+  const std::string tests = source_dir() + "/tests/python";
+  const auto r = run("DO_BENCH_IMPORTS=" + s.path("imports.txt") + " " + bin("orchestrate") +
+                         " ab --format none --device cpu --pytest " + tests + "/data/do_bench_cuda_import.py" +
+                         " --python-path " + tests + "/fake_triton --python-path " + tests + "/fake_torch" +
+                         " --candidate-env X=1 --samples 8 --inner 5 --out " + s.path("run"),
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("times through triton.testing.do_bench: 2 timing calls in 1 tests, each an instance (importing it "
+                   "initialises CUDA, so each worker imports it, not the zygote: ") != std::string::npos);
+  std::set<std::string> importers;
+  {
+    std::istringstream lines(slurp(s.path("imports.txt")));
+    for (std::string pid; std::getline(lines, pid);) importers.insert(pid);
+  }
+  for (const auto& side : read_json(s.path("run/python.json"))["sides"])
+    CHECK(importers.count(std::to_string(side["zygote"]["pid"].get<long long>())) == 0);
+  std::istringstream log(slurp(s.path("run/workers.log")));
+  std::size_t said = 0;
+  for (std::string line; std::getline(log, line);) {
+    const auto at = line.find(" imported in worker ");
+    if (at == std::string::npos) continue;
+    ++said;
+    const auto pid = line.substr(at + 20, line.find(' ', at + 20) - at - 20);
+    CHECK_MESSAGE(importers.count(pid) == 1, line);
+  }
+  CHECK(said >= 2);  // a worker per round and side at least
+}

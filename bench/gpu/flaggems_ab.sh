@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# FlagGems' own benchmark file, unchanged, through the do_bench route (docs/python.md, "do_bench
+# suites"; issue 47) on the H200: its native runs beside `orchestrate ab --pytest`.
+#
+#   bench/gpu/flaggems_ab.sh OUT_DIR [PART...]     PART: setup native aa ab (default: all four)
+#
+#   setup   a venv (.flaggems/venv, --system-site-packages: the machine's torch and triton) with
+#           FlagGems 5.3.4 installed offline from .flaggems/wheels (the flag_gems wheel and the
+#           dependencies a torch environment lacks: packaging, PyYAML, SQLAlchemy, greenlet,
+#           typing-extensions), FlagGems' benchmark/ unpacked from the tarball beside them into
+#           .flaggems/src, and the planted copy: the installed flag_gems copied to
+#           .flaggems/planted/flag_gems with its softmax computed twice (twice the GPU work of
+#           FlagGems' softmax, and only of it)                                             ~30 s
+#   native  `pytest benchmark/test_softmax.py --level core --mode kernel -k SELECT` once per side
+#           (the installed FlagGems, then the planted copy first on PYTHONPATH), timed   ~2 x 40 s
+#   aa      orchestrate ab --pytest on the same file, both sides the installed FlagGems (the
+#           candidate differs by an unused variable, as an ab run needs a difference)   ~3-5 min
+#   ab      the same against the planted copy: SLOWER expected for softmax/gems/* only,
+#           SAME for softmax/torch/* (the controls)                                     ~3-5 min
+#
+# Needs what bench/gpu/preamble.sh says (the device build, $bin), python3 3.12 with torch and
+# triton, no network, and .flaggems/ carried: `.flaggems/wheels` as made on the development
+# machine (docs/python.md says how). The venv and the unpacked benchmark stay in .flaggems/ (an
+# ignored folder, kept while the machine is warm: carry .flaggems/wheels, not .flaggems), so the
+# parts may be run as separate calls, in this order; a part finding no venv sets up first. SELECT (env) is pytest's -k (default: the one test test_softmax, 30 timing calls
+# at --level core); SAMPLES the ab runs' --samples (default 12). Every command's output is in
+# OUT_DIR/<step>.out/.err, durations in OUT_DIR/commands.log and OUT_DIR/times.txt, and
+# OUT_DIR/summary.txt holds the wall times and the two runs' verdict counts.
+out=${1:?usage: flaggems_ab.sh OUT_DIR [setup|native|aa|ab]...}
+shift
+parts=${*:-setup native aa ab}
+for p in $parts; do
+  case "$p" in
+    setup|native|aa|ab) ;;
+    *) echo "flaggems_ab.sh: unknown part '$p' (setup, native, aa, ab)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the native runs start in .flaggems/src
+source "$(dirname "$0")/preamble.sh"
+bin=$(cd "$bin" && pwd)
+deadline=$(( $(date +%s) + ${ISOBENCH_DEADLINE_S:-570} ))  # for preamble.sh's bounded
+root=$PWD/.flaggems
+wheels=$root/wheels
+venv=$root/venv
+py=$venv/bin/python
+src=$root/src
+planted=$root/planted
+times=$out/times.txt
+select=${SELECT:-test_softmax and not backward and not out}
+samples=${SAMPLES:-12}
+fg_args=(--level core --mode kernel)
+mkdir -p "$root"
+# A fresh machine (or a carried .flaggems that replaced the venv): set up first.
+if [[ " $parts " != *" setup "* ]] && { [ ! -x "$py" ] || [ ! -d "$planted/flag_gems" ]; }; then
+  parts="setup $parts"
+fi
+
+if [[ " $parts " == *" setup "* ]]; then
+  if ! ls "$wheels"/flag_gems-5.3.4-*.whl >/dev/null 2>&1 || [ ! -f "$wheels/flaggems-5.3.4-benchmark.tar.gz" ]; then
+    echo "flaggems_ab.sh: $wheels lacks the flag_gems 5.3.4 wheel or flaggems-5.3.4-benchmark.tar.gz: carry .flaggems" >&2
+    exit 2
+  fi
+  rm -rf "$venv" "$src" "$planted"
+  # Without ensurepip (no python3-venv), a venv without pip, filled by the machine's pip (--python).
+  step venv python3 -m venv --system-site-packages "$venv" ||
+    step venv-without-pip python3 -m venv --without-pip --system-site-packages "$venv" || exit 1
+  pip=("$py" -m pip)
+  "$py" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$py")
+  # --no-index: offline, from the carried folder only; what the machine's torch environment has
+  # already (numpy, typing-extensions) is kept.
+  step pip-install "${pip[@]}" install --no-index --find-links "$wheels" flag_gems==5.3.4 || exit 1
+  mkdir -p "$src" && tar -xzf "$wheels/flaggems-5.3.4-benchmark.tar.gz" -C "$src" || exit 1
+  installed=$("$py" -c "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('flag_gems').origin))")
+  mkdir -p "$planted" && cp -r "$installed" "$planted/flag_gems" || exit 1
+  cat >>"$planted/flag_gems/ops/softmax.py" <<'PLANT'
+
+
+# isobench's planted regression (bench/gpu/flaggems_ab.sh): softmax computed twice.
+_isobench_softmax_once = softmax
+
+
+def softmax(self, dim, half_to_float=False):
+    _isobench_softmax_once(self, dim, half_to_float)
+    return _isobench_softmax_once(self, dim, half_to_float)
+PLANT
+  step versions "$py" -c "import sys, torch, triton, flag_gems; print(sys.version.split()[0], 'torch', torch.__version__, \
+'triton', triton.__version__, 'flag_gems', flag_gems.__version__, flag_gems.__file__)"
+  step planted-check env PYTHONPATH="$planted" "$py" -c "import flag_gems, flag_gems.ops.softmax as s; \
+assert flag_gems.__file__.startswith('$planted'), flag_gems.__file__; assert hasattr(s, '_isobench_softmax_once')" || exit 1
+fi
+
+file=$src/benchmark/test_softmax.py
+if [[ " $parts " == *" native "* ]]; then
+  # FlagGems' own run, from the folder holding benchmark/ (its tests import `from . import base`).
+  (cd "$src" && timed native-baseline bounded native-baseline 240 "$py" -m pytest -s benchmark/test_softmax.py \
+     "${fg_args[@]}" -k "$select")
+  (cd "$src" && timed native-candidate bounded native-candidate 240 env PYTHONPATH="$planted" "$py" -m pytest -s \
+     benchmark/test_softmax.py "${fg_args[@]}" -k "$select")
+fi
+
+ab_run() {  # NAME CANDIDATE-OPTIONS...
+  local name=$1; shift
+  rm -rf "$out/$name-run"
+  timed "$name" bounded "$name" 560 "$bin/orchestrate" ab --format table --python "$py" --pytest "$file" -k "$select" \
+    --pytest-arg=--level --pytest-arg=core --pytest-arg=--mode --pytest-arg=kernel \
+    --samples "$samples" --out "$out/$name-run" "$@"
+}
+[[ " $parts " == *" aa "* ]] && ab_run aa --candidate-env ISOBENCH_FLAGGEMS_SIDE=candidate
+[[ " $parts " == *" ab "* ]] && ab_run ab --candidate-pythonpath "$planted"
+
+{
+  echo "flaggems_ab.sh $(date -u +%FT%TZ): parts $parts, -k '$select', --samples $samples"
+  [ -f "$out/versions.out" ] && cat "$out/versions.out"
+  [ -f "$times" ] && cat "$times"
+  for name in aa ab; do
+    [ -f "$out/$name.out" ] || continue
+    echo "$name verdicts: $(grep -oE ' (SAME|SLOWER|FASTER|UNCERTAIN)$' "$out/$name.out" | sort | uniq -c | tr -s ' \n' ' ')"
+    echo "$name SLOWER: $(grep -E ' SLOWER$' "$out/$name.out" | awk '{print $1}' | tr '\n' ' ')"
+    grep -E '^outcome:' "$out/$name.out"
+    grep -h "imported in worker" "$out/$name-run/workers.log" 2>/dev/null | head -2
+  done
+} >>"$out/summary.txt"
+cat "$out/summary.txt"

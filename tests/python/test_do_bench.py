@@ -1,0 +1,139 @@
+"""isobench.do_bench without a worker, on a do_bench suite written for these tests
+(data/do_bench_suite.py) and the stand-in triton.testing (fake_triton/triton/testing.py): the
+collection lists each test's timing calls under stable names, an instance's set-up stops its test
+inside the call it names and launch() runs that call's callable there, the call returns a value
+of do_bench's kind, autotuner calls pass through to the stand-in's own do_bench, and a file that
+times nothing, or a wrong timing, is one line. Through orchestrate (the A/B with a planted
+slowdown, exit 2 on bad input): tests/integration/test_pytest_bridge.cpp."""
+
+import io
+import os
+import sys
+import tempfile
+import threading
+import unittest
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "fake_triton"))
+
+import triton.testing  # noqa: E402 - the stand-in, from the path above
+
+from isobench import do_bench, pytest_bridge  # noqa: E402
+
+SUITE = os.path.join(HERE, "data", "do_bench_suite.py")
+NONE = os.path.join(HERE, "data", "do_bench_none.py")
+
+
+def quietly(function, *args, **kwargs):
+    with redirect_stdout(io.StringIO()):
+        return function(*args, **kwargs)
+
+
+def calls_of(answer):
+    return {t["test"]: [c["name"] for c in t.get("calls", [])] for t in answer["tests"]}
+
+
+class Listing(unittest.TestCase):
+    def test_each_timing_call_is_named_by_what_it_measures_and_the_names_are_stable(self):
+        first = quietly(pytest_bridge.collect_suite, SUITE, "", [], "auto")
+        self.assertEqual(first["timing"], "do_bench")
+        calls = calls_of(first)
+        self.assertEqual(calls["test_flaggems_like"][:4],
+                         ["softmax/torch/float16/64x64", "softmax/gems/float16/64x64",
+                          "softmax/torch/float16/256x8", "softmax/gems/float16/256x8"])
+        self.assertEqual(len(calls["test_flaggems_like"]), 8)
+        # the autotuner's two calls per test are not the test's
+        self.assertEqual(calls["test_plain[1]"], ["bench_op#1", "bench_op#2"])
+        self.assertEqual(calls["test_graph"], ["test_graph#1"])
+        self.assertEqual(calls["test_nothing_timed"], [])
+        kinds = {c["name"]: c["kind"] for t in first["tests"] for c in t.get("calls", [])}
+        self.assertEqual(kinds["test_graph#1"], "do_bench_cudagraph")
+        self.assertEqual(calls_of(quietly(pytest_bridge.collect_suite, SUITE, "", [], "do_bench")), calls)
+
+    def test_the_listing_times_nothing(self):
+        before = dict(triton.testing.CALLS)
+        quietly(pytest_bridge.collect_suite, SUITE, "graph", [], "do_bench")
+        self.assertEqual(triton.testing.CALLS, before)
+
+    def test_a_file_that_times_nothing_is_refused_in_one_line(self):
+        with self.assertRaises(pytest_bridge.BridgeError) as caught:
+            quietly(pytest_bridge.collect_suite, NONE, "", [], "do_bench")
+        self.assertEqual(str(caught.exception), NONE + ": no collected test times through triton.testing.do_bench "
+                         "or do_bench_cudagraph (1 collected)")
+        self.assertEqual(quietly(pytest_bridge.collect_suite, NONE, "", [], "auto")["timing"], "fixture")
+
+    def test_a_wrong_timing_is_refused(self):
+        with self.assertRaises(pytest_bridge.BridgeError) as caught:
+            pytest_bridge.collect_suite(SUITE, "", [], "fast")
+        self.assertIn("--timing fast: expected one of auto, fixture, do_bench", str(caught.exception))
+
+
+class InPlace(unittest.TestCase):
+    def setUp(self):
+        self.log = tempfile.NamedTemporaryFile(delete=False, suffix=".txt").name
+        os.environ["DO_BENCH_LOG"] = self.log
+
+    def tearDown(self):
+        os.environ.pop("DO_BENCH_LOG")
+        os.unlink(self.log)
+
+    def logged(self):
+        with open(self.log) as f:
+            return [line.split()[:3] for line in f]
+
+    def set_up(self, test, call, **params):
+        return quietly(do_bench.DoBenchTest(SUITE, test), 0, "cpu", None, call=call, **params)
+
+    def test_the_call_is_timed_inside_the_test_and_returns_do_benchs_kind(self):
+        before = dict(triton.testing.CALLS)
+        instance = self.set_up("test_plain[1]", "bench_op#2", n=1)
+        # the test waits inside do_bench: its thread lives, and the first call went on already
+        self.assertTrue(instance.run.thread.is_alive())
+        self.assertEqual(self.logged(), [["test_plain[1]", "add", "list3"]])
+        seen = []
+        instance.run.fn = (lambda inner: lambda: (seen.append(threading.current_thread().name), inner()))(instance.run.fn)
+        quietly(instance.launch)
+        quietly(instance.launch)
+        self.assertEqual(len(seen), 2)
+        quietly(instance.teardown)
+        self.assertFalse(instance.run.thread.is_alive())
+        # let go, the call returned a list (quantiles=) and the test went on to its end
+        self.assertEqual(self.logged(), [["test_plain[1]", "add", "list3"], ["test_plain[1]", "mul", "list3"]])
+        # the test's own calls never reached the stand-in's do_bench; the autotuner's two did
+        self.assertEqual(triton.testing.CALLS["do_bench"], before["do_bench"] + 2)
+
+    def test_a_float_for_a_plain_call_and_one_test_waits_at_a_time(self):
+        first = self.set_up("test_flaggems_like", "softmax/gems/float32/64x64")
+        second = self.set_up("test_graph", "test_graph#1")
+        self.assertFalse(first.run.thread.is_alive())  # let go when the second was set up
+        self.assertIn(["test_flaggems_like", "float32/64x64", "float"], self.logged())
+        quietly(first.launch)  # back at its call: the other is let go
+        self.assertTrue(first.run.thread.is_alive())
+        self.assertFalse(second.run.thread.is_alive())
+        self.assertIn(["test_graph", "graph", "float"], self.logged())
+        quietly(first.teardown)
+
+    def test_a_call_the_test_does_not_make_names_the_calls_it_made(self):
+        with self.assertRaises(do_bench.DoBenchError) as caught:
+            self.set_up("test_plain[2]", "bench_op#3", n=2)
+        self.assertEqual(str(caught.exception), SUITE + "::test_plain[2] made no timing call named bench_op#3 "
+                         "(its calls here: bench_op#1, bench_op#2)")
+
+    def test_the_kind_follows_arguments_given_by_position_too(self):
+        original = triton.testing.do_bench
+        original = getattr(original, "isobench_original", original)
+        keywords = do_bench.keywords_of(original, (25, 100, None, [0.5, 0.2]), {})
+        self.assertEqual(do_bench.answer(keywords, 2.0), [2.0, 2.0])
+        self.assertEqual(do_bench.answer(do_bench.keywords_of(original, (), {"return_mode": "all"}), 2.0), [2.0])
+        self.assertEqual(do_bench.answer({}, 2), 2.0)
+
+    def test_calls_outside_a_test_pass_through(self):
+        do_bench.install()
+        before = triton.testing.CALLS["do_bench"]
+        self.assertIsInstance(triton.testing.do_bench(lambda: None, quantiles=[0.5, 0.8]), list)
+        self.assertEqual(triton.testing.CALLS["do_bench"], before + 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
