@@ -90,7 +90,8 @@ struct Instance {
   std::string python_function;
   // A test of a pytest file (python_function: its name in the file): {"args": [pytest's extra
   // arguments]}, with "timing": "do_bench" and "import_in_worker" for a timing call of a do_bench
-  // suite (its params hold the call's name as "call"); null for every other kind.
+  // suite (its params hold the call's name as "call"), and "control": true where the call is a
+  // control (FlagGems' torch operator: SAME expected in an A/B); null for every other kind.
   nlohmann::json pytest;
 };
 
@@ -134,8 +135,8 @@ struct CollectedTest {
   bool doctest = false;         // a doctest of the file (--doctest-modules): never a benchmark
   std::string node_id;          // pytest's node id from its rootdir: "tests/test_ops.py::test_softmax[1024-fp16]"
   // A test of a do_bench suite (docs/python.md, "do_bench suites"): the timing calls it makes
-  // through triton.testing, each {"name", "kind"} (kind: do_bench | do_bench_cudagraph), in order;
-  // empty for a test of a fixture suite.
+  // through triton.testing, each {"name", "kind"} (kind: do_bench | do_bench_cudagraph), in order,
+  // with "control": true for a control (isobench.do_bench); empty for a test of a fixture suite.
   std::vector<nlohmann::json> calls;
   bool import_in_worker = false;  // importing the file initialised CUDA: each worker imports it, not the zygote
   double import_seconds = 0;      // the collector's import and collection of the file

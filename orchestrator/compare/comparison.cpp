@@ -42,6 +42,13 @@ std::string pytest_node_id(const nlohmann::json& planned) {
   return node_id.is_string() ? node_id.get<std::string>() : std::string();
 }
 
+// plan.json's pytest.control of an instance: a control of a do_bench suite (isobench.do_bench).
+bool pytest_control(const nlohmann::json& planned) {
+  if (!planned.contains("pytest") || !planned["pytest"].is_object()) return false;
+  const auto& control = planned["pytest"].value("control", nlohmann::json());
+  return control.is_boolean() && control.get<bool>();
+}
+
 // An instance's sides, described; its test and verdict come from decide().
 Comparison describe(const std::string& id, const std::vector<double>& a, const std::vector<double>& b) {
   Comparison c;
@@ -255,6 +262,7 @@ ComparisonReport compare_runs(const CompareRequest& request, std::ostream& warni
   for (const auto& pair : pairs) {
     report.compared.push_back(describe(pair.id, pair.a, pair.b));
     report.compared.back().pytest_node_id = pytest_node_id(a.plan.at(pair.id));
+    report.compared.back().control = pytest_control(a.plan.at(pair.id));
     samples.push_back({pair.a, pair.b});
     report.compared.back().gpus_a = pair.gpus_a;
     report.compared.back().gpus_b = pair.gpus_b;
@@ -334,6 +342,35 @@ std::size_t ComparisonReport::count(stats::Verdict v) const {
   return n;
 }
 
+ComparisonReport::Controls ComparisonReport::controls() const {
+  Controls counts;
+  for (const auto& c : compared) {
+    if (!c.control) continue;
+    ++counts.n;
+    counts.same += c.verdict == stats::Verdict::same;
+    counts.changed += c.verdict == stats::Verdict::slower || c.verdict == stats::Verdict::faster;
+  }
+  return counts;
+}
+
+std::vector<std::string> ComparisonReport::control_lines() const {
+  const Controls counts = controls();
+  if (counts.n == 0) return {};
+  std::vector<std::string> lines;
+  lines.push_back("controls: " + std::to_string(counts.same) + " of " + std::to_string(counts.n) +
+                  " SAME (the torch-operator calls of FlagGems tests, which an A/B of two FlagGems builds leaves alone)");
+  for (const auto& c : compared) {
+    if (!c.control || c.verdict == stats::Verdict::same) continue;
+    const std::string head = "warning: control " + c.id + " is " + std::string(stats::to_string(c.verdict)) +
+                             " (HL ratio " + format_ratio(c.hl.ratio) + "): ";
+    lines.push_back(head + (c.verdict == stats::Verdict::uncertain
+                                ? "not shown SAME, so it does not vouch for the comparison (more samples may)"
+                                : "the sides differ in more than the code under test, so the comparison is suspect "
+                                  "(another GPU state, tuner database or environment)"));
+  }
+  return lines;
+}
+
 bool fails_on(FailOn rule, stats::Verdict verdict) {
   const bool slower = verdict == stats::Verdict::slower, faster = verdict == stats::Verdict::faster;
   switch (rule) {
@@ -371,6 +408,10 @@ std::string ComparisonReport::outcome() const {
         first = false;
       }
     if (const auto note = unresolved_note(*this); !note.empty()) line += "; " + note;
+    if (const auto counts = controls(); counts.n > 0) {
+      line += "; controls " + std::to_string(counts.same) + " of " + std::to_string(counts.n) + " SAME" +
+              (counts.changed ? " (" + std::to_string(counts.changed) + " changed: suspect)" : "");
+    }
   }
   if (!excluded.empty()) {
     // Reasons grouped by their kind ("plans differ in inner", "only in RUN_A"), in first-seen

@@ -41,6 +41,9 @@ struct VerdictRule {
 struct Comparison {
   std::string id;
   std::string pytest_node_id;  // a pytest file's test: pytest's node id (plan.json's pytest.node_id)
+  // A control (plan.json's pytest.control: a FlagGems torch-operator call): an instance the
+  // change under test does not touch, which should be SAME; one that is not makes the run suspect.
+  bool control = false;
   std::size_t n_a = 0, n_b = 0;
   double median_a = 0, median_b = 0;
   stats::HodgesLehmannRatio hl;
@@ -90,6 +93,14 @@ struct ComparisonReport {
 
   bool names_gpus() const { return !gpus_a.empty() || !gpus_b.empty(); }
   std::size_t count(stats::Verdict v) const;
+  // The compared controls: how many, how many SAME, how many SLOWER or FASTER.
+  struct Controls {
+    std::size_t n = 0, same = 0, changed = 0;
+  };
+  Controls controls() const;
+  // What the controls came to, for people: empty without controls; else a line with how many
+  // are SAME, then a warning line per control that is not (the comparison is suspect).
+  std::vector<std::string> control_lines() const;
   // Whether a verdict meets the --fail-on rule.
   bool fails() const;
   // 1 when a verdict meets the rule, else 0; 2 when nothing was compared (or a GPU was refused).

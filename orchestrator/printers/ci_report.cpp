@@ -24,7 +24,7 @@ CiCase compared_case(const ComparisonReport& report, const Comparison& c, const 
                 format("%g", report.rule.confidence * 100) + "% interval), p " + format_p(c.bm.p_value) + ", Holm " +
                 format_p(c.p_adjusted) + "; median A " + format_time(c.median_a) + ", B " + format_time(c.median_b) +
                 " (n " + std::to_string(c.n_a) + " / " + std::to_string(c.n_b) + ")";
-  out.cells = {c.id,
+  out.cells = {c.control ? c.id + " (control)" : c.id,
                out.notable ? "**" + out.verdict + "**" : out.verdict,
                format_ratio(c.hl.ratio),
                format_interval(c.hl),
@@ -37,6 +37,7 @@ CiCase compared_case(const ComparisonReport& report, const Comparison& c, const 
                     {"hl_ratio", number(c.hl.ratio)},    {"hl_lo", number(c.hl.lo)},
                     {"hl_hi", number(c.hl.hi)},          {"p", number(c.bm.p_value)},
                     {"p_holm", number(c.p_adjusted)},    {"verdict", out.verdict}};
+  if (c.control) out.properties.emplace_back("control", "true");
   return out;
 }
 
@@ -111,6 +112,7 @@ CiReport ci_report(const ComparisonReport& report, const std::string& title, int
   }
   if (!report.caveat.empty()) out.notes.push_back("caveat: " + report.caveat);
   if (!report.unreachable.empty()) out.notes.push_back("warning: " + report.unreachable);
+  for (auto& line : report.control_lines()) out.notes.push_back(std::move(line));
   for (const auto& e : report.excluded) out.notes.push_back("not compared: " + e.id + ": " + e.reason + " (" + e.remedy + ")");
   if (report.artifacts.shown())
     for (auto& line : ttgir_lines(report.artifacts)) out.notes.push_back(std::move(line));

@@ -27,6 +27,8 @@ class CsvPrinter final : public Printer {
     if (report.artifacts.shown()) out << ",artifacts differ";
     if (report.kernels.shown()) out << ",kernels_differ,kernel_change";
     if (report.names_gpus()) out << ",gpu A,gpu B";
+    const bool controls = report.controls().n > 0;
+    if (controls) out << ",control";
     out << "\n";
     for (const auto& c : report.compared) {
       out << csv_field(c.id) << "," << c.n_a << "," << c.n_b << "," << format("%.9g", c.median_a) << ","
@@ -42,6 +44,7 @@ class CsvPrinter final : public Printer {
             << csv_field(change ? kernel_change_text(report.kernels, *change) : "");
       }
       if (report.names_gpus()) out << "," << csv_field(gpus_text(c.gpus_a)) << "," << csv_field(gpus_text(c.gpus_b));
+      if (controls) out << "," << (c.control ? "true" : "false");
       out << "\n";
     }
   }

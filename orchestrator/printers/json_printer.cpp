@@ -96,6 +96,7 @@ class JsonPrinter final : public Printer {
     for (const auto& c : report.compared) {
       j["instances"].push_back(comparison_json(c));
       if (!c.pytest_node_id.empty()) j["instances"].back()["pytest_node_id"] = c.pytest_node_id;
+      if (c.control) j["instances"].back()["control"] = true;
       if (report.kernels.shown()) {
         const auto differ = report.kernels.differ(c.id);
         j["instances"].back()["kernels_differ"] = differ ? json(*differ) : json(nullptr);
@@ -108,6 +109,15 @@ class JsonPrinter final : public Printer {
     for (const auto& e : report.excluded)
       j["not_compared"].push_back({{"instance", e.id}, {"reason", e.reason}, {"remedy", e.remedy}});
     if (!report.caveat.empty()) j["caveat"] = report.caveat;
+    if (const auto controls = report.controls(); controls.n > 0) {
+      // The controls (compare/comparison.hpp): what they came to, and those that are not SAME.
+      json not_same = json::array();
+      for (const auto& c : report.compared)
+        if (c.control && c.verdict != stats::Verdict::same)
+          not_same.push_back({{"instance", c.id}, {"verdict", stats::to_string(c.verdict)}});
+      j["controls"] = {{"n", controls.n}, {"same", controls.same}, {"changed", controls.changed},
+                       {"suspect", controls.changed > 0}, {"not_same", not_same}};
+    }
     if (report.artifacts.shown()) j["artifacts"] = artifact_changes_json(report.artifacts);
     if (report.kernels.shown()) j["kernels"] = kernel_changes_json(report.kernels);
     j["outcome"] = report.outcome();

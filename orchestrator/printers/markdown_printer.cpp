@@ -36,6 +36,7 @@ class MarkdownPrinter final : public Printer {
       out << "\n";
     }
     out << "\n" << mean_ratio_line(report) << "\n";
+    for (const auto& line : report.control_lines()) out << "\n" << line << "\n";
     if (report.names_gpus()) out << "\n" << gpus_line(report) << "\n";
     for (const auto& e : report.excluded)
       out << "\nnot compared: " << e.id << ": " << e.reason << " (" << e.remedy << ")";

@@ -47,7 +47,7 @@ std::vector<std::string> comparison_header(const ComparisonReport& report) {
 }
 
 std::vector<std::string> comparison_row(const ComparisonReport& report, const Comparison& c) {
-  std::vector<std::string> row{c.id,
+  std::vector<std::string> row{c.control ? c.id + " (control)" : c.id,
                                std::to_string(c.n_a),
                                std::to_string(c.n_b),
                                format_time(c.median_a),

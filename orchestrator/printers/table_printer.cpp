@@ -91,6 +91,7 @@ class TablePrinter final : public Printer {
     out << mean_ratio_line(report) << " (alpha " << format_p(report.rule.alpha) << " after Holm, noise floor "
         << format("%.3g", report.rule.threshold * 100) << "%, " << format("%.3g", report.rule.confidence * 100)
         << "% intervals)\n";
+    for (const auto& line : report.control_lines()) out << line << "\n";
     for (const auto& e : report.excluded) out << "not compared: " << e.id << ": " << e.reason << " (" << e.remedy << ")\n";
     if (report.artifacts.shown()) print_artifact_changes(report.artifacts, /*markdown=*/false, out);
     if (report.kernels.shown()) print_kernel_changes(report.kernels, /*markdown=*/false, out);

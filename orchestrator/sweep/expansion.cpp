@@ -305,6 +305,8 @@ void SweepParser::produce_timing_calls(const Entry& entry, const Kind& kind, con
     instance.python_function = test.test;
     instance.pytest = {{"args", kind.pytest_args}, {"timing", "do_bench"}, {"import_in_worker", test.import_in_worker}};
     if (!test.node_id.empty()) instance.pytest["node_id"] = test.node_id;
+    // A control (a FlagGems torch-operator call): what an A/B of the code under test leaves alone.
+    if (call.value("control", false)) instance.pytest["control"] = true;
     claim_id(entry, instance.id, "the test makes two timing calls named " + name);
     instances.push_back(std::move(instance));
   }

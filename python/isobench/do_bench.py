@@ -10,7 +10,10 @@ Each timing call a test makes is an instance, named by what it measures:
 - anything else: the function that called do_bench (its qualified name) and the ordinal of the
   call among that function's calls in the test: "bench_softmax#1".
 The names come from running the test, so they are the same on both sides of a run as long as the
-test makes the same calls.
+test makes the same calls. A FlagGems call of IMPL "torch" is a control: it times the torch
+operator, which an A/B of two FlagGems builds does not change, so it should come out SAME (the
+listing marks it `"control": true`, the report shows it apart). Other suites' calls have no rule
+that tells a control, and are none.
 
 At collection (`enumerate_calls`, in the orchestrator's collector process, which may touch CUDA)
 each test runs once with do_bench answering at once (the callable is not called, the answer is
@@ -93,7 +96,7 @@ def _shape(args):
 
 
 def _flaggems_name(frame):
-    """OP/IMPL/DTYPE/SHAPE when the call comes from a FlagGems Benchmark's get_latency, else None."""
+    """(OP/IMPL/DTYPE/SHAPE, IMPL) when the call comes from a FlagGems Benchmark's get_latency, else None."""
     depth = 0
     while frame is not None and depth < 16:
         bench = frame.f_locals.get("self") if frame.f_code.co_name == "get_latency" else None
@@ -105,7 +108,7 @@ def _flaggems_name(frame):
             caller = frame.f_back
             dtype = caller.f_locals.get("dtype") if caller is not None else None
             dtype = str(dtype).replace("torch.", "") if dtype is not None else "nodtype"
-            return "%s/%s/%s/%s" % (bench.op_name, impl, dtype, _shape(frame.f_locals.get("args", ())))
+            return "%s/%s/%s/%s" % (bench.op_name, impl, dtype, _shape(frame.f_locals.get("args", ()))), impl
         frame, depth = frame.f_back, depth + 1
     return None
 
@@ -122,21 +125,21 @@ def _caller_name(frame):
 
 
 class _Names:
-    """The names of one run of a test's timing calls, in order."""
+    """The names of one run of a test's timing calls, in order, and whether each is a control."""
 
     def __init__(self):
         self.seen = {}
 
     def next(self, frame):
-        base = _flaggems_name(frame)
-        generic = base is None
-        if generic:
-            base = _caller_name(frame)
+        """(name, control): control is True for a FlagGems torch-operator call."""
+        flaggems = _flaggems_name(frame)
+        generic = flaggems is None
+        base, impl = (_caller_name(frame), None) if generic else flaggems
         count = self.seen.get(base, 0) + 1
         self.seen[base] = count
         if generic:
-            return "%s#%d" % (base, count)
-        return base if count == 1 else "%s#%d" % (base, count)
+            return "%s#%d" % (base, count), False
+        return (base if count == 1 else "%s#%d" % (base, count)), impl == "torch"
 
 
 def keywords_of(original, args, kwargs):
@@ -192,7 +195,11 @@ class _Listing:
 
     def timing_call(self, kind, fn, kwargs, caller):
         del fn
-        self.calls.append({"name": self.names.next(caller), "kind": kind})
+        name, control = self.names.next(caller)
+        call = {"name": name, "kind": kind}
+        if control:
+            call["control"] = True
+        self.calls.append(call)
         return answer(kwargs, PLACEHOLDER_MS)
 
 
@@ -266,7 +273,7 @@ class _TestRun:
         del kind
         if self.released:
             raise _LetGo()
-        name = self.names.next(caller)
+        name, _ = self.names.next(caller)
         self.seen.append(name)
         if name != self.target or self.fn is not None:
             return answer(kwargs, PLACEHOLDER_MS)

@@ -434,6 +434,43 @@ TEST_CASE("a do_bench suite: each timing call an instance, SLOWER only where the
                    "(1 collected)\n");
 }
 
+// The torch-operator calls of a FlagGems-style test are controls: an A/B whose candidate moves
+// them (here the torch operator's work doubled) marks them in the JSON, counts them in the
+// outcome as suspect, and the table shows them apart with a warning each.
+TEST_CASE("a do_bench suite's controls: marked in the JSON and the table, a control that is not SAME warned of") {
+  Scratch s("pytest-bridge-do-bench-controls");
+  const std::string suite = source_dir() + "/tests/python/data/do_bench_suite.py";
+  const auto r = run(bin("orchestrate") + " ab --quiet --format json --device cpu --pytest " + suite +
+                         " --python-path " + source_dir() + "/tests/python/fake_triton -k flaggems" +
+                         " --candidate-env DO_BENCH_SLOW=torch_softmax --samples 12 --inner 3 --out " + s.path("run"),
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 1, r.err);
+  const auto comparison = nlohmann::json::parse(r.out);
+  std::set<std::string> controls;
+  for (const auto& row : comparison["instances"]) {
+    const std::string id = row["instance"];
+    const std::string seen = id + " " + row["verdict"].get<std::string>();
+    INFO(seen);
+    CHECK(row.value("control", false) == (id.find("/torch/") != std::string::npos));
+    if (row.value("control", false)) {
+      controls.insert(id);
+      CHECK(row["verdict"] == "SLOWER");
+    }
+  }
+  CHECK(controls.size() == 4);
+  CHECK(comparison["controls"]["n"] == 4);
+  CHECK(comparison["controls"]["changed"] == 4);
+  CHECK(comparison["controls"]["suspect"] == true);
+  CHECK(comparison["outcome"].get<std::string>().find("; controls 0 of 4 SAME (4 changed: suspect)") != std::string::npos);
+  // compare on the run: the table marks each control and warns of each that is not SAME
+  const auto table = run(bin("orchestrate") + " compare " + s.path("run"), s);
+  CHECK(table.out.find("controls: 0 of 4 SAME (the torch-operator calls of FlagGems tests") != std::string::npos);
+  for (const auto& id : controls) {
+    CHECK(table.out.find(id + " (control)") != std::string::npos);
+    CHECK(table.out.find("warning: control " + id + " is SLOWER") != std::string::npos);
+  }
+}
+
 // A do_bench file whose import initialises CUDA (as `import flag_gems` does; here the stand-in
 // torch of tests/python/fake_torch): the run's zygotes never import it, every worker does and
 // says so in workers.log, and the run's note gives the collector's cost.

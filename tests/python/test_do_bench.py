@@ -51,6 +51,15 @@ class Listing(unittest.TestCase):
         self.assertEqual(kinds["test_graph#1"], "do_bench_cudagraph")
         self.assertEqual(calls_of(quietly(pytest_bridge.collect_suite, SUITE, "", [], "do_bench")), calls)
 
+    def test_the_torch_operator_calls_of_a_flaggems_benchmark_are_its_controls(self):
+        listed = quietly(pytest_bridge.collect_suite, SUITE, "", [], "do_bench")
+        controls = sorted(c["name"] for t in listed["tests"] for c in t.get("calls", []) if c.get("control"))
+        self.assertEqual(controls, ["softmax/torch/float16/256x8", "softmax/torch/float16/64x64",
+                                    "softmax/torch/float32/256x8", "softmax/torch/float32/64x64"])
+        # a call no rule tells a control of (any suite but FlagGems') is none: no key at all
+        plain = [c for t in listed["tests"] if t["test"] == "test_plain[1]" for c in t["calls"]]
+        self.assertTrue(plain and all("control" not in c for c in plain))
+
     def test_the_listing_times_nothing(self):
         before = dict(triton.testing.CALLS)
         quietly(pytest_bridge.collect_suite, SUITE, "graph", [], "do_bench")

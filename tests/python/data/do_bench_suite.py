@@ -2,7 +2,8 @@
 tests/integration/test_do_bench.cpp), with the stand-in triton.testing (tests/python/fake_triton):
 tests that time through triton.testing.do_bench / do_bench_cudagraph as FlagGems' benchmark/ and
 Liger-Kernel's scripts do, written for these tests. DO_BENCH_SLOW names the operation whose work
-is made slower (the planted regression of an A/B); DO_BENCH_LOG, a file each test appends what
+is made slower (the planted regression of an A/B; "torch_softmax" slows the torch operator, a
+control); DO_BENCH_LOG, a file each test appends what
 its do_bench calls returned to ("<test> <call> <kind of value>")."""
 
 import os
@@ -60,7 +61,7 @@ class Bench:
 
 
 def torch_softmax(x, us):
-    spin(us)
+    spin(us * 2 if SLOW == "torch_softmax" else us)  # a control that moves: the A/B is suspect
 
 
 def gems_softmax(x, us):
