@@ -92,25 +92,34 @@ bool any_pytest_flag(const Plan& plan, const char* key, const nlohmann::json& va
 // FlagGems' tuner keeps its choices in a database under FLAGGEMS_CACHE_DIR (~/.flaggems by
 // default), which the two sides of a run would share: each side of a run that times do_bench
 // calls gets <run>/flaggems-cache/side-<s>, unless the side's options or the orchestrator's
-// environment give one (kept, and said).
+// environment give one (kept, and said). python.json's side records which, as "flaggems_cache":
+// {"dir", "chosen_by": "per side" | "the side's options" | "the environment", "existed"} (whether
+// the folder was there before the run: a database tuned earlier, whose choices the side takes).
 void per_side_flaggems_cache(std::vector<nlohmann::json>& sides, const std::string& run_dir, const Log& log) {
   const std::string prefix = "FLAGGEMS_CACHE_DIR=";
+  std::error_code ec;
   for (std::size_t side = 0; side < sides.size(); ++side) {
     auto variables = sides[side].value("variables", std::vector<std::string>{});
-    std::string given;
+    std::string given, chosen_by = "the side's options";
     for (const auto& v : variables)
       if (v.rfind(prefix, 0) == 0) given = v.substr(prefix.size());
     const char* inherited = std::getenv("FLAGGEMS_CACHE_DIR");
-    if (given.empty() && inherited && *inherited) given = inherited;
+    if (given.empty() && inherited && *inherited) given = inherited, chosen_by = "the environment";
     if (!given.empty()) {
-      log.note(side_label(side) + ": FLAGGEMS_CACHE_DIR=" + given + " as given (FlagGems' tuner database" +
-               (sides.size() > 1 ? ", which the sides share when they are given the same folder)" : ")"));
+      const bool existed = fs::exists(given, ec);
+      sides[side]["flaggems_cache"] = {{"dir", given}, {"chosen_by", chosen_by}, {"existed", existed}};
+      log.note(side_label(side) + ": FLAGGEMS_CACHE_DIR=" + given + " as given by " + chosen_by +
+               (existed ? " (a folder from before the run: FlagGems' tuner takes the choices its database holds" +
+                              std::string(sides.size() > 1 ? "; the sides share it when given the same folder)" : ")")
+                        : " (FlagGems' tuner database, new" +
+                              std::string(sides.size() > 1 ? "; the sides share it when given the same folder)" : ")")));
       continue;
     }
     const std::string folder = (fs::path(run_dir) / "flaggems-cache" / ("side-" + std::to_string(side))).string();
     variables.push_back(prefix + folder);
     sides[side]["variables"] = variables;
-    log.note(side_label(side) + ": FLAGGEMS_CACHE_DIR=" + folder + " (FlagGems' tuner database, one per side)");
+    sides[side]["flaggems_cache"] = {{"dir", folder}, {"chosen_by", "per side"}, {"existed", false}};
+    log.note(side_label(side) + ": FLAGGEMS_CACHE_DIR=" + folder + " (FlagGems' tuner database, one per side, new)");
   }
 }
 

@@ -16,8 +16,21 @@ for itself: another configuration is another kernel, measured as a change. So in
   a sample) fails the launch, asking for one launch in the set-up.
 
 Nothing here imports triton: the autotuners are found among the loaded modules' globals, as
-instances of `triton.runtime.autotuner.Autotuner` when that module is loaded.
+instances of `triton.runtime.autotuner.Autotuner` when that module is loaded. An autotuner whose
+`cache` is not a dict (FlagGems' LibTuner keeps its choices in its tuner database) is not pinned:
+its database decides.
+
+What each side chose is recorded too (`ChoiceWatch`), for pinned autotuners and for those that are
+not (one behind a wrapper, as FlagGems' LibEntry holds its LibTuner; one with a database of its
+own): every Autotuner among the globals or behind a global's `fn` chain has its `run` watched, and
+the configuration it used in an instance's set-up (its `best_config` after the run) is written by
+the side's first worker to set the instance up into the instance's artifact folder,
+`triton_autotune.json`; `compare` lists the instances whose file differs between the sides (their
+autotuners chose differently) among the artifacts that differ.
 """
+
+import json
+import os
 
 import sys
 
@@ -104,6 +117,8 @@ class AutotuneLedger:
             return
         for value in module_scan.loaded_globals():
             if module_scan.is_a(value, autotuner) and id(value) not in self.caches:
+                if type(value.cache) is not dict and not isinstance(value.cache, _RecordingCache):
+                    continue  # a tuner database of its own (FlagGems' LibTuner): not pinned, recorded by ChoiceWatch
                 if not isinstance(value.cache, _RecordingCache):
                     value.cache = _RecordingCache(value, value.cache)
                 self.caches[id(value)] = value.cache
@@ -130,3 +145,85 @@ class AutotuneLedger:
             cache.in_setup = False
             used.extend(cache.used.values())
         return sorted(used, key=lambda r: (r["kernel"], repr(r["key"])))
+
+
+CHOICES_FILE = "triton_autotune.json"
+
+
+def _own_dict(value):
+    """An object's instance __dict__, read without running its __getattr__ or __getattribute__."""
+    try:
+        return object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return {}
+
+
+class ChoiceWatch:
+    """Which configuration each autotuner used in a set-up, every autotuner of this process:
+    begin() before a set-up, end() after it returns [{"kernel", "config"}]. rescan() finds the
+    autotuners of modules imported since (a do_bench file imported in the worker, during its
+    first set-up, calls it before the first launch)."""
+
+    def __init__(self):
+        self.watched = {}   # id(tuner) -> tuner
+        self.modules = -1   # len(sys.modules) at the last scan
+        self.used = None    # kernel -> config fields, while a set-up runs
+
+    def rescan(self):
+        if len(sys.modules) == self.modules:
+            return
+        self.modules = len(sys.modules)
+        autotuner = getattr(sys.modules.get("triton.runtime.autotuner"), "Autotuner", None)
+        wrapper = getattr(sys.modules.get("triton.runtime.jit"), "KernelInterface", None)
+        if autotuner is None:
+            return
+        for value in module_scan.loaded_globals():
+            for _ in range(4):  # a global's fn chain: LibEntry -> LibTuner -> JITFunction
+                if module_scan.is_a(value, autotuner):
+                    self._watch(value)
+                    break
+                if wrapper is None or not module_scan.is_a(value, wrapper):
+                    break
+                value = _own_dict(value).get("fn")
+
+    def _watch(self, tuner):
+        if id(tuner) in self.watched:
+            return
+        self.watched[id(tuner)] = tuner
+        original, name, watch = tuner.run, kernel_name(tuner), self
+
+        def run(*args, **kwargs):
+            result = original(*args, **kwargs)
+            if watch.used is not None:
+                config = _own_dict(tuner).get("best_config")
+                if config is not None:
+                    watch.used[name] = config_fields(config)
+            return result
+
+        tuner.run = run  # an instance attribute: Triton's launches and LibEntry call self.run / fn.run
+
+    def begin(self):
+        self.rescan()
+        self.used = {}
+
+    def end(self):
+        used, self.used = self.used or {}, None
+        return [{"kernel": kernel, "config": used[kernel]} for kernel in sorted(used)]
+
+
+WATCH = ChoiceWatch()
+
+
+def record_choices(choices, folder):
+    """The side's first record of an instance's choices, in its artifact folder (later workers'
+    set-ups of the instance leave it)."""
+    if not choices or folder is None:
+        return
+    path = os.path.join(folder, CHOICES_FILE)
+    if os.path.exists(path):
+        return
+    os.makedirs(folder, exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump({"choices": choices}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)

@@ -386,6 +386,8 @@ class DoBenchTest:
             _worker_stream(stream, device_index)
         instance = DoBenchInstance(self._run_test, call, self.label, stream, device_index)
         instance.ensure()
+        from . import autotune
+        autotune.WATCH.rescan()  # the autotuners of a file this set-up imported, before they run
         instance.first_launch()
         return instance
 

@@ -117,10 +117,13 @@ class BenchmarkKernel:
             if stream is not None:
                 self.worker.current_stream.enter(stream, self.worker.device_index)
             self.worker.autotune.begin(self.pinned.get(handle))
+            autotune.WATCH.begin()
             try:
                 timed = contract.set_up(self.function, params, seed, device, stream)
             finally:
                 self.chosen[handle] = self.worker.autotune.end()
+                choices = autotune.WATCH.end()
+            autotune.record_choices(choices, triton_ir.artifact_folder())
             if stream is not None:
                 folder = triton_ir.artifact_folder()
                 if triton_ir.wanted(folder):  # the IR of what it launches: one more launch, untimed

@@ -437,13 +437,22 @@ TEST_CASE("a do_bench suite: each timing call an instance, SLOWER only where the
 // The torch-operator calls of a FlagGems-style test are controls: an A/B whose candidate moves
 // them (here the torch operator's work doubled) marks them in the JSON, counts them in the
 // outcome as suspect, and the table shows them apart with a warning each.
+namespace {
+
+// An A/B on the CPU of tests/python/data/do_bench_suite.py with the stand-in Triton, into
+// <scratch>/run: `options` picks the tests, the candidate's environment and the samples.
+Result ab_do_bench_suite(const Scratch& s, const std::string& format, const std::string& options) {
+  return run(bin("orchestrate") + " ab --quiet --format " + format + " --device cpu --pytest " + source_dir() +
+                 "/tests/python/data/do_bench_suite.py --python-path " + source_dir() + "/tests/python/fake_triton " +
+                 options + " --out " + s.path("run"),
+             s);
+}
+
+}  // namespace
+
 TEST_CASE("a do_bench suite's controls: marked in the JSON and the table, a control that is not SAME warned of") {
   Scratch s("pytest-bridge-do-bench-controls");
-  const std::string suite = source_dir() + "/tests/python/data/do_bench_suite.py";
-  const auto r = run(bin("orchestrate") + " ab --quiet --format json --device cpu --pytest " + suite +
-                         " --python-path " + source_dir() + "/tests/python/fake_triton -k flaggems" +
-                         " --candidate-env DO_BENCH_SLOW=torch_softmax --samples 12 --inner 3 --out " + s.path("run"),
-                     s);
+  const auto r = ab_do_bench_suite(s, "json", "-k flaggems --candidate-env DO_BENCH_SLOW=torch_softmax --samples 12 --inner 3");
   REQUIRE_MESSAGE(r.exit_code == 1, r.err);
   const auto comparison = nlohmann::json::parse(r.out);
   std::set<std::string> controls;
@@ -468,6 +477,46 @@ TEST_CASE("a do_bench suite's controls: marked in the JSON and the table, a cont
   for (const auto& id : controls) {
     CHECK(table.out.find(id + " (control)") != std::string::npos);
     CHECK(table.out.find("warning: control " + id + " is SLOWER") != std::string::npos);
+  }
+}
+
+// What each side's autotuners chose (the stand-in's pick follows FAKE_TRITON_BEST, 1 on the
+// candidate): a plain @autotune kernel (a global: pinned from the baseline where the instance is
+// CUDA's, not on --device cpu) and one behind a wrapper (as FlagGems' LibEntry holds its
+// LibTuner: never pinned) are both recorded. Each side's first worker writes the instance's
+// triton_autotune.json, and compare lists it among the artifacts that differ; python.json says
+// which FlagGems tuner database each side used.
+TEST_CASE("a do_bench suite's autotune choices: recorded per side, an instance whose sides chose differently listed") {
+  Scratch s("pytest-bridge-do-bench-autotune");
+  const auto r = ab_do_bench_suite(s, "none", "-k autotuned --candidate-env FAKE_TRITON_BEST=1 --samples 4 --inner 2 --fail-on never");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::map<std::string, std::string> chosen;  // "side kernel" -> BLOCK
+  std::string seen;
+  for (const std::string side : {"side-0", "side-1"})
+    for (const auto& folder : std::filesystem::directory_iterator(s.path("run/artifacts/" + side))) {
+      const auto file = folder.path() / "triton_autotune.json";
+      REQUIRE_MESSAGE(std::filesystem::exists(file), file.string());
+      const auto recorded = read_json(file.string());
+      for (const auto& choice : recorded["choices"]) {
+        const std::string kernel = choice["kernel"];
+        chosen[side + " " + kernel.substr(kernel.rfind('.') + 1)] = choice["config"]["kwargs"]["BLOCK"].dump();
+        seen += side + " " + kernel + "; ";
+      }
+    }
+  INFO(seen);
+  CHECK(chosen.size() == 4);
+  CHECK(chosen["side-0 _plain"] == "1");
+  CHECK(chosen["side-1 _plain"] == "2");
+  CHECK(chosen["side-0 _wrapped"] == "1");
+  CHECK(chosen["side-1 _wrapped"] == "2");
+  const auto compared = run(bin("orchestrate") + " compare " + s.path("run"), s);
+  CHECK(compared.out.find("test_autotuned::test_autotuned#1: triton_autotune.json") != std::string::npos);
+  const auto python = read_json(s.path("run/python.json"));
+  for (std::size_t side = 0; side < 2; ++side) {
+    const auto& cache = python["sides"][side]["flaggems_cache"];
+    CHECK(cache["dir"] == s.path("run/flaggems-cache/side-" + std::to_string(side)));
+    CHECK(cache["chosen_by"] == "per side");
+    CHECK(cache["existed"] == false);
   }
 }
 

@@ -113,3 +113,78 @@ class AutotuneRecordReplay(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Entry(triton.runtime.jit.KernelInterface):
+    """A wrapper holding its autotuner as `fn`, as FlagGems' LibEntry holds its LibTuner."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def run(self, *args, **kwargs):
+        return self.fn.run(*args, **kwargs)
+
+
+class DatabaseCache:
+    """A cache that is no dict (FlagGems' LibTuner keeps its choices in its tuner database)."""
+
+    def __init__(self):
+        self.rows = {}
+
+    def __contains__(self, key):
+        return key in self.rows
+
+    def __getitem__(self, key):
+        return self.rows[key]
+
+    def __setitem__(self, key, config):
+        self.rows[key] = config
+
+
+class ChoiceRecording(unittest.TestCase):
+    """ChoiceWatch: the configuration each autotuner used in a set-up, the autotuners behind a
+    wrapper and those with a database of their own included (neither is pinned)."""
+
+    def setUp(self):
+        self.addCleanup(sys.modules.pop, "autotune_test_kernels", None)
+        self.addCleanup(os.environ.pop, "FAKE_TRITON_BEST", None)
+
+    def test_the_watch_records_pinned_wrapped_and_database_autotuners_alike(self):
+        module = make_module()
+        module.entry = Entry(triton.autotune(configs=CONFIGS, key=["n"])(module.scale.fn))
+        module.entry.fn.base_fn = types.SimpleNamespace(__module__=module.__name__, __qualname__="wrapped")
+        module.database = triton.autotune(configs=CONFIGS, key=["n"])(module.scale.fn)
+        module.database.base_fn = types.SimpleNamespace(__module__=module.__name__, __qualname__="database")
+        module.database.cache = DatabaseCache()
+        os.environ["FAKE_TRITON_BEST"] = "1"
+        ledger, watch = autotune.AutotuneLedger(), autotune.ChoiceWatch()
+        ledger.begin(None)
+        watch.begin()
+        module.scale(32)
+        module.entry.run(32)
+        module.database(32)
+        pinned = ledger.end()
+        chosen = watch.end()
+        # the ledger pins the plain autotuner only, and leaves the database's cache as it was
+        self.assertEqual([r["kernel"] for r in pinned], ["autotune_test_kernels.make_module.<locals>.scale"])
+        self.assertIsInstance(module.database.cache, DatabaseCache)
+        self.assertEqual([(r["kernel"], r["config"]["kwargs"]) for r in chosen],
+                         [("autotune_test_kernels.database", {"BLOCK": 128}),
+                          ("autotune_test_kernels.make_module.<locals>.scale", {"BLOCK": 128}),
+                          ("autotune_test_kernels.wrapped", {"BLOCK": 128})])
+        # outside a set-up nothing is noted; a set-up that launches nothing records nothing
+        module.entry.run(64)
+        watch.begin()
+        self.assertEqual(watch.end(), [])
+
+    def test_the_sides_first_record_stays(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            first = [{"kernel": "k", "config": {"kwargs": {"BLOCK": 1}}}]
+            autotune.record_choices(first, folder)
+            autotune.record_choices([{"kernel": "k", "config": {"kwargs": {"BLOCK": 2}}}], folder)
+            autotune.record_choices([], os.path.join(folder, "none"))
+            import json
+            with open(os.path.join(folder, autotune.CHOICES_FILE)) as f:
+                self.assertEqual(json.load(f), {"choices": first})
+            self.assertFalse(os.path.exists(os.path.join(folder, "none")))

@@ -12,6 +12,7 @@ import time
 import pytest
 import triton.testing
 from triton.runtime import autotuner
+from triton.runtime.jit import KernelInterface
 
 SLOW = os.environ.get("DO_BENCH_SLOW", "")
 
@@ -92,6 +93,34 @@ def test_graph():
     value = triton.testing.do_bench_cudagraph(lambda: spin(100))
     log("test_graph", "graph", value)
     assert value > 0
+
+
+def _plain(n, BLOCK, **launch):
+    spin(20 * BLOCK)
+
+
+def _wrapped(n, BLOCK, **launch):
+    spin(20 * BLOCK)
+
+
+class Entry(KernelInterface):
+    """Holds its autotuner as `fn`, as FlagGems' LibEntry holds its LibTuner: the autotuner is no
+    global of the module, so isobench does not pin it, and records what it chose."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def run(self, *args, **kwargs):
+        return self.fn.run(*args, **kwargs)
+
+
+TUNED_CONFIGS = [autotuner.Config({"BLOCK": 1}), autotuner.Config({"BLOCK": 2})]
+tuned_plain = autotuner.autotune(TUNED_CONFIGS, key=["n"])(_plain)  # pinned from the baseline
+tuned_wrapped = Entry(autotuner.autotune(TUNED_CONFIGS, key=["n"])(_wrapped))  # each side tunes
+
+
+def test_autotuned():
+    triton.testing.do_bench(lambda: (tuned_plain(8), tuned_wrapped.run(8)))
 
 
 def test_nothing_timed():

@@ -31,11 +31,16 @@ class Autotuner(KernelInterface):
         return self.configs[index % len(self.configs)]
 
     def __call__(self, *args, **kwargs):
+        return self.run(*args, **kwargs)
+
+    def run(self, *args, **kwargs):
+        """As Triton's: the key's configuration from the cache, tuned when missing, kept as
+        best_config, and the kernel launched with it."""
         named = dict(zip(self.fn.__code__.co_varnames, args), **kwargs)
         key = tuple(named[k] for k in self.keys)
         if key not in self.cache:
             self.cache[key] = self._best()
-        config = self.cache[key]
+        config = self.best_config = self.cache[key]
         return self.fn(*args, **kwargs, **config.all_kwargs())
 
 
