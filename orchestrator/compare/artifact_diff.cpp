@@ -149,6 +149,14 @@ std::vector<std::string> ttgir_location_differences(const ArtifactComparison& co
   return ttgir_instances(comparison, /*locations_only=*/true);
 }
 
+std::vector<std::string> autotune_differences(const ArtifactComparison& comparison) {
+  std::vector<std::string> ids;
+  for (const auto& c : comparison.changes)
+    if (c.path == kAutotuneChoicesFile && std::find(ids.begin(), ids.end(), c.instance) == ids.end())
+      ids.push_back(c.instance);
+  return ids;
+}
+
 std::vector<std::string> ttgir_lines(const ArtifactComparison& comparison) {
   const auto ids_text = [](const std::vector<std::string>& ids) {
     std::string text = std::to_string(ids.size()) + (ids.size() == 1 ? " instance: " : " instances: ");
@@ -156,6 +164,9 @@ std::vector<std::string> ttgir_lines(const ArtifactComparison& comparison) {
     return text;
   };
   std::vector<std::string> lines;
+  if (const auto ids = autotune_differences(comparison); !ids.empty())
+    lines.push_back("autotune choices differ for " + ids_text(ids) + " (the sides' autotuners chose other "
+                    "configurations: " + std::string(kAutotuneChoicesFile) + " in each side's artifact folder)");
   if (const auto ids = ttgir_differences(comparison); !ids.empty())
     lines.push_back("TTGIR differs for " + ids_text(ids) + " (orchestrate ir-diff RUN INSTANCE prints the difference)");
   if (const auto ids = ttgir_location_differences(comparison); !ids.empty())
@@ -217,6 +228,7 @@ json artifact_changes_json(const ArtifactComparison& comparison) {
   }
   return {{"files_a", comparison.files_a}, {"files_b", comparison.files_b}, {"differ", differ},
           {"ttgir_differ", ttgir_differences(comparison)},
+          {"autotune_differ", autotune_differences(comparison)},
           {"ttgir_differ_in_locations_only", ttgir_location_differences(comparison)}};
 }
 

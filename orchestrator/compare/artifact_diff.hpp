@@ -48,8 +48,13 @@ ArtifactComparison compare_run_artifacts(const std::vector<std::string>& runs, c
 // ttgir_location_differences ("ttgir_differ_in_locations_only").
 std::vector<std::string> ttgir_differences(const ArtifactComparison& comparison);
 std::vector<std::string> ttgir_location_differences(const ArtifactComparison& comparison);
-// The lines that name them: "TTGIR differs for 2 instances: a, b (orchestrate ir-diff ...)", then
-// "TTGIR differs only in source locations (file paths, lines) for 1 instance: c"; none when none.
+// The instances whose autotune choices differ between the sides: their triton_autotune.json
+// (python/isobench/autotune.py, ChoiceWatch) differs or one side lacks it; "autotune_differ" in JSON.
+inline constexpr const char* kAutotuneChoicesFile = "triton_autotune.json";
+std::vector<std::string> autotune_differences(const ArtifactComparison& comparison);
+// The lines that name them: "autotune choices differ for 1 instance: a (...)", "TTGIR differs for 2
+// instances: a, b (orchestrate ir-diff ...)", then "TTGIR differs only in source locations (file
+// paths, lines) for 1 instance: c"; none when none.
 std::vector<std::string> ttgir_lines(const ArtifactComparison& comparison);
 
 // The printers' pieces: the JSON value of "artifacts", the text section of the terminal and

@@ -104,17 +104,30 @@ class _RecordingCache(dict):
 
 
 class AutotuneLedger:
-    """One worker's autotuners: begin() before an instance's set-up, end() after it."""
+    """One worker's autotuners: begin() before an instance's set-up, end() after it, then
+    check_found(). A module the set-up imports (a do_bench file imported in the worker) brings
+    its autotuners in mid-set-up: rescan() (the module function) arms them before they run."""
+
+    current = None  # the ledger whose set-up is under way, for rescan()
 
     def __init__(self):
         self.caches = None
+        self.modules = -1   # len(sys.modules) at the last scan
+        self.records = []   # the pinned choices of the set-up under way
+        self.missing = []   # pinned kernels the last set-up never found
 
     def _find(self):
+        """The autotuners of the modules loaded since the last scan; the ids of those new."""
+        if self.caches is None:
+            self.caches = {}
+        if len(sys.modules) == self.modules:
+            return []
+        self.modules = len(sys.modules)
         module = sys.modules.get("triton.runtime.autotuner")
         autotuner = getattr(module, "Autotuner", None)
-        self.caches = {}
         if autotuner is None:
-            return
+            return []
+        found = []
         for value in module_scan.loaded_globals():
             if module_scan.is_a(value, autotuner) and id(value) not in self.caches:
                 if type(value.cache) is not dict and not isinstance(value.cache, _RecordingCache):
@@ -122,29 +135,52 @@ class AutotuneLedger:
                 if not isinstance(value.cache, _RecordingCache):
                     value.cache = _RecordingCache(value, value.cache)
                 self.caches[id(value)] = value.cache
+                found.append(id(value))
+        return found
+
+    def _arm(self, cache):
+        cache.used = {}
+        cache.pinned = {repr(r["key"]): r["config"] for r in self.records if r.get("kernel") == cache.name}
+        cache.in_setup = True
 
     def begin(self, pinned):
         """Before a set-up: `pinned` is the instance's pinned describe() (or None)."""
-        if self.caches is None:
-            self._find()
-        records = (pinned or {}).get(RECORD_KEY, [])
-        known = {cache.name for cache in self.caches.values()}
-        for record in records:
-            if record.get("kernel") not in known:
-                raise AutotuneError("the pinned autotune choice names %s, and this side's modules have no "
-                                    "@triton.autotune kernel of that name" % record.get("kernel"))
+        self._find()
+        self.records = (pinned or {}).get(RECORD_KEY, [])
         for cache in self.caches.values():
-            cache.used = {}
-            cache.pinned = {repr(r["key"]): r["config"] for r in records if r.get("kernel") == cache.name}
-            cache.in_setup = True
+            self._arm(cache)
+        AutotuneLedger.current = self
+
+    def rescan(self):
+        """During a set-up: the autotuners of modules it imported, armed as begin() arms."""
+        for key in self._find():
+            self._arm(self.caches[key])
 
     def end(self):
         """After a set-up: what it used, for describe()."""
+        AutotuneLedger.current = None
         used = []
         for cache in (self.caches or {}).values():
             cache.in_setup = False
             used.extend(cache.used.values())
+        known = {cache.name for cache in (self.caches or {}).values()}
+        self.missing = sorted({r.get("kernel") for r in self.records if r.get("kernel") not in known})
         return sorted(used, key=lambda r: (r["kernel"], repr(r["key"])))
+
+    def check_found(self):
+        """After a set-up that succeeded: AutotuneError where a pinned kernel was never found (its
+        choice was not replayed)."""
+        if self.missing:
+            raise AutotuneError("the pinned autotune choice names %s, and this side's modules have no "
+                                "@triton.autotune kernel of that name" % self.missing[0])
+
+
+def rescan():
+    """Mid-set-up, after an import: the new modules' autotuners armed (pinned choices replayed)
+    and watched (ChoiceWatch), before they first run."""
+    WATCH.rescan()
+    if AutotuneLedger.current is not None:
+        AutotuneLedger.current.rescan()
 
 
 CHOICES_FILE = "triton_autotune.json"

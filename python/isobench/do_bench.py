@@ -387,7 +387,7 @@ class DoBenchTest:
         instance = DoBenchInstance(self._run_test, call, self.label, stream, device_index)
         instance.ensure()
         from . import autotune
-        autotune.WATCH.rescan()  # the autotuners of a file this set-up imported, before they run
+        autotune.rescan()  # the autotuners of a file this set-up imported, pinned and watched before they run
         instance.first_launch()
         return instance
 

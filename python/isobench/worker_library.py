@@ -123,6 +123,7 @@ class BenchmarkKernel:
             finally:
                 self.chosen[handle] = self.worker.autotune.end()
                 choices = autotune.WATCH.end()
+            self.worker.autotune.check_found()
             autotune.record_choices(choices, triton_ir.artifact_folder())
             if stream is not None:
                 folder = triton_ir.artifact_folder()

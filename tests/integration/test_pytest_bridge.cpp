@@ -511,6 +511,9 @@ TEST_CASE("a do_bench suite's autotune choices: recorded per side, an instance w
   CHECK(chosen["side-1 _wrapped"] == "2");
   const auto compared = run(bin("orchestrate") + " compare " + s.path("run"), s);
   CHECK(compared.out.find("test_autotuned::test_autotuned#1: triton_autotune.json") != std::string::npos);
+  CHECK(compared.out.find("autotune choices differ for 1 instance: test_autotuned::test_autotuned#1 (") != std::string::npos);
+  const auto json = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+  CHECK(nlohmann::json::parse(json.out)["artifacts"]["autotune_differ"] == nlohmann::json::array({"test_autotuned::test_autotuned#1"}));
   const auto python = read_json(s.path("run/python.json"));
   for (std::size_t side = 0; side < 2; ++side) {
     const auto& cache = python["sides"][side]["flaggems_cache"];

@@ -88,9 +88,33 @@ class AutotuneRecordReplay(unittest.TestCase):
     def test_a_pinned_kernel_this_side_does_not_have_fails_the_set_up(self):
         make_module()
         ledger = autotune.AutotuneLedger()
+        ledger.begin({autotune.RECORD_KEY: [{"kernel": "elsewhere.matmul", "key": [1], "config": {}}]})
+        ledger.end()
         with self.assertRaises(autotune.AutotuneError) as caught:
-            ledger.begin({autotune.RECORD_KEY: [{"kernel": "elsewhere.matmul", "key": [1], "config": {}}]})
+            ledger.check_found()
         self.assertIn("names elsewhere.matmul", str(caught.exception))
+
+    def test_a_module_the_set_up_imports_has_its_pinned_choice_replayed(self):
+        def worker(best, pinned):
+            """A fresh worker's set-up that imports the module (a do_bench file imported in the
+            worker), found by rescan() before its kernel runs: (its module, what it used)."""
+            sys.modules.pop("autotune_test_kernels", None)
+            os.environ["FAKE_TRITON_BEST"] = best
+            ledger = autotune.AutotuneLedger()
+            ledger.begin(pinned)
+            module = make_module()
+            autotune.rescan()
+            module.scale(1024)
+            used = ledger.end()
+            ledger.check_found()
+            return module, used
+
+        _, recorded = worker("1", None)  # the baseline's first worker
+        self.assertEqual([r["key"] for r in recorded], [[1024]])
+        # a later worker (either side) whose own autotuning would pick the other configuration
+        fresh, used = worker("0", {autotune.RECORD_KEY: recorded})
+        self.assertEqual(used, recorded)
+        self.assertEqual((fresh.ran, fresh.scale.benchmarked), ([(1024, 128, 8)], 0))
 
     def test_autotuning_after_the_set_up_fails_the_launch(self):
         module = make_module()
@@ -110,9 +134,6 @@ class AutotuneRecordReplay(unittest.TestCase):
         ledger.begin(None)
         self.assertEqual(ledger.end(), [])
 
-
-if __name__ == "__main__":
-    unittest.main()
 
 
 class Entry(triton.runtime.jit.KernelInterface):
@@ -188,3 +209,7 @@ class ChoiceRecording(unittest.TestCase):
             with open(os.path.join(folder, autotune.CHOICES_FILE)) as f:
                 self.assertEqual(json.load(f), {"choices": first})
             self.assertFalse(os.path.exists(os.path.join(folder, "none")))
+
+
+if __name__ == "__main__":
+    unittest.main()
