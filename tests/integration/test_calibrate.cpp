@@ -232,6 +232,29 @@ TEST_CASE("calibrate resumes: complete runs are skipped, an incomplete one is fi
   CHECK(read_json(s.path("cal/calibration.json"))["modes"][0]["fpr"][0]["trials"] == 2);
 }
 
+TEST_CASE("calibrate: workers that fail before their first sample stop it at the first run, said once") {
+  // /bin/false is an executable, so it passes as a worker build, and exits 1 at once in every run:
+  // what --resume would retry is what failed, so no retry is advised and no later run is started.
+  Scratch s("calibrate-false-worker");
+  const auto r = calibrate(s, "--runs 2 --modes sequential,process --worker /bin/false --out " + s.path("cal"));
+  CHECK(r.exit_code == 3);
+  std::vector<std::string> causes;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("exit code 1") != std::string::npos) causes.push_back(line);
+  REQUIRE_MESSAGE(causes.size() == 1, r.err);
+  CHECK(causes[0].find("failed before their first sample") != std::string::npos);
+  CHECK(causes[0].find("sequential/run-0") != std::string::npos);
+  CHECK(causes[0].find(s.path("cal/sequential/run-0/log.txt")) != std::string::npos);
+  CHECK_MESSAGE(r.err.find("--resume") == std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find("[1/4]") == std::string::npos, r.err);  // no progress line per failed run
+  // The first run stopped it: the other three were never started.
+  CHECK(fs::exists(s.path("cal/sequential/run-0/run.json")));
+  CHECK(!fs::exists(s.path("cal/sequential/run-1")));
+  CHECK(!fs::exists(s.path("cal/process")));
+  CHECK(!fs::exists(s.path("cal/calibration.json")));
+}
+
 TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") {
   Scratch s("calibrate-bad");
   const std::vector<std::pair<std::string, std::string>> cases = {
