@@ -167,6 +167,8 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     s.device = m.at("device").get<std::string>();
     s.gpu = m.at("gpu").get<int>();
     s.worker = m.at("worker").get<std::string>();
+    // Written before the default build was recorded by its path: the one beside orchestrate, as then.
+    if (s.worker.empty()) s.worker = default_worker_path();
     s.overrides = SettingsOverrides::from_json(m.at("overrides"));
     s.worker_timeout_s = j.at("worker_timeout_s").get<double>();
     s.retries = j.at("retries").get<int>();

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "orchestrator/calibration/analysis.hpp"
@@ -17,6 +18,7 @@
 #include "orchestrator/printers/calibration_report.hpp"
 #include "orchestrator/printers/printer.hpp"
 #include "orchestrator/run/plan_run.hpp"
+#include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sweep.hpp"
 
@@ -44,6 +46,7 @@ struct CalibrateArgs {
   int prestart = -1;
   bool quiet = false;
   SettingsOverrides overrides;
+  std::set<std::string> given;  // the options on the command line, by their long name
 };
 
 std::vector<std::string> split_modes(const std::string& text) {
@@ -87,7 +90,8 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   s.real_slowdowns.erase(std::unique(s.real_slowdowns.begin(), s.real_slowdowns.end()), s.real_slowdowns.end());
   s.device = a.device;
   s.gpu = a.gpu;
-  s.worker = a.worker.empty() ? "" : fs::absolute(a.worker).string();
+  // The build is recorded, not "the default": a resume measures with it wherever orchestrate is then.
+  s.worker = a.worker.empty() ? default_worker_path() : fs::absolute(a.worker).lexically_normal().string();
   s.worker_timeout_s = a.worker_timeout_s;
   s.retries = a.retries;
   s.prestart = a.prestart;
@@ -118,6 +122,42 @@ ExperimentSpec stored_experiment(const std::string& dir) {
   }
 }
 
+// A resumed calibration measures as it began (experiment.json): an option that would measure
+// otherwise is refused naming both, one that would plan other runs is not taken, and the recorded
+// worker build must still be there.
+void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
+  const std::string resume = "--resume " + a.resume;
+  const auto refuse = [&](const std::string& flag, const std::string& given, const std::string& recorded) {
+    throw UsageError(resume + ": " + flag + " " + given + " is not what the calibration was started with (" +
+                     recorded + "); a resumed calibration measures as it began: leave " + flag + " out");
+  };
+  if (a.given.count("--worker")) {
+    std::error_code ec, ec2;
+    if (fs::weakly_canonical(fs::absolute(a.worker), ec) != fs::weakly_canonical(spec.worker, ec2))
+      refuse("--worker", a.worker, spec.worker);
+  }
+  if (a.given.count("--device") && a.device != spec.device) refuse("--device", a.device, "--device " + spec.device);
+  if (a.given.count("--gpu") && a.gpu != spec.gpu)
+    refuse("--gpu", std::to_string(a.gpu), "--gpu " + std::to_string(spec.gpu));
+  if (a.given.count("--prestart") && a.prestart != spec.prestart)
+    refuse("--prestart", std::to_string(a.prestart),
+           spec.prestart < 0 ? "the default pre-start" : "--prestart " + std::to_string(spec.prestart));
+  const auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  for (const auto& [name, value] : a.overrides.values().items()) {
+    const std::string flag = ipc::find_setting(name)->flag();
+    const auto& recorded = spec.overrides.values();
+    if (!recorded.contains(name)) refuse(flag, text(value), "the sweep's " + name);
+    if (recorded.at(name) != value) refuse(flag, text(value), flag + " " + text(recorded.at(name)));
+  }
+  for (const char* flag : {"--out", "--modes", "--variants", "--runs", "--real-slowdown", "--target-power",
+                           "--target-delta", "--target-alpha", "--max-n", "--power-repetitions", "--worker-timeout",
+                           "--retries"})
+    if (a.given.count(flag))
+      throw UsageError(resume + ": " + flag + " is not taken: a resumed calibration finishes the runs its "
+                       "experiment.json plans; to plan others give the sweep with --out " + a.resume);
+  check_worker_build(spec.worker, resume + ": the calibration's worker build");
+}
+
 // What a fresh calibration made, undone when its first run refuses its input: the outermost folder
 // this invocation created, or the contents of the empty folder it was given.
 struct FreshDirectory {
@@ -140,6 +180,7 @@ FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args
       throw UsageError(args.resume + ": not a calibration directory (no experiment.json)");
     spec = stored_experiment(args.resume);
     spec.dir = args.resume;
+    check_resume_options(args, spec);
     return {};
   }
   if (args.sweep.empty()) throw UsageError("give a sweep file (or --resume DIR); see --help");
@@ -315,7 +356,11 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
        })->group("");
   }
   cmd->footer(std::string(kExitCodesHelp) + " calibrate never exits 1: it measures false-positive rates, not a change.");
-  cmd->callback([args, &exit_code] { exit_code = exit_code_of("calibrate", std::cerr, [&] { return calibrate(*args); }); });
+  cmd->callback([args, cmd, &exit_code] {
+    for (const CLI::Option* option : cmd->get_options())
+      if (option->count() > 0) args->given.insert(option->get_name());
+    exit_code = exit_code_of("calibrate", std::cerr, [&] { return calibrate(*args); });
+  });
 }
 
 }  // namespace isobench::orchestrator
