@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "ipc/rank_group.hpp"
@@ -20,6 +21,7 @@
 #include "orchestrator/json_errors.hpp"
 #include "orchestrator/program_output.hpp"
 #include "orchestrator/run/run.hpp"
+#include "orchestrator/sha256.hpp"
 #include "stats/verdict_feasibility.hpp"
 
 namespace fs = std::filesystem;
@@ -294,7 +296,30 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
   request.log.note(problem + (request.ab ? "" : " (compared as one family, alpha 0.001)"));
 }
 
+// The SHA-256 of every plugin library the run loads, so that --resume measures the code it began
+// with (check_recorded_plugins refuses a library rebuilt since).
+void record_plugins(Plan& plan) {
+  std::set<std::string> libraries;
+  for (const auto& p : plan.instances)
+    if (!p.worker.plugin.empty()) libraries.insert(p.worker.plugin);
+  for (const auto& args : plan.worker_args)
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == "--plugin-override") libraries.insert(args[i + 1].substr(args[i + 1].find('=') + 1));
+  for (const auto& library : libraries) plan.plugin_sha256[library] = plugin_fingerprint(library);
+}
+
 }  // namespace
+
+std::string plugin_fingerprint(const std::string& library) {
+  std::error_code ec;
+  const auto file = fs::canonical(library, ec);
+  if (ec) return "";
+  try {
+    return sha256_file_hex(file.string());
+  } catch (const std::runtime_error&) {
+    return "";
+  }
+}
 
 // Two builds of the sweep's plugin run in the default worker (plan_ab_sides).
 std::vector<std::string> side_workers(const RunRequest& request) {
@@ -366,6 +391,7 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
     plan_ab_sides(plan, request, sweep);
   else
     plan.workers = side_workers(request);
+  record_plugins(plan);
   if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.log);
   if (like) take_like_choices(plan, *like, request.overrides, request.log);
   if (plan.instances.empty())
