@@ -128,8 +128,8 @@ ExperimentSpec stored_experiment(const std::string& dir) {
 void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
   const std::string resume = "--resume " + a.resume;
   const auto refuse = [&](const std::string& flag, const std::string& given, const std::string& recorded) {
-    throw UsageError(resume + ": " + flag + " " + given + " is not what the calibration was started with (" +
-                     recorded + "); a resumed calibration measures as it began: leave " + flag + " out");
+    throw UsageError(resume + ": " + flag + " " + given + " is not what the calibration was started with (" + recorded +
+                     "); a resumed calibration measures as it began: leave " + flag + " out");
   };
   if (a.given.count("--worker")) {
     std::error_code ec, ec2;
@@ -149,12 +149,13 @@ void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
     if (!recorded.contains(name)) refuse(flag, text(value), "the sweep's " + name);
     if (recorded.at(name) != value) refuse(flag, text(value), flag + " " + text(recorded.at(name)));
   }
-  for (const char* flag : {"--out", "--modes", "--variants", "--runs", "--real-slowdown", "--target-power",
-                           "--target-delta", "--target-alpha", "--max-n", "--power-repetitions", "--worker-timeout",
-                           "--retries"})
+  for (const char* flag :
+       {"--out", "--modes", "--variants", "--runs", "--real-slowdown", "--target-power", "--target-delta",
+        "--target-alpha", "--max-n", "--power-repetitions", "--worker-timeout", "--retries"})
     if (a.given.count(flag))
-      throw UsageError(resume + ": " + flag + " is not taken: a resumed calibration finishes the runs its "
-                       "experiment.json plans; to plan others give the sweep with --out " + a.resume);
+      throw UsageError(resume + ": " + flag +
+                       " is not taken: a resumed calibration finishes the runs its experiment.json plans; to plan "
+                       "others give the sweep with --out " + a.resume);
   check_worker_build(spec.worker, resume + ": the calibration's worker build");
 }
 

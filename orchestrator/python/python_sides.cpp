@@ -153,7 +153,8 @@ std::string python_options_not_taken(const PythonOptions& options) {
   if (!options.all.interpreter.empty()) return "--python " + options.all.interpreter + " is not taken";
   for (std::size_t side = 0; side < 2; ++side)
     if (!options.sides[side].interpreter.empty())
-      return "--" + std::string(kPythonSideNames[side]) + "-python " + options.sides[side].interpreter + " is not taken";
+      return "--" + std::string(kPythonSideNames[side]) + "-python " + options.sides[side].interpreter +
+             " is not taken";
   return "the Python options (--python-env, --python-path, --zygotes, ...) are not taken";
 }
 
@@ -162,27 +163,26 @@ std::string python_options_not_taken(const PythonOptions& options) {
 // is measured (a zygote of another Python would measure another program).
 void check_recorded_interpreters(const std::vector<nlohmann::json>& sides, const PythonOptions& options,
                                  const std::string& resume) {
+  const auto who = [&](std::size_t side) { return sides.size() > 1 ? std::string(kPythonSideNames[side]) + " " : ""; };
   std::string recorded;
-  for (std::size_t side = 0; side < sides.size(); ++side) {
-    const std::string who = sides.size() > 1 ? std::string(kPythonSideNames[side]) + " " : "";
-    const std::string interpreter = sides[side].value("interpreter", "");
-    recorded += (recorded.empty() ? "" : ", ") + who + interpreter;
-  }
+  for (std::size_t side = 0; side < sides.size(); ++side)
+    recorded += (recorded.empty() ? "" : ", ") + who(side) + sides[side].value("interpreter", "");
   if (options.any_given())
-    throw UsageError(resume + ": " + python_options_not_taken(options) + ": the run measures with the Python "
-                     "environments its python.json records (" + recorded + "); leave the Python options out");
+    throw UsageError(resume + ": " + python_options_not_taken(options) +
+                     ": the run measures with the Python environments its python.json records (" + recorded +
+                     "); leave the Python options out");
   for (std::size_t side = 0; side < sides.size(); ++side) {
     const std::string interpreter = sides[side].value("interpreter", "");
-    const std::string who = sides.size() > 1 ? std::string(kPythonSideNames[side]) + " " : "";
     std::error_code ec;
     const auto status = fs::status(interpreter, ec);
-    const std::string problem = !fs::exists(status)            ? "no such file"
-                                : !fs::is_regular_file(status) ? "not a file"
+    const std::string problem = !fs::exists(status)                                                 ? "no such file"
+                                : !fs::is_regular_file(status)                                      ? "not a file"
                                 : (status.permissions() & fs::perms::owner_exec) == fs::perms::none ? "not executable"
-                                                                                                   : "";
+                                                                                                    : "";
     if (!problem.empty())
-      throw UsageError(resume + ": python.json: the " + who + "interpreter the run was started with, " + interpreter +
-                       ", is gone (" + problem + "); a resumed run measures with it: restore it, or start a new run");
+      throw UsageError(resume + ": python.json: the " + who(side) + "interpreter the run was started with, " +
+                       interpreter + ", is gone (" + problem +
+                       "); a resumed run measures with it: restore it, or start a new run");
   }
 }
 
@@ -195,7 +195,7 @@ void check_same_python(const nlohmann::json& recorded_side, const nlohmann::json
   const auto recorded = recorded_side.value("zygote", nlohmann::json::object());
   const std::string who = side < 2 ? std::string(kPythonSideNames[side]) + " " : "";
   for (const auto& [key, what] : {std::pair{"python", "Python"}, std::pair{"executable", "executable"},
-                                   std::pair{"versions", "module versions"}}) {
+                                  std::pair{"versions", "module versions"}}) {
     if (!recorded.contains(key) || !ready.contains(key) || recorded.at(key) == ready.at(key)) continue;
     const auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
     throw UsageError(resume + ": python.json: the " + who + "interpreter " + recorded_side.value("interpreter", "") +
@@ -326,8 +326,9 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
       const std::string who = sides.size() > 1 ? std::string(kPythonSideNames[side]) + ": " : "";
       throw UsageError(sweep_path + ": " + who + e.what());
     }
-    if (resumed) check_same_python(sides[side], out.zygotes[side]->ready(), sides.size() > 1 ? side : 2,
-                                   "--resume " + resumed->path());
+    if (resumed)
+      check_same_python(sides[side], out.zygotes[side]->ready(), sides.size() > 1 ? side : 2,
+                        "--resume " + resumed->path());
   }
   out.record = {{"schema_version", kPythonSchemaVersion}, {"sides", sides}, {"zygotes", lifetime}};
   return out;

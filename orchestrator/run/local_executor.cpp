@@ -59,7 +59,8 @@ void check_recorded_plugins(const Plan& plan, const std::string& resume) {
     const std::string now = plugin_fingerprint(library);
     if (now == sha256) continue;
     throw UsageError(resume + ": plugin " + library + (now.empty() ? " is gone or unreadable" : " changed") +
-                     " since the run started (SHA-256 " + sha256.substr(0, 12) + (now.empty() ? "" : ", now " + now.substr(0, 12)) +
+                     " since the run started (SHA-256 " + sha256.substr(0, 12) +
+                     (now.empty() ? "" : ", now " + now.substr(0, 12)) +
                      "); a resumed run measures the code it began with: restore it, or start a new run");
   }
 }
