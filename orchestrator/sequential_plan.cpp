@@ -24,8 +24,12 @@ bool SequentialPlan::can_reject() const {
 }
 
 nlohmann::json SequentialPlan::to_json() const {
-  return {{"looks", looks},         {"alpha", alpha},         {"threshold", threshold},
-          {"confidence", confidence}, {"instances", instances}, {"spending", spending_name(spending)},
+  return {{"looks", looks},
+          {"alpha", alpha},
+          {"threshold", threshold},
+          {"confidence", confidence},
+          {"instances", instances},
+          {"spending", spending_name(spending)},
           {"separation_looks", separation},
           {"extension", extension.from > 0 ? nlohmann::json{{"from", extension.from}, {"share", extension.share}}
                                            : nlohmann::json()}};

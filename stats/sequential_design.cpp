@@ -24,8 +24,7 @@ double spent(SpendingFunction spending, double alpha, double t) {
 
 SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha, std::size_t instances,
                                    SpendingFunction spending, double confidence,
-                                   const std::vector<std::size_t>& separation,
-                                   const SequentialExtension& extension) {
+                                   const std::vector<std::size_t>& separation, const SequentialExtension& extension) {
   if (looks.empty()) throw std::invalid_argument("sequential_design: no looks");
   for (std::size_t k = 0; k < looks.size(); ++k) {
     if (looks[k] < 2) throw std::invalid_argument("sequential_design: a look at fewer than 2 samples per side");

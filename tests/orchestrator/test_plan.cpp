@@ -283,7 +283,8 @@ TEST_CASE("the extension: looks after the most up to --extend-to, kept in plan.j
   // A start that is not a look before the last is a damaged plan.
   auto damaged = plan.to_json();
   damaged["extension"]["from"] = 21;
-  CHECK_THROWS_WITH_AS(SequentialPlan::from_json(damaged), doctest::Contains("extension's start 21"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(SequentialPlan::from_json(damaged), doctest::Contains("extension's start 21"),
+                       std::runtime_error);
 
   // A 35% change under 25% noise over 20 instances: UNCERTAIN at 20 per side without the
   // extension, SLOWER after it, replayed as the runner and compare replay it.
