@@ -842,6 +842,9 @@ std::vector<BatteryCase> make_cases() {
                  "orchestrate: ab"),
       with_sweep("ab", "extend-to-negative", ab + "--extend-to -1 s.yaml",
                  "orchestrate: --extend-to: must be a whole number, 0 or more, got -1"),
+      with_sweep("ab", "extend-to-beyond-a-run", ab + "--extend-to 4611686018427387904 s.yaml",
+                 "orchestrate: ab --extend-to 4611686018427387904: 2 instances x 4611686018427387904 samples x 2 "
+                 "sides is more than one run holds (4194304); give a smaller --extend-to, or 0 for none"),
       with_sweep("ab", "zygotes-not-a-lifetime", ab + "--zygotes per-sample s.yaml",
                  "orchestrate: --zygotes: per-sample not in {per-round,per-run}"),
       with_sweep("calibrate", "max-samples-one",
