@@ -38,6 +38,7 @@ struct CalibrateArgs {
   std::vector<double> real_slowdowns;
   double target_power_pct = 90, target_delta_pct = 5, target_alpha = 0.001;
   std::size_t max_n = 512, power_repetitions = 1000;
+  std::size_t sequential_most = 0, extend_to = kDefaultExtendTo;
   std::string device = "auto";
   int gpu = 0;
   std::string worker;
@@ -75,6 +76,7 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw UsageError("--target-alpha must be in (0, 1)");
   if (a.max_n < 2) throw UsageError("--max-n must be at least 2");
   if (a.power_repetitions == 0) throw UsageError("--power-repetitions must be at least 1");
+  if (a.sequential_most == 1) throw UsageError("--max-samples must be 0 (the runs' samples) or at least 2");
   if (!a.worker.empty()) check_worker_build(a.worker, "--worker");  // before a directory exists
   ExperimentSpec s;
   s.sweep_path = a.sweep.empty() ? a.sweep : fs::absolute(a.sweep).lexically_normal().string();
@@ -101,6 +103,8 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   s.analysis.target_alpha = a.target_alpha;
   s.analysis.max_n = a.max_n;
   s.analysis.power_repetitions = a.power_repetitions;
+  s.analysis.sequential_most = a.sequential_most;
+  s.analysis.sequential_extend_to = a.extend_to;
   if (std::find(s.analysis.alphas.begin(), s.analysis.alphas.end(), s.analysis.target_alpha) == s.analysis.alphas.end()) {
     s.analysis.alphas.push_back(s.analysis.target_alpha);
     std::sort(s.analysis.alphas.begin(), s.analysis.alphas.end());
@@ -326,6 +330,15 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
       ->check(whole_number())
       ->capture_default_str();
   cmd->add_option("--power-repetitions", a.power_repetitions, "simulated comparisons per (n, delta)")
+      ->check(whole_number())
+      ->capture_default_str();
+  cmd->add_option("--max-samples", a.sequential_most,
+                  "the sequential rule's most samples per side, as ab --max-samples (default 0: the runs' samples)")
+      ->check(whole_number())
+      ->capture_default_str();
+  cmd->add_option("--extend-to", a.extend_to,
+                  "the sequential rule's cap for an instance beyond the floor short of its level, as ab --extend-to "
+                  "(0: none); the measured comparisons reach it where the runs have its samples")
       ->check(whole_number())
       ->capture_default_str();
   cmd->add_option("--device", a.device, "where to run: auto, cpu or cuda")

@@ -274,7 +274,25 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("ab --looks: ") + e.what());
     }
+    // Whether a design can reach a verdict is its ordinary looks' to say; only a design that can
+    // gets the extension, which carries on the instances beyond the floor that they left short.
     if (can_reject) {
+      // The extension's rounds need slots in the run: a cap beyond them is refused before its
+      // looks are planned.
+      if (request.extend_to > n && request.extend_to > kMaxSamplesPerRun / (2 * m))
+        throw UsageError("ab --extend-to " + std::to_string(request.extend_to) + ": " + std::to_string(m) +
+                         " instances x " + std::to_string(request.extend_to) +
+                         " samples x 2 sides is more than one run holds (" + std::to_string(kMaxSamplesPerRun) +
+                         "); give a smaller --extend-to, or 0 for none");
+      if (request.looks.empty())
+        use_default_looks(seq, n, request.extend_to);
+      else
+        extend_looks(seq, request.extend_to);
+      // The extension's looks need their rounds in the schedule: it runs to the cap, and the
+      // runner takes the rounds past the most only for the instances that go on.
+      if (const std::size_t cap = seq.looks.back(); cap > n)
+        plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
+                                         static_cast<std::uint32_t>(cap), sweep.settings.seed);
       plan.sequential = std::move(seq);
       return;
     }
