@@ -51,6 +51,10 @@ struct Plan {
   // A/B runs of two plugin builds: extra worker arguments per side (--plugin-override OLD=NEW);
   // empty otherwise.
   std::vector<std::vector<std::string>> worker_args;
+  // Every plugin library the run loads (its instances' and --plugin-override's), absolute, with
+  // its SHA-256 when the run was planned: --resume refuses a library that changed or is gone.
+  // Empty in plans from before it, and of runs without plugins.
+  std::map<std::string, std::string> plugin_sha256;
   // The GPUs the run spreads its instances over (--gpus; one schedule runs on each at once), in
   // the order given; one entry for an ordinary run. Empty in plans from before --gpus.
   std::vector<int> gpus;

@@ -15,7 +15,7 @@ const char* spending_name(stats::SpendingFunction s) {
 }  // namespace
 
 stats::SequentialDesign SequentialPlan::design() const {
-  return stats::sequential_design(looks, alpha, instances, spending, confidence, separation);
+  return stats::sequential_design(looks, alpha, instances, spending, confidence, separation, extension);
 }
 
 bool SequentialPlan::can_reject() const {
@@ -24,9 +24,15 @@ bool SequentialPlan::can_reject() const {
 }
 
 nlohmann::json SequentialPlan::to_json() const {
-  return {{"looks", looks},         {"alpha", alpha},         {"threshold", threshold},
-          {"confidence", confidence}, {"instances", instances}, {"spending", spending_name(spending)},
-          {"separation_looks", separation}};
+  return {{"looks", looks},
+          {"alpha", alpha},
+          {"threshold", threshold},
+          {"confidence", confidence},
+          {"instances", instances},
+          {"spending", spending_name(spending)},
+          {"separation_looks", separation},
+          {"extension", extension.from > 0 ? nlohmann::json{{"from", extension.from}, {"share", extension.share}}
+                                           : nlohmann::json()}};
 }
 
 SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
@@ -41,6 +47,8 @@ SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
     if (spending != "pocock" && spending != "obrien_fleming") throw std::runtime_error("spending " + spending);
     p.spending = spending == "pocock" ? stats::SpendingFunction::pocock : stats::SpendingFunction::obrien_fleming;
     p.separation = j.value("separation_looks", std::vector<std::size_t>{});
+    if (j.contains("extension") && !j.at("extension").is_null())
+      p.extension = {j.at("extension").at("from").get<std::size_t>(), j.at("extension").at("share").get<double>()};
     p.design();  // the design must be one sequential_design accepts
     return p;
   } catch (const std::exception& e) {
@@ -55,10 +63,21 @@ std::vector<std::size_t> default_looks(std::size_t max_samples) {
   return looks;
 }
 
-void use_default_looks(SequentialPlan& plan, std::size_t max_samples) {
+void extend_looks(SequentialPlan& plan, std::size_t extend_to) {
+  plan.extension = {0, 0};
+  if (plan.looks.empty() || extend_to <= plan.looks.back()) return;
+  const std::size_t from = plan.looks.back();
+  for (std::size_t n = from + from / 2; n < extend_to; n += n / 2) plan.looks.push_back(n);
+  plan.looks.push_back(extend_to);
+  plan.extension = {from, kExtensionShare};
+}
+
+void use_default_looks(SequentialPlan& plan, std::size_t max_samples, std::size_t extend_to) {
   plan.looks = default_looks(max_samples);
   plan.separation.clear();
-  if (const auto n = stats::early_separation_look(plan.looks, plan.alpha, plan.instances, plan.spending, plan.confidence)) {
+  extend_looks(plan, extend_to);
+  if (const auto n = stats::early_separation_look(plan.looks, plan.alpha, plan.instances, plan.spending,
+                                                  plan.confidence, plan.extension)) {
     plan.looks.insert(plan.looks.begin() + 1, *n);
     plan.separation = {*n};
   }

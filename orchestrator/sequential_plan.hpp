@@ -22,6 +22,10 @@ struct SequentialPlan {
   // Looks that stop SLOWER or FASTER only (stats::early_separation_look); plan.json's
   // "separation_looks", none in a plan from before them.
   std::vector<std::size_t> separation;
+  // Looks after the ordinary ones for an instance whose interval lies beyond the floor and whose p
+  // is short of its level (stats::SequentialExtension); plan.json's "extension", null where none
+  // (and in a plan from before it).
+  stats::SequentialExtension extension{0, 0};
 
   stats::SequentialDesign design() const;
   // Whether some look of the design can stop SLOWER or FASTER (spends any alpha).
@@ -33,9 +37,20 @@ struct SequentialPlan {
 // The default looks up to max_samples: 8, 12, 16, 24, 36, 54, 81, ... (from 16 on, each 1.5 times the
 // last), ending at max_samples itself.
 std::vector<std::size_t> default_looks(std::size_t max_samples);
+
+// ab's cap for an instance whose interval lies beyond the floor at the last ordinary look with its
+// p short (--extend-to), and the share of alpha the looks up to it spend.
+inline constexpr std::size_t kDefaultExtendTo = 60;
+inline constexpr double kExtensionShare = 0.25;
+
 // Gives `plan` (its alpha, instances, spending and confidence set) the default looks up to
 // max_samples, with the separation look stats::early_separation_look finds for its design where
-// there is one (9 per side over 4 instances at alpha 0.001: 8, 9, 12, 16, 20).
-void use_default_looks(SequentialPlan& plan, std::size_t max_samples);
+// there is one (9 per side over 4 instances at alpha 0.001: 8, 9, 12, 16, 20); with extend_to above
+// max_samples, the extension's looks after it (each 1.5 times the last, ending at extend_to: 30,
+// 45, 60 after 20), spending kExtensionShare of alpha.
+void use_default_looks(SequentialPlan& plan, std::size_t max_samples, std::size_t extend_to = 0);
+// Appends to `plan`'s looks the extension's up to extend_to (none where extend_to is not above
+// the last look).
+void extend_looks(SequentialPlan& plan, std::size_t extend_to);
 
 }  // namespace isobench::orchestrator

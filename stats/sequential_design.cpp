@@ -24,7 +24,7 @@ double spent(SpendingFunction spending, double alpha, double t) {
 
 SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha, std::size_t instances,
                                    SpendingFunction spending, double confidence,
-                                   const std::vector<std::size_t>& separation) {
+                                   const std::vector<std::size_t>& separation, const SequentialExtension& extension) {
   if (looks.empty()) throw std::invalid_argument("sequential_design: no looks");
   for (std::size_t k = 0; k < looks.size(); ++k) {
     if (looks[k] < 2) throw std::invalid_argument("sequential_design: a look at fewer than 2 samples per side");
@@ -36,6 +36,12 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
     if (std::find(looks.begin(), looks.end() - 1, n) == looks.end() - 1)
       throw std::invalid_argument("sequential_design: the separation look " + std::to_string(n) +
                                   " is not a look before the last");
+  const bool extended = extension.from > 0;
+  if (extended && std::find(looks.begin(), looks.end() - 1, extension.from) == looks.end() - 1)
+    throw std::invalid_argument("sequential_design: the extension's start " + std::to_string(extension.from) +
+                                " is not a look before the last");
+  if (extended && !(extension.share > 0 && extension.share < 1))
+    throw std::invalid_argument("sequential_design: the extension's share of alpha must lie in (0, 1)");
   if (instances == 0) throw std::invalid_argument("sequential_design: no instances");
   if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("sequential_design: alpha must lie in (0, 1)");
   if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("sequential_design: confidence must lie in (0, 1)");
@@ -43,19 +49,31 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
   d.alpha = alpha;
   d.instances = instances;
   d.confidence = confidence;
-  const auto separating = [&](std::size_t n) { return std::find(separation.begin(), separation.end(), n) != separation.end(); };
+  d.extension = extended ? extension : SequentialExtension{0, 0};
+  const auto separating = [&](std::size_t n) {
+    return (extended && n > extension.from) || std::find(separation.begin(), separation.end(), n) != separation.end();
+  };
   const auto same_looks = static_cast<double>(looks.size()) -
                           static_cast<double>(std::count_if(looks.begin(), looks.end(), separating));
   d.look_confidence = 1 - (1 - confidence) / same_looks;
   d.spending = spending;
-  const double last = static_cast<double>(looks.back());
+  // The ordinary looks spend alpha (less the extension's share) over n / (their last n), the
+  // extension's looks the share over (n - from) / (cap - from).
+  const double last = static_cast<double>(extended ? extension.from : looks.back());
+  const double ordinary_alpha = extended ? alpha * (1 - extension.share) : alpha;
+  const auto cumulative = [&](std::size_t n) {
+    if (!extended || n <= extension.from) return spent(spending, ordinary_alpha, static_cast<double>(n) / last);
+    const double from = static_cast<double>(extension.from);
+    return ordinary_alpha + spent(spending, alpha * extension.share,
+                                  (static_cast<double>(n) - from) / (static_cast<double>(looks.back()) - from));
+  };
   const double m = static_cast<double>(instances);
   double used = 0;  // over all instances, by the looks so far
   for (std::size_t n : looks) {
     SequentialLook look;
     look.n = n;
     look.stops_same = !separating(n);
-    look.cumulative = spent(spending, alpha, static_cast<double>(n) / last);
+    look.cumulative = cumulative(n);
     const double level = (look.cumulative - used) / m;
     // A look that cannot reject whatever the data spends nothing; what it had goes on to the next.
     if (level > 0 && verdict_feasibility(n, n, level, 1, d.look_confidence).reachable) {
@@ -68,14 +86,16 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
 }
 
 std::optional<std::size_t> early_separation_look(const std::vector<std::size_t>& looks, double alpha,
-                                                 std::size_t instances, SpendingFunction spending, double confidence) {
+                                                 std::size_t instances, SpendingFunction spending, double confidence,
+                                                 const SequentialExtension& extension) {
   try {
-    if (looks.size() < 2 || sequential_design(looks, alpha, instances, spending, confidence).looks[0].alpha > 0)
+    if (looks.size() < 2 ||
+        sequential_design(looks, alpha, instances, spending, confidence, {}, extension).looks[0].alpha > 0)
       return std::nullopt;
     for (std::size_t n = looks[0] + 1; n < looks[1]; ++n) {
       auto with = looks;
       with.insert(with.begin() + 1, n);
-      if (sequential_design(with, alpha, instances, spending, confidence, {n}).looks[1].alpha > 0) return n;
+      if (sequential_design(with, alpha, instances, spending, confidence, {n}, extension).looks[1].alpha > 0) return n;
     }
   } catch (const std::invalid_argument&) {
     // Not a design sequential_design accepts: whoever plans it is told why.
@@ -109,7 +129,12 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
   d.verdict = decide({d.ratio.lo, d.ratio.hi, d.p_value, at.alpha, threshold});
   // A separation look is no SAME look: there a SAME is no verdict yet, and the instance goes on.
   if (!at.stops_same && d.verdict == Verdict::same) d.verdict = Verdict::uncertain;
-  d.stop = d.verdict != Verdict::uncertain || look + 1 == design.looks.size();
+  // From the last ordinary look of an extended design on, only an interval wholly beyond the
+  // floor (its p short of the level) goes on: everything else stops where it stopped before.
+  bool goes_on = look + 1 < design.looks.size();
+  if (goes_on && design.extension.from > 0 && at.n >= design.extension.from)
+    goes_on = clears_floor(d.ratio.lo, d.ratio.hi, threshold);
+  d.stop = d.verdict != Verdict::uncertain || !goes_on;
   return d;
 }
 

@@ -27,6 +27,18 @@ namespace isobench::stats {
 // SAME stops too, and a false SAME (the interval inside the floor while the true change lies
 // beyond it) is guarded the same way: every look's Hodges-Lehmann interval has confidence
 // 1 - (1 - c) / K for K looks, so P(a false SAME at any look) <= (1 - c) / 2, as at one look.
+//
+// An extension (SequentialExtension) carries the instances that end the ordinary looks with their
+// interval wholly beyond the floor, short only of the level, on to further looks up to a cap: a
+// large change over many instances, whose p at 20 per side cannot get below alpha / m, resolves
+// there instead of stopping UNCERTAIN. The extension's looks take a fixed share of alpha, planned
+// before any sample (the ordinary looks spend the rest by the spending function over their own
+// information fraction, the extension's looks spend its share by the same function over theirs),
+// so the union bound above holds over all looks whichever instances go on: an instance's going on
+// depends on its data, but each look's test is valid at its level whether or not it is taken.
+// The extension's looks stop SLOWER or FASTER only, never SAME (as a separation look), so the
+// intervals of the ordinary looks and the bound on a false SAME stay as they were; an instance
+// whose interval no longer lies beyond the floor at one of them stops UNCERTAIN there.
 enum class SpendingFunction {
   obrien_fleming,  // 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)): almost nothing early, most at the end
   pocock,          // alpha ln(1 + (e - 1) t): spread evenly, for early stops
@@ -36,7 +48,13 @@ struct SequentialLook {
   std::size_t n = 0;         // samples per side at this look
   double alpha = 0;          // nominal two-sided level per instance (0: this look cannot reject)
   double cumulative = 0;     // alpha(t_k): spending allowed up to this look, over all instances
-  bool stops_same = true;    // false: a separation look, which stops SLOWER or FASTER only
+  bool stops_same = true;    // false: a separation or extension look, which stops SLOWER or FASTER only
+};
+
+// Looks after the ordinary ones, taken only by an instance whose interval lies beyond the floor.
+struct SequentialExtension {
+  std::size_t from = 0;  // samples per side at the last ordinary look (0: no extension)
+  double share = 0.25;   // of alpha, spent by the looks after `from`
 };
 
 struct SequentialDesign {
@@ -46,6 +64,9 @@ struct SequentialDesign {
   double confidence = 0.95;           // the verdict's, over all looks
   double look_confidence = 0.95;      // each look's interval: 1 - (1 - confidence) / K, K the looks that stop SAME
   SpendingFunction spending = SpendingFunction::pocock;
+  // From the look at extension.from on (0: none), an undecided instance goes on only with its
+  // interval wholly beyond the floor.
+  SequentialExtension extension;
 };
 
 // looks: ascending sample counts per side, each >= 2. separation: those of the looks that stop
@@ -53,10 +74,13 @@ struct SequentialDesign {
 // looks' intervals and the bound on a false SAME are what they are without them. Throws
 // std::invalid_argument for no looks, a count below 2, counts not strictly ascending, a
 // separation count that is not a look or is the last, m = 0, or alpha or confidence outside
-// (0, 1).
+// (0, 1). extension: where extension.from is set, the looks after it are the extension's (they
+// stop SLOWER or FASTER only and spend extension.share of alpha); throws for a `from` that is not
+// a look before the last, or a share outside (0, 1).
 SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha, std::size_t instances,
                                    SpendingFunction spending = SpendingFunction::pocock, double confidence = 0.95,
-                                   const std::vector<std::size_t>& separation = {});
+                                   const std::vector<std::size_t>& separation = {},
+                                   const SequentialExtension& extension = {});
 
 // Where the first of `looks` cannot reach SLOWER or FASTER at its level (even complete
 // separation, p = 2 / C(2n, n) at n per side, is above it: 8 per side over 4 instances at alpha
@@ -70,10 +94,12 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
 std::optional<std::size_t> early_separation_look(const std::vector<std::size_t>& looks, double alpha,
                                                  std::size_t instances,
                                                  SpendingFunction spending = SpendingFunction::pocock,
-                                                 double confidence = 0.95);
+                                                 double confidence = 0.95, const SequentialExtension& extension = {});
 
 struct LookDecision {
-  bool stop = false;  // SLOWER, FASTER or SAME, or the last look
+  // SLOWER, FASTER or SAME; the last look; or, from the last ordinary look of an extended design
+  // on, an interval not wholly beyond the floor
+  bool stop = false;
   Verdict verdict = Verdict::uncertain;
   double p_value = 1;  // two-sided permutation p of this look's samples (test.p_value)
   BrunnerMunzelResult test;  // the test it came from: its method and Monte Carlo interval

@@ -186,6 +186,8 @@ class Bisection {
     r.ab = true;
     r.until_verdict = true;
     r.max_samples = state_.max_samples;
+    // A step's most samples are the bisection's (--max-samples, its state): no extension past them.
+    r.extend_to = 0;
     r.instances = step.instances;
     r.verdict.alpha = state_.budget.step_alpha(step.instances.size());
     r.verdict.confidence = state_.budget.step_confidence();

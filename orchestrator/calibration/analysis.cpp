@@ -278,8 +278,9 @@ std::vector<std::size_t> looks_within(const std::vector<std::size_t>& looks, std
 }
 
 // The sequential design judged on comparisons of `available` samples per side: ab
-// --until-verdict's default up to them (its looks and separation look), or the options' looks
-// that fit. nullopt: no look fits.
+// --until-verdict's default up to them or to the options' most (its looks and separation look,
+// and the extension up to the options' cap or to `available`, whichever is less), or the options'
+// looks that fit. nullopt: no look fits.
 std::optional<SequentialPlan> sequential_plan_for(const AnalysisOptions& o, std::size_t m, std::size_t available) {
   SequentialPlan plan;
   plan.alpha = o.target_alpha;
@@ -292,7 +293,8 @@ std::optional<SequentialPlan> sequential_plan_for(const AnalysisOptions& o, std:
     if (plan.looks.empty()) return std::nullopt;
   } else {
     if (available < 2) return std::nullopt;
-    use_default_looks(plan, available);
+    const std::size_t most = o.sequential_most >= 2 ? std::min(o.sequential_most, available) : available;
+    use_default_looks(plan, most, std::min(o.sequential_extend_to, available));
   }
   return plan;
 }
@@ -324,8 +326,13 @@ SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const 
     ++trials;
   }
   e.measured_false = rate_cell(o.target_alpha, hits, trials, true);
-  // Simulated to the most samples measured (the runs' n) or, with looks given, to their last.
-  const auto plan = sequential_plan_for(o, m, o.sequential_looks.empty() ? most : o.sequential_looks.back());
+  // Simulated with the ordinary looks up to the options' most or else the most samples measured
+  // (the runs' n), and the extension's past them to its cap; with looks given, to their last.
+  if (o.sequential_looks.empty() && most < 2) return e;
+  auto drawn = o;
+  if (drawn.sequential_most < 2) drawn.sequential_most = most;
+  const auto plan = sequential_plan_for(
+      drawn, m, o.sequential_looks.empty() ? std::max(most, o.sequential_extend_to) : o.sequential_looks.back());
   if (!plan) return e;
   e.looks = plan->looks;
   e.separation = plan->separation;
@@ -655,7 +662,9 @@ nlohmann::json to_json(const CalibrationResult& result) {
                         {"threshold", o.threshold},
                         {"confidence", o.confidence},
                         {"sequential", o.sequential},
-                        {"sequential_looks", o.sequential_looks}}}};
+                        {"sequential_looks", o.sequential_looks},
+                        {"sequential_most", o.sequential_most},
+                        {"sequential_extend_to", o.sequential_extend_to}}}};
   auto modes = nlohmann::json::array();
   for (const auto& m : result.modes) {
     nlohmann::json mj = {{"mode", m.mode},

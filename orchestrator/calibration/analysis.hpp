@@ -19,6 +19,7 @@
 
 #include "stats/hodges_lehmann.hpp"
 #include "stats/power.hpp"
+#include "orchestrator/sequential_plan.hpp"
 #include "stats/sequential_design.hpp"
 #include "stats/wilson_interval.hpp"
 
@@ -80,6 +81,11 @@ struct AnalysisOptions {
   // calibrate the rule ab applies; `sequential_looks` set: those looks, without a separation look.
   bool sequential = true;
   std::vector<std::size_t> sequential_looks;
+  // Of the default design, as ab's options: the ordinary looks' most samples per side (ab
+  // --max-samples; 0: the runs' samples) and the extension's cap (ab --extend-to; 0: none). The
+  // measured comparisons are judged at the looks their samples reach, the simulated to the cap.
+  std::size_t sequential_most = 0;
+  std::size_t sequential_extend_to = kDefaultExtendTo;
   // Called between the analysis's steps and every few simulated comparisons when set, so that a
   // caller stops a long analysis by throwing from it: the simulations take minutes on large
   // calibrations, and Ctrl-C must not wait for them. Not an option of the result.

@@ -142,7 +142,9 @@ nlohmann::json ExperimentSpec::to_json() const {
             {"target_delta", a.target_delta},
             {"target_alpha", a.target_alpha},
             {"max_n", a.max_n},
-            {"power_repetitions", a.power_repetitions}}}};
+            {"power_repetitions", a.power_repetitions},
+            {"sequential_most", a.sequential_most},
+            {"sequential_extend_to", a.sequential_extend_to}}}};
 }
 
 ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
@@ -167,6 +169,8 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     s.device = m.at("device").get<std::string>();
     s.gpu = m.at("gpu").get<int>();
     s.worker = m.at("worker").get<std::string>();
+    // Written before the default build was recorded by its path: the one beside orchestrate, as then.
+    if (s.worker.empty()) s.worker = default_worker_path();
     s.overrides = SettingsOverrides::from_json(m.at("overrides"));
     s.worker_timeout_s = j.at("worker_timeout_s").get<double>();
     s.retries = j.at("retries").get<int>();
@@ -177,6 +181,9 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     s.analysis.target_alpha = a.at("target_alpha").get<double>();
     s.analysis.max_n = a.at("max_n").get<std::size_t>();
     s.analysis.power_repetitions = a.at("power_repetitions").get<std::size_t>();
+    // Written before the extension: ab's defaults of the time, up to the runs' samples.
+    s.analysis.sequential_most = a.value("sequential_most", std::size_t{0});
+    s.analysis.sequential_extend_to = a.value("sequential_extend_to", std::size_t{0});
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("experiment.json: " + json_error_text(e));

@@ -32,7 +32,7 @@ struct ExperimentSpec {
   std::vector<double> real_slowdowns;  // percent
   std::string device = "auto";
   int gpu = 0;
-  std::string worker;  // empty: isobench-worker beside orchestrate
+  std::string worker;  // the worker build, absolute (the default's path when none was given)
   double worker_timeout_s = 120;
   int retries = 2;
   int prestart = -1;  // as orchestrate --prestart; -1: the run's default (1 on the GPU, 0 on the CPU)

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "orchestrator/calibration/analysis.hpp"
@@ -17,6 +18,7 @@
 #include "orchestrator/printers/calibration_report.hpp"
 #include "orchestrator/printers/printer.hpp"
 #include "orchestrator/run/plan_run.hpp"
+#include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sweep.hpp"
 
@@ -36,6 +38,7 @@ struct CalibrateArgs {
   std::vector<double> real_slowdowns;
   double target_power_pct = 90, target_delta_pct = 5, target_alpha = 0.001;
   std::size_t max_n = 512, power_repetitions = 1000;
+  std::size_t sequential_most = 0, extend_to = kDefaultExtendTo;
   std::string device = "auto";
   int gpu = 0;
   std::string worker;
@@ -44,6 +47,7 @@ struct CalibrateArgs {
   int prestart = -1;
   bool quiet = false;
   SettingsOverrides overrides;
+  std::set<std::string> given;  // the options on the command line, by their long name
 };
 
 std::vector<std::string> split_modes(const std::string& text) {
@@ -72,6 +76,7 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   if (!(a.target_alpha > 0 && a.target_alpha < 1)) throw UsageError("--target-alpha must be in (0, 1)");
   if (a.max_n < 2) throw UsageError("--max-n must be at least 2");
   if (a.power_repetitions == 0) throw UsageError("--power-repetitions must be at least 1");
+  if (a.sequential_most == 1) throw UsageError("--max-samples must be 0 (the runs' samples) or at least 2");
   if (!a.worker.empty()) check_worker_build(a.worker, "--worker");  // before a directory exists
   ExperimentSpec s;
   s.sweep_path = a.sweep.empty() ? a.sweep : fs::absolute(a.sweep).lexically_normal().string();
@@ -87,7 +92,8 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   s.real_slowdowns.erase(std::unique(s.real_slowdowns.begin(), s.real_slowdowns.end()), s.real_slowdowns.end());
   s.device = a.device;
   s.gpu = a.gpu;
-  s.worker = a.worker.empty() ? "" : fs::absolute(a.worker).string();
+  // The build is recorded, not "the default": a resume measures with it wherever orchestrate is then.
+  s.worker = a.worker.empty() ? default_worker_path() : fs::absolute(a.worker).lexically_normal().string();
   s.worker_timeout_s = a.worker_timeout_s;
   s.retries = a.retries;
   s.prestart = a.prestart;
@@ -97,6 +103,8 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   s.analysis.target_alpha = a.target_alpha;
   s.analysis.max_n = a.max_n;
   s.analysis.power_repetitions = a.power_repetitions;
+  s.analysis.sequential_most = a.sequential_most;
+  s.analysis.sequential_extend_to = a.extend_to;
   if (std::find(s.analysis.alphas.begin(), s.analysis.alphas.end(), s.analysis.target_alpha) == s.analysis.alphas.end()) {
     s.analysis.alphas.push_back(s.analysis.target_alpha);
     std::sort(s.analysis.alphas.begin(), s.analysis.alphas.end());
@@ -116,6 +124,43 @@ ExperimentSpec stored_experiment(const std::string& dir) {
   } catch (const std::exception& e) {
     throw UsageError(dir + ": " + e.what());
   }
+}
+
+// A resumed calibration measures as it began (experiment.json): an option that would measure
+// otherwise is refused naming both, one that would plan other runs is not taken, and the recorded
+// worker build must still be there.
+void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
+  const std::string resume = "--resume " + a.resume;
+  const auto refuse = [&](const std::string& flag, const std::string& given, const std::string& recorded) {
+    throw UsageError(resume + ": " + flag + " " + given + " is not what the calibration was started with (" + recorded +
+                     "); a resumed calibration measures as it began: leave " + flag + " out");
+  };
+  if (a.given.count("--worker")) {
+    std::error_code ec, ec2;
+    if (fs::weakly_canonical(fs::absolute(a.worker), ec) != fs::weakly_canonical(spec.worker, ec2))
+      refuse("--worker", a.worker, spec.worker);
+  }
+  if (a.given.count("--device") && a.device != spec.device) refuse("--device", a.device, "--device " + spec.device);
+  if (a.given.count("--gpu") && a.gpu != spec.gpu)
+    refuse("--gpu", std::to_string(a.gpu), "--gpu " + std::to_string(spec.gpu));
+  if (a.given.count("--prestart") && a.prestart != spec.prestart)
+    refuse("--prestart", std::to_string(a.prestart),
+           spec.prestart < 0 ? "the default pre-start" : "--prestart " + std::to_string(spec.prestart));
+  const auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  for (const auto& [name, value] : a.overrides.values().items()) {
+    const std::string flag = ipc::find_setting(name)->flag();
+    const auto& recorded = spec.overrides.values();
+    if (!recorded.contains(name)) refuse(flag, text(value), "the sweep's " + name);
+    if (recorded.at(name) != value) refuse(flag, text(value), flag + " " + text(recorded.at(name)));
+  }
+  for (const char* flag :
+       {"--out", "--modes", "--variants", "--runs", "--real-slowdown", "--target-power", "--target-delta",
+        "--target-alpha", "--max-n", "--power-repetitions", "--worker-timeout", "--retries"})
+    if (a.given.count(flag))
+      throw UsageError(resume + ": " + flag +
+                       " is not taken: a resumed calibration finishes the runs its experiment.json plans; to plan "
+                       "others give the sweep with --out " + a.resume);
+  check_worker_build(spec.worker, resume + ": the calibration's worker build");
 }
 
 // What a fresh calibration made, undone when its first run refuses its input: the outermost folder
@@ -140,6 +185,7 @@ FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args
       throw UsageError(args.resume + ": not a calibration directory (no experiment.json)");
     spec = stored_experiment(args.resume);
     spec.dir = args.resume;
+    check_resume_options(args, spec);
     return {};
   }
   if (args.sweep.empty()) throw UsageError("give a sweep file (or --resume DIR); see --help");
@@ -286,6 +332,15 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--power-repetitions", a.power_repetitions, "simulated comparisons per (n, delta)")
       ->check(whole_number())
       ->capture_default_str();
+  cmd->add_option("--max-samples", a.sequential_most,
+                  "the sequential rule's most samples per side, as ab --max-samples (default 0: the runs' samples)")
+      ->check(whole_number())
+      ->capture_default_str();
+  cmd->add_option("--extend-to", a.extend_to,
+                  "the sequential rule's cap for an instance beyond the floor short of its level, as ab --extend-to "
+                  "(0: none); the measured comparisons reach it where the runs have its samples")
+      ->check(whole_number())
+      ->capture_default_str();
   cmd->add_option("--device", a.device, "where to run: auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
@@ -315,7 +370,11 @@ void register_calibrate_command(CLI::App& app, int& exit_code) {
        })->group("");
   }
   cmd->footer(std::string(kExitCodesHelp) + " calibrate never exits 1: it measures false-positive rates, not a change.");
-  cmd->callback([args, &exit_code] { exit_code = exit_code_of("calibrate", std::cerr, [&] { return calibrate(*args); }); });
+  cmd->callback([args, cmd, &exit_code] {
+    for (const CLI::Option* option : cmd->get_options())
+      if (option->count() > 0) args->given.insert(option->get_name());
+    exit_code = exit_code_of("calibrate", std::cerr, [&] { return calibrate(*args); });
+  });
 }
 
 }  // namespace isobench::orchestrator

@@ -199,8 +199,15 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
         "obrien-fleming (most at the last look)")
       ->check(CLI::IsMember({"pocock", "obrien-fleming"}));
   fixed->excludes(spending);
+  auto* extend = ab->add_option("--extend-to", options.extend_to,
+                                "sequential sampling: an instance whose interval lies wholly beyond the floor at the "
+                                "last look, only its p (corrected for the instances) short of the level, goes on "
+                                "sampling up to N per side (default 60; 0, or N not above the most, for none); "
+                                "these looks spend a quarter of alpha (docs/statistics.md)")
+                     ->check(whole_number());
+  fixed->excludes(extend);
   ab->footer(kExitCodesHelp);
-  ab->callback([&command, &exit_code, spending] {
+  ab->callback([&command, &exit_code, spending, extend] {
     command.request.ab = true;
     auto& r = command.request;
     if (!command.pytest.file.empty())
@@ -212,7 +219,7 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
     // refused). None of the choices: sequential where the sweep allows it
     // (RunRequest::sequential_by_default); --samples N asks for N samples per side, a Slurm run
     // cannot look across its shards.
-    if (r.max_samples || !r.looks.empty() || spending->count() > 0)
+    if (r.max_samples || !r.looks.empty() || spending->count() > 0 || extend->count() > 0)
       r.until_verdict = true;
     else if (!r.until_verdict && !command.fixed_n && !r.overrides.has("samples") && !r.slurm.sharded())
       r.sequential_by_default = true;

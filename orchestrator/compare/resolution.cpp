@@ -25,9 +25,11 @@ double separation_p(std::size_t n) {
 
 std::string per_side(double n) { return format("%.0f", n); }
 
-// How to take more samples per side: a sequential run already samples until a verdict, so only
-// its cap can grow.
+// How to take more samples per side for an instance that only p keeps from a verdict: a
+// sequential run already samples until a verdict, so only its cap can grow: the extension's
+// (--extend-to), which such an instance went on to, where the run had one.
 std::string how(const ComparisonReport& report, double n) {
+  if (report.sequential && report.sequential->extension.from > 0) return "--extend-to " + per_side(n);
   if (report.sequential) return "--max-samples " + per_side(n);
   return "--samples " + per_side(n) + ", or ab --until-verdict";
 }

@@ -227,14 +227,21 @@ std::string sequential_section(const CalibrationResult& r) {
   if (!o.sequential) return {};
   std::ostringstream s;
   s << "\n## Sequential sampling\n\n"
-    << (o.sequential_looks.empty() ? "The design `ab --until-verdict` runs by default up to the runs' samples per side"
-                                   : "The looks given")
+    << (o.sequential_looks.empty()
+            ? "The design `ab --until-verdict` runs by default up to " +
+                  (o.sequential_most >= 2 ? std::to_string(o.sequential_most) : std::string("the runs'")) +
+                  " samples per side" +
+                  (o.sequential_extend_to > 0
+                       ? ", and for an instance whose interval lies beyond the floor with its p short, on to " +
+                             std::to_string(o.sequential_extend_to) + " (the extension, a quarter of alpha)"
+                       : std::string())
+            : std::string("The looks given"))
     << ", stopping an instance at SLOWER, FASTER or SAME: alpha " << alpha_text(o.target_alpha)
     << " spent over the looks (Pocock) and divided by the " << r.instances
     << " instances (docs/statistics.md). Measured: the A/A comparisons judged at the looks their samples "
        "reach, as a run that stopped there would have been (its first samples are these). Simulated: drawn "
        "from each instance's pooled samples as for the sample-size search ("
-    << o.power_repetitions << " per instance, to the most samples measured), means over instances.\n\n"
+    << o.power_repetitions << " per instance, to the design's last look), means over instances.\n\n"
     << row_head(r) << " looks (separation) | measured A/A false verdicts (looks reached) | simulated A/A false rate | power at "
     << format("%g", o.target_delta * 100) << "% | mean samples per side at " << format("%g", o.target_delta * 100)
     << "% / A/A |\n"

@@ -157,6 +157,62 @@ nlohmann::json zygote_lifetime(const Plan& plan, const PythonOptions& options,
   return record;
 }
 
+// The Python options a command line gave, as typed, refused: "--python P is not taken", else the others.
+std::string python_options_not_taken(const PythonOptions& options) {
+  if (!options.all.interpreter.empty()) return "--python " + options.all.interpreter + " is not taken";
+  for (std::size_t side = 0; side < 2; ++side)
+    if (!options.sides[side].interpreter.empty())
+      return "--" + std::string(kPythonSideNames[side]) + "-python " + options.sides[side].interpreter +
+             " is not taken";
+  return "the Python options (--python-env, --python-path, --zygotes, ...) are not taken";
+}
+
+// A resumed run measures with the interpreters its python.json records: Python options naming
+// others are refused, naming both, and an interpreter that is gone is refused before anything
+// is measured (a zygote of another Python would measure another program).
+void check_recorded_interpreters(const std::vector<nlohmann::json>& sides, const PythonOptions& options,
+                                 const std::string& resume) {
+  const auto who = [&](std::size_t side) { return sides.size() > 1 ? std::string(kPythonSideNames[side]) + " " : ""; };
+  std::string recorded;
+  for (std::size_t side = 0; side < sides.size(); ++side)
+    recorded += (recorded.empty() ? "" : ", ") + who(side) + sides[side].value("interpreter", "");
+  if (options.any_given())
+    throw UsageError(resume + ": " + python_options_not_taken(options) +
+                     ": the run measures with the Python environments its python.json records (" + recorded +
+                     "); leave the Python options out");
+  for (std::size_t side = 0; side < sides.size(); ++side) {
+    const std::string interpreter = sides[side].value("interpreter", "");
+    std::error_code ec;
+    const auto status = fs::status(interpreter, ec);
+    const std::string problem = !fs::exists(status)                                                 ? "no such file"
+                                : !fs::is_regular_file(status)                                      ? "not a file"
+                                : (status.permissions() & fs::perms::owner_exec) == fs::perms::none ? "not executable"
+                                                                                                    : "";
+    if (!problem.empty())
+      throw UsageError(resume + ": python.json: the " + who(side) + "interpreter the run was started with, " +
+                       interpreter + ", is gone (" + problem +
+                       "); a resumed run measures with it: restore it, or start a new run");
+  }
+}
+
+// What the zygote of a resumed run says about itself (its Python version and executable, the
+// versions of what it imported) against what the run's first zygote said, in python.json: an
+// interpreter replaced in place (a venv rebuilt, another pyenv version) is refused before anything
+// is measured. `side` 2: the run's only side.
+void check_same_python(const nlohmann::json& recorded_side, const nlohmann::json& ready, std::size_t side,
+                       const std::string& resume) {
+  const auto recorded = recorded_side.value("zygote", nlohmann::json::object());
+  const std::string who = side < 2 ? std::string(kPythonSideNames[side]) + " " : "";
+  for (const auto& [key, what] : {std::pair{"python", "Python"}, std::pair{"executable", "executable"},
+                                  std::pair{"versions", "module versions"}}) {
+    if (!recorded.contains(key) || !ready.contains(key) || recorded.at(key) == ready.at(key)) continue;
+    const auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+    throw UsageError(resume + ": python.json: the " + who + "interpreter " + recorded_side.value("interpreter", "") +
+                     " now runs " + what + " " + text(ready.at(key)) + ", the run was started with " +
+                     text(recorded.at(key)) + "; a resumed run measures what it began with: start a new run");
+  }
+}
+
 }  // namespace
 
 bool has_python(const Plan& plan) {
@@ -224,9 +280,6 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
   }
   std::vector<nlohmann::json> sides;
   if (resumed) {
-    if (options.any_given())
-      throw UsageError("--resume: the run uses the Python environments its python.json records; the Python "
-                             "options are not taken");
     try {
       const auto recorded = resumed->read_json("python.json");
       check_schema_version(recorded, resumed->file("python.json"));
@@ -234,6 +287,7 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
     } catch (const std::exception& e) {
       throw UsageError(std::string("--resume: ") + e.what());
     }
+    check_recorded_interpreters(sides, options, "--resume " + resumed->path());
   } else {
     std::vector<std::string> caches;
     sides = new_sides(workers, plan.schedule.sides, options, sweep_path, run_dir, caches);
@@ -281,6 +335,9 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
       const std::string who = sides.size() > 1 ? std::string(kPythonSideNames[side]) + ": " : "";
       throw UsageError(sweep_path + ": " + who + e.what());
     }
+    if (resumed)
+      check_same_python(sides[side], out.zygotes[side]->ready(), sides.size() > 1 ? side : 2,
+                        "--resume " + resumed->path());
   }
   out.record = {{"schema_version", kPythonSchemaVersion}, {"sides", sides}, {"zygotes", lifetime}};
   return out;

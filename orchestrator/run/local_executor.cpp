@@ -52,6 +52,19 @@ void check_recorded_workers(const RunRequest& request, const Plan& plan, const s
   for (const auto& worker : plan.workers) check_worker_build(worker, resume + ": the run's worker build");
 }
 
+// The plugin libraries the run was planned with, unchanged: a library rebuilt since (or gone)
+// would measure other code under the run's name.
+void check_recorded_plugins(const Plan& plan, const std::string& resume) {
+  for (const auto& [library, sha256] : plan.plugin_sha256) {
+    const std::string now = plugin_fingerprint(library);
+    if (now == sha256) continue;
+    throw UsageError(resume + ": plugin " + library + (now.empty() ? " is gone or unreadable" : " changed") +
+                     " since the run started (SHA-256 " + sha256.substr(0, 12) +
+                     (now.empty() ? "" : ", now " + now.substr(0, 12)) +
+                     "); a resumed run measures the code it began with: restore it, or start a new run");
+  }
+}
+
 // How the run measured, as run.json recorded it when its measuring began: pre-start, the context
 // gate, set-up batches. A resumed run measures the same way; an option that names another value
 // is refused, naming both.
@@ -134,6 +147,7 @@ OpenRun open_resumed_run(const RunRequest& request, WorkerStarter& starter) {
   }
   r.lock.emplace(lock_run(*r.dir, resume, request.log));
   check_recorded_workers(request, r.plan, resume);
+  check_recorded_plugins(r.plan, resume);
   check_recorded_measuring(request, r.info, resume);
   r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
                                   plan_gpus(r.plan, request.gpu.value_or(0)));

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "ipc/rank_group.hpp"
@@ -20,6 +21,7 @@
 #include "orchestrator/json_errors.hpp"
 #include "orchestrator/program_output.hpp"
 #include "orchestrator/run/run.hpp"
+#include "orchestrator/sha256.hpp"
 #include "stats/verdict_feasibility.hpp"
 
 namespace fs = std::filesystem;
@@ -272,7 +274,25 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("ab --looks: ") + e.what());
     }
+    // Whether a design can reach a verdict is its ordinary looks' to say; only a design that can
+    // gets the extension, which carries on the instances beyond the floor that they left short.
     if (can_reject) {
+      // The extension's rounds need slots in the run: a cap beyond them is refused before its
+      // looks are planned.
+      if (request.extend_to > n && request.extend_to > kMaxSamplesPerRun / (2 * m))
+        throw UsageError("ab --extend-to " + std::to_string(request.extend_to) + ": " + std::to_string(m) +
+                         " instances x " + std::to_string(request.extend_to) +
+                         " samples x 2 sides is more than one run holds (" + std::to_string(kMaxSamplesPerRun) +
+                         "); give a smaller --extend-to, or 0 for none");
+      if (request.looks.empty())
+        use_default_looks(seq, n, request.extend_to);
+      else
+        extend_looks(seq, request.extend_to);
+      // The extension's looks need their rounds in the schedule: it runs to the cap, and the
+      // runner takes the rounds past the most only for the instances that go on.
+      if (const std::size_t cap = seq.looks.back(); cap > n)
+        plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
+                                         static_cast<std::uint32_t>(cap), sweep.settings.seed);
       plan.sequential = std::move(seq);
       return;
     }
@@ -294,7 +314,30 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
   request.log.note(problem + (request.ab ? "" : " (compared as one family, alpha 0.001)"));
 }
 
+// The SHA-256 of every plugin library the run loads, so that --resume measures the code it began
+// with (check_recorded_plugins refuses a library rebuilt since).
+void record_plugins(Plan& plan) {
+  std::set<std::string> libraries;
+  for (const auto& p : plan.instances)
+    if (!p.worker.plugin.empty()) libraries.insert(p.worker.plugin);
+  for (const auto& args : plan.worker_args)
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == "--plugin-override") libraries.insert(args[i + 1].substr(args[i + 1].find('=') + 1));
+  for (const auto& library : libraries) plan.plugin_sha256[library] = plugin_fingerprint(library);
+}
+
 }  // namespace
+
+std::string plugin_fingerprint(const std::string& library) {
+  std::error_code ec;
+  const auto file = fs::canonical(library, ec);
+  if (ec) return "";
+  try {
+    return sha256_file_hex(file.string());
+  } catch (const std::runtime_error&) {
+    return "";
+  }
+}
 
 // Two builds of the sweep's plugin run in the default worker (plan_ab_sides).
 std::vector<std::string> side_workers(const RunRequest& request) {
@@ -366,6 +409,7 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
     plan_ab_sides(plan, request, sweep);
   else
     plan.workers = side_workers(request);
+  record_plugins(plan);
   if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.log);
   if (like) take_like_choices(plan, *like, request.overrides, request.log);
   if (plan.instances.empty())

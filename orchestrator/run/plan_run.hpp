@@ -23,6 +23,9 @@ std::vector<std::string> side_workers(const RunRequest& request);
 // library, neither an ELF program of this machine nor a #! script. `what` names the option.
 void check_worker_build(const std::string& path, const std::string& what);
 
+// A plugin library's SHA-256 (of the file a symbolic link names); "" when it cannot be read.
+std::string plugin_fingerprint(const std::string& library);
+
 // The samples one run may hold, named in the refusal. Planning's memory grows with the samples:
 // this many plan in seconds on a 23 GB machine, where the 2^28 the segment could address would
 // need several times that machine's memory (docs/evidence.md#behind-the-code).

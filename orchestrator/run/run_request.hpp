@@ -78,6 +78,9 @@ struct RunRequest {
   std::optional<std::int64_t> max_samples;  // --max-samples: replaces the sweep's samples
   std::vector<std::size_t> looks;           // --looks: samples per side at each look
   stats::SpendingFunction spending = stats::SpendingFunction::pocock;
+  // --extend-to: an instance whose interval lies beyond the floor at the last look, its p short,
+  // goes on up to this many per side (extend_looks; 0 or not above the most: no extension).
+  std::size_t extend_to = kDefaultExtendTo;
 
   // Python benchmarks: every side's interpreter, environment variables and PYTHONPATH, and in an
   // A/B run each side's own (docs/python.md).

@@ -8,6 +8,20 @@
 
 namespace isobench::orchestrator {
 
+namespace {
+
+// The samples the progress line counts towards: the plan's, or, where a sequential plan's
+// extension runs its schedule to a cap, those up to its last ordinary look (few instances go on).
+std::size_t progress_total(const Plan& p) {
+  if (!p.sequential || p.sequential->extension.from == 0) return p.schedule.total_samples();
+  std::size_t n = 0;
+  for (const auto& run : p.schedule.runs)
+    for (const auto& t : run.tasks) n += t.round < p.sequential->extension.from ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
 OutputFile::OutputFile(const std::string& path) : f_(std::fopen(path.c_str(), "a")) {
   if (!f_) throw std::runtime_error(path + ": cannot open");
 }
@@ -18,7 +32,7 @@ RunState::RunState(const RunDirectory& d, Plan& p, const RunnerOptions& o, RunLo
                    std::set<std::uint32_t> done)
     : dir(d), plan(p), options(o), log(l), seg(std::move(s)), journal(d.file("samples.jsonl")),
       worker_output(d.file("workers.log")), done_slots(std::move(done)),
-      progress(p.schedule.total_samples(), o.quiet) {
+      progress(progress_total(p), o.quiet) {
   for (std::uint32_t lane = seg.layout().n_lanes; lane-- > 0;) free_lanes.push_back(lane);
   worlds = instance_worlds(plan.instances);
   if (std::any_of(worlds.begin(), worlds.end(), [](std::uint32_t n) { return n > 1; })) rank_table.emplace(seg);

@@ -232,6 +232,72 @@ TEST_CASE("calibrate resumes: complete runs are skipped, an incomplete one is fi
   CHECK(read_json(s.path("cal/calibration.json"))["modes"][0]["fpr"][0]["trials"] == 2);
 }
 
+TEST_CASE("calibrate: workers that fail before their first sample stop it at the first run, said once") {
+  // /bin/false is an executable, so it passes as a worker build, and exits 1 at once in every run:
+  // what --resume would retry is what failed, so no retry is advised and no later run is started.
+  Scratch s("calibrate-false-worker");
+  const auto r = calibrate(s, "--runs 2 --modes sequential,process --worker /bin/false --out " + s.path("cal"));
+  CHECK(r.exit_code == 3);
+  std::vector<std::string> causes;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("exit code 1") != std::string::npos) causes.push_back(line);
+  REQUIRE_MESSAGE(causes.size() == 1, r.err);
+  CHECK(causes[0].find("failed before their first sample") != std::string::npos);
+  CHECK(causes[0].find("sequential/run-0") != std::string::npos);
+  CHECK(causes[0].find(s.path("cal/sequential/run-0/log.txt")) != std::string::npos);
+  CHECK_MESSAGE(r.err.find("--resume") == std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find("[1/4]") == std::string::npos, r.err);  // no progress line per failed run
+  // The first run stopped it: the other three were never started.
+  CHECK(fs::exists(s.path("cal/sequential/run-0/run.json")));
+  CHECK(!fs::exists(s.path("cal/sequential/run-1")));
+  CHECK(!fs::exists(s.path("cal/process")));
+  CHECK(!fs::exists(s.path("cal/calibration.json")));
+}
+
+TEST_CASE("calibrate --resume measures with the build and settings it was started with; others are refused") {
+  Scratch s("calibrate-resume-worker");
+  // A build of its own path, so that the journal tells it from the default isobench-worker.
+  const std::string mine = s.path("my-worker");
+  fs::copy_file(bin("isobench-worker"), mine);
+  fs::permissions(mine, fs::perms::owner_all, fs::perm_options::add);
+  auto r = calibrate(s, "--quiet --runs 2 --modes sequential --worker " + mine + " --out " + s.path("cal"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // The calibration as Ctrl-C during its first run leaves it: the second run not started.
+  const std::string second = s.path("cal/sequential/run-1");
+  fs::remove_all(second);
+  const std::string resume = bin("orchestrate") + " calibrate --quiet --resume " + s.path("cal") + " ";
+
+  // Another build, or a setting a sample is measured by, named: one line naming both, nothing run.
+  r = run(resume + "--worker " + bin("isobench-worker"), s);
+  CHECK(bad_input_problem(r, {"--worker " + bin("isobench-worker"), mine}, second) == "");
+  r = run(resume + "--samples 9", s);
+  CHECK(bad_input_problem(r, {"--samples 9", "the sweep's samples"}, second) == "");
+  r = run(resume + "--device cuda", s);
+  CHECK(bad_input_problem(r, {"--device cuda", "--device cpu"}, second) == "");
+  // An option that would plan other runs is not taken rather than ignored.
+  r = run(resume + "--runs 3", s);
+  CHECK(bad_input_problem(r, {"--runs is not taken"}, second) == "");
+  // The same build named, or none: the run is measured with it.
+  r = run(resume + "--device cpu --worker " + mine, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto workers = read_jsonl(second + "/samples.jsonl", "worker");
+  REQUIRE(!workers.empty());
+  for (const auto& w : workers) CHECK_MESSAGE(w.value("executable", "") == mine, w.dump());
+
+  // The recorded build gone: refused naming it before anything runs.
+  fs::remove_all(second);
+  fs::remove(mine);
+  r = run(resume, s);
+  CHECK(bad_input_problem(r, {"the calibration's worker build", mine}, second) == "");
+
+  // A calibration started without --worker records the default build by its path.
+  r = calibrate(s, "--quiet --runs 2 --modes sequential --out " + s.path("default"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(fs::equivalent(read_json(s.path("default/experiment.json"))["measurement"]["worker"].get<std::string>(),
+                       bin("isobench-worker")));
+}
+
 TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") {
   Scratch s("calibrate-bad");
   const std::vector<std::pair<std::string, std::string>> cases = {

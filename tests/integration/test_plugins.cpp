@@ -149,6 +149,39 @@ TEST_CASE("--resume of a plugin A/B run gives each side its own library again") 
   CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 480);
 }
 
+TEST_CASE("--resume measures the plugin the run began with: a library rebuilt or gone since is refused") {
+  Scratch s("plugin-resume-changed");
+  const std::string library = s.path("libstencil.so");
+  std::filesystem::copy_file(lib("libisobench_example_cpu.so"), library);
+  const auto sweep = s.write("plugin.yaml", "settings: {samples: 4, warmup: 0, inner: 1, seed: 2}\n"
+                                            "benchmarks:\n  - plugin: libstencil.so\n    kernel: example_stencil\n"
+                                            "    axes: {n: 1024, steps: 1}\n");
+  auto r = run(bin("orchestrate") + " --device cpu --quiet --format none --out " + s.path("run") + " " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_json(s.path("run/plan.json"))["plugin_sha256"].contains(library));
+  // As if interrupted before any sample.
+  s.write("run/samples.jsonl", "");
+  auto info = read_json(s.path("run/run.json"));
+  info["status"] = "interrupted";
+  s.write("run/run.json", info.dump());
+  const std::string resume = bin("orchestrate") + " --quiet --format none --resume " + s.path("run");
+
+  // Rebuilt in place (here: the slow10 build copied over it): refused naming it, nothing measured.
+  std::filesystem::copy_file(lib("libisobench_example_cpu_slow10.so"), library,
+                             std::filesystem::copy_options::overwrite_existing);
+  r = run(resume, s);
+  CHECK(bad_input_problem(r, {"plugin " + library + " changed since the run started"}, s.path("none")) == "");
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).empty());
+  std::filesystem::remove(library);
+  r = run(resume, s);
+  CHECK(bad_input_problem(r, {"plugin " + library + " is gone or unreadable"}, s.path("none")) == "");
+  // The build it began with, back: the run is finished.
+  std::filesystem::copy_file(lib("libisobench_example_cpu.so"), library);
+  r = run(resume, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 4);
+}
+
 TEST_CASE("a broken plugin stops the run before it starts: one line, exit 2, no run directory") {
   Scratch s("plugin-bad");
   const std::map<std::string, std::string> cases = {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -425,7 +426,7 @@ TEST_CASE("SIGINT stops a Python run; --resume finishes it with a new zygote") {
   // Python options on a resume are refused: the run keeps the environments it started with.
   const auto refused = run(bin("orchestrate") + " --quiet --python python3 --resume " + s.path("run"), s);
   CHECK(refused.exit_code == 2);
-  CHECK_MESSAGE(refused.err.find("the run uses the Python environments its python.json records") != std::string::npos,
+  CHECK_MESSAGE(refused.err.find("the run measures with the Python environments its python.json records") != std::string::npos,
                 refused.err);
 
   const auto r = run(bin("orchestrate") + " --quiet --format none --resume " + s.path("run"), s);
@@ -436,6 +437,58 @@ TEST_CASE("SIGINT stops a Python run; --resume finishes it with a new zygote") {
   for (const auto& x : samples) CHECK(slots.insert(x["slot"].get<std::uint32_t>()).second);
   CHECK(lines(s.path("imports.txt")).size() == 2);  // one zygote per start
   CHECK(read_json(s.path("run/python.json"))["sides"][0]["zygote"]["pid"].get<pid_t>() != first_zygote);
+}
+
+TEST_CASE("--resume measures with the interpreter the run started with: another named, or it gone, is refused") {
+  Scratch s("python-resume-interpreter");
+  // An interpreter of the run's own path (as a venv's bin/python3 is), to take away later.
+  const std::string python = s.path("venv/bin/python3");
+  std::filesystem::create_directories(s.path("venv/bin"));
+  const auto found = run("command -v python3", s);
+  REQUIRE(found.exit_code == 0);
+  const std::string system_python = found.out.substr(0, found.out.find('\n'));
+  std::filesystem::create_symlink(system_python, python);
+  auto r = run_sweep(s, "--python " + python).result;
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_json(s.path("run/python.json"))["sides"][0]["interpreter"] == python);
+  // The run as an interrupt leaves it: its first two samples.
+  const std::string journal = s.path("run/samples.jsonl");
+  std::string kept;
+  std::size_t samples = 0;
+  for (const auto& line : lines(journal)) {
+    if (nlohmann::json::parse(line).value("type", "sample") == "sample" && ++samples > 2) break;
+    kept += line + "\n";
+  }
+  std::ofstream(journal, std::ios::trunc) << kept;
+  auto info = read_json(s.path("run/run.json"));
+  info["status"] = "interrupted";
+  std::ofstream(s.path("run/run.json"), std::ios::trunc) << info.dump();
+  const std::string resume = bin("orchestrate") + " --quiet --format none --resume " + s.path("run");
+
+  // Another interpreter named: one line naming both, nothing measured.
+  r = run(resume + " --python " + system_python, s);
+  CHECK(bad_input_problem(r, {"--python " + system_python + " is not taken", "(" + python + ")"}, s.path("none")) == "");
+  // The recorded one gone (a venv removed): refused before anything is measured, not failed per worker.
+  std::filesystem::remove(python);
+  r = run(resume, s);
+  CHECK(bad_input_problem(r, {"the interpreter the run was started with, " + python + ", is gone (no such file)"},
+                          s.path("none")) == "");
+  CHECK(read_jsonl(journal).size() == 2);
+  CHECK(read_json(s.path("run/run.json"))["status"] == "interrupted");
+  // Back in place but another Python behind it (the venv rebuilt): refused once its zygote says so.
+  std::filesystem::create_symlink(system_python, python);
+  const auto recorded = read_json(s.path("run/python.json"));
+  auto other = recorded;
+  other["sides"][0]["zygote"]["python"] = "2.7.18";
+  std::ofstream(s.path("run/python.json"), std::ios::trunc) << other.dump();
+  r = run(resume, s);
+  CHECK(bad_input_problem(r, {"the interpreter " + python + " now runs Python 3.", "started with 2.7.18"}, s.path("none")) == "");
+  CHECK(read_jsonl(journal).size() == 2);
+  // The same Python: the run is finished with it.
+  std::ofstream(s.path("run/python.json"), std::ios::trunc) << recorded.dump();
+  r = run(resume, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(journal).size() == 12);
 }
 
 TEST_CASE("SIGKILL of the orchestrator: its zygote and the zygote's worker die with it") {

@@ -124,6 +124,7 @@ TEST_CASE("ab --until-verdict and plans that cannot reach a verdict: one line, e
       {"--fixed-n --until-verdict", "--until-verdict excludes --fixed-n"},
       {"--fixed-n --max-samples 32", "--fixed-n excludes --max-samples"},
       {"--fixed-n --spending obrien-fleming", "--fixed-n excludes --spending"},
+      {"--fixed-n --extend-to 60", "--fixed-n excludes --extend-to"},
       {"--looks 8,16 --samples 20", "leave --samples out"},
       {"--until-verdict --max-samples 32 --samples 20", "leave --samples out"},
       {"--until-verdict --looks 8,16 --max-samples 32", "--looks ends at 16 and --max-samples is 32"},
@@ -166,13 +167,16 @@ TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few s
     std::string note;        // on stderr
   };
   const std::vector<Case> cases = {
-      // The sweep's 20 samples over 2 instances: the looks --until-verdict plans.
-      {"", 20, 2, {8, 12, 16, 20}, ""},
-      {"--until-verdict", 20, 2, {8, 12, 16, 20}, ""},
-      {"--max-samples 16", 20, 2, {8, 12, 16}, ""},
-      {"--looks 8,20", 20, 2, {8, 20}, ""},
+      // The sweep's 20 samples over 2 instances: the looks --until-verdict plans, and the
+      // extension's up to 60 for an instance beyond the floor whose p is short.
+      {"", 20, 2, {8, 12, 16, 20, 30, 45, 60}, ""},
+      {"--until-verdict", 20, 2, {8, 12, 16, 20, 30, 45, 60}, ""},
+      {"--max-samples 16", 20, 2, {8, 12, 16, 24, 36, 54, 60}, ""},
+      {"--looks 8,20", 20, 2, {8, 20, 30, 45, 60}, ""},
+      {"--extend-to 0", 20, 2, {8, 12, 16, 20}, ""},
+      {"--extend-to 40", 20, 2, {8, 12, 16, 20, 30, 40}, ""},
       // The spending says looks, as --looks does: --samples is then their most.
-      {"--samples 20 --spending pocock", 20, 2, {8, 12, 16, 20}, ""},
+      {"--samples 20 --spending pocock", 20, 2, {8, 12, 16, 20, 30, 45, 60}, ""},
       // N asked for: N taken.
       {"--samples 20", 20, 2, {}, ""},
       {"--fixed-n", 20, 2, {}, ""},
@@ -182,7 +186,7 @@ TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few s
       // never runs it anyway), so every sample is taken, with a note.
       {"--fail-on never", 10, 100, {}, "note: ab takes all 10 samples per side"},
       // 40 at 12: the look at 8 can stop SAME only; a separation look at 10 and the last can reject.
-      {"", 12, 40, {8, 10, 12}, ""},
+      {"", 12, 40, {8, 10, 12, 18, 27, 40, 60}, ""},
   };
   int k = 0;
   for (const auto& c : cases) {

@@ -381,7 +381,7 @@ TEST_SUITE("calibration analysis: the verdict users get") {
     CHECK(md.find("## Sequential sampling") != std::string::npos);
   }
 
-  TEST_CASE("the sequential rule by default: ab --until-verdict's design up to the runs' samples") {
+  TEST_CASE("the sequential rule by default: ab --until-verdict's design up to the runs' samples and its extension") {
     std::mt19937_64 rng(5);
     // 4 instances at alpha 0.001: the first look (8) cannot reject, so ab adds a separation look
     // at 9 (orchestrator/sequential_plan.hpp); the analysis judges the same design.
@@ -396,19 +396,45 @@ TEST_SUITE("calibration analysis: the verdict users get") {
     isobench::orchestrator::SequentialPlan ab;
     ab.alpha = 0.001;
     ab.instances = 4;
-    isobench::orchestrator::use_default_looks(ab, 20);
+    isobench::orchestrator::use_default_looks(ab, 20, 60);
     const auto& e = r.modes[0].sequential;
+    // Simulated: ab's design, its extension to 60 included.
     CHECK(e.looks == ab.looks);
     CHECK(e.separation == ab.separation);
-    CHECK(e.looks == std::vector<std::size_t>{8, 9, 12, 16, 20});
+    CHECK(e.looks == std::vector<std::size_t>{8, 9, 12, 16, 20, 30, 45, 60});
     CHECK(e.separation == std::vector<std::size_t>{9});
+    // Measured: 20 samples reach no look of the extension.
     CHECK(e.measured_looks == 5);
     CHECK(e.measured_false.trials == 8);  // 2 runs x 4 instances, side 0 against side 1
     CHECK(e.measured_false.hits == 0);
     const auto j = to_json(r);
     CHECK(j["modes"][0]["sequential"]["separation_looks"] == nlohmann::json::array({9}));
+    CHECK(j["settings"]["sequential_extend_to"] == 60);
     const auto md = calibration_report_markdown(r, {"t", "cpu", 2, {}});
-    CHECK(md.find("| 8, 9, 12, 16, 20 (9) |") != std::string::npos);
+    CHECK(md.find("| 8, 9, 12, 16, 20, 30, 45, 60 (9) |") != std::string::npos);
+    CHECK(md.find("on to 60 (the extension, a quarter of alpha)") != std::string::npos);
+    // --extend-to 0: the design as before the extension.
+    o.sequential_extend_to = 0;
+    CHECK(analyse(input, o).modes[0].sequential.looks == std::vector<std::size_t>{8, 9, 12, 16, 20});
+  }
+
+  TEST_CASE("the sequential rule's most below the runs' samples: the measured comparisons reach the extension") {
+    std::mt19937_64 rng(5);
+    ModeRuns mode{"ab", true, {}, {}};
+    for (int k = 0; k < 2; ++k) mode.baseline.push_back(noisy_run(rng, {1e-5, 2e-5, 3e-5, 4e-5}, 60, 0.002, 2));
+    const CalibrationInput input{"cpu", {{"a", "x"}, {"b", "x"}, {"c", "x"}, {"d", "x"}}, {mode}};
+    auto o = fast_options();
+    o.sequential_most = 20;
+    const auto extended = analyse(input, o);
+    const auto& e = extended.modes[0].sequential;
+    CHECK(e.looks == std::vector<std::size_t>{8, 9, 12, 16, 20, 30, 45, 60});
+    CHECK(e.measured_looks == 8);
+    CHECK(e.measured_false.hits == 0);
+    o.sequential_extend_to = 0;
+    const auto plain = analyse(input, o);
+    const auto& before = plain.modes[0].sequential;
+    CHECK(before.looks == std::vector<std::size_t>{8, 9, 12, 16, 20});
+    CHECK(before.measured_looks == 5);
   }
 
   TEST_CASE("the sequential rule can be left out") {

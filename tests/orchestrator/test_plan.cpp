@@ -3,9 +3,11 @@
 // are the instance table's own (one writer and reader in ipc/instance_table.cpp).
 #include <doctest/doctest.h>
 
+#include <random>
 #include <set>
 
 #include "ipc/instance_table.hpp"
+#include "orchestrator/compare/sequential_verdict.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/run/sweep_plan.hpp"
 #include "orchestrator/sequential_plan.hpp"
@@ -251,4 +253,51 @@ TEST_CASE("default looks: a separation look where the first cannot reach SLOWER,
   auto damaged = plan.to_json();
   damaged["separation_looks"] = Looks{10};
   CHECK_THROWS_WITH_AS(SequentialPlan::from_json(damaged), doctest::Contains("separation look 10"), std::runtime_error);
+}
+
+TEST_CASE("the extension: looks after the most up to --extend-to, kept in plan.json, replayed as the runner does") {
+  using Looks = std::vector<std::size_t>;
+  SequentialPlan plan;
+  plan.instances = 20;
+  use_default_looks(plan, 20, 60);
+  CHECK(plan.looks == Looks{8, 10, 12, 16, 20, 30, 45, 60});
+  CHECK(plan.separation == Looks{10});
+  CHECK(plan.extension.from == 20);
+  CHECK(plan.extension.share == kExtensionShare);
+  // None where the cap is not above the most; 0 is none.
+  SequentialPlan none = plan;
+  use_default_looks(none, 20, 20);
+  CHECK(none.looks.back() == 20);
+  CHECK(none.extension.from == 0);
+  CHECK(none.to_json()["extension"].is_null());
+  use_default_looks(none, 20, 0);
+  CHECK(none.extension.from == 0);
+  // plan.json keeps it; a plan from before it reads with none.
+  const auto again = SequentialPlan::from_json(plan.to_json());
+  CHECK(again.looks == plan.looks);
+  CHECK(again.extension.from == 20);
+  CHECK(again.extension.share == kExtensionShare);
+  auto older = none.to_json();
+  older.erase("extension");
+  CHECK(SequentialPlan::from_json(older).extension.from == 0);
+  // A start that is not a look before the last is a damaged plan.
+  auto damaged = plan.to_json();
+  damaged["extension"]["from"] = 21;
+  CHECK_THROWS_WITH_AS(SequentialPlan::from_json(damaged), doctest::Contains("extension's start 21"),
+                       std::runtime_error);
+
+  // A 35% change under 25% noise over 20 instances: UNCERTAIN at 20 per side without the
+  // extension, SLOWER after it, replayed as the runner and compare replay it.
+  std::mt19937_64 engine(11);
+  std::lognormal_distribution<double> noise(0.0, 0.25);
+  SamplesByIndex a, b;
+  for (std::uint32_t i = 0; i < 60; ++i) a[i] = noise(engine), b[i] = 1.35 * noise(engine);
+  const auto before = replay_looks(none.design(), none.looks.size() - 1, a, b, none.threshold);
+  REQUIRE(before);
+  CHECK(before->n == 20);
+  CHECK(before->decision.verdict == isobench::stats::Verdict::uncertain);
+  const auto after = replay_looks(plan.design(), plan.looks.size() - 1, a, b, plan.threshold);
+  REQUIRE(after);
+  CHECK(after->n > 20);
+  CHECK(after->decision.verdict == isobench::stats::Verdict::slower);
 }

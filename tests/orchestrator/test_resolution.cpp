@@ -93,3 +93,21 @@ TEST_CASE("an interval across the floor is short of width: the samples that narr
   report.compared.front().verdict = isobench::stats::Verdict::same;
   CHECK(unresolved_note(report).empty());
 }
+
+TEST_CASE("a run with the extension is told to raise its cap for p, --max-samples for width") {
+  ComparisonReport report;
+  SequentialPlan plan;
+  plan.instances = 2;
+  use_default_looks(plan, 20, 60);
+  report.sequential = plan;
+  auto p_short = instance("a", 1.3, 1.5, 0.00004, 0.0004, 60);  // went on to the cap
+  p_short.look = plan.looks.size() - 1;
+  auto wide = instance("b", 0.8, 1.3, 0.2, 1);  // stopped at the last ordinary look
+  wide.look = 3;
+  report.compared = {p_short, wide};
+  const std::string note = unresolved_note(report);
+  CHECK_MESSAGE(has(note, "narrow it to the floor (--max-samples N)"), note);
+  CHECK_MESSAGE(has(note, "at 60 samples per side; about "), note);
+  CHECK_MESSAGE(has(note, "samples per side would bring it below (--extend-to "), note);
+  CHECK(samples_to_lower_p(note) > 60);
+}

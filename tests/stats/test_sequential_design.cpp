@@ -176,6 +176,97 @@ TEST_SUITE("sequential_design") {
     CHECK_THROWS_AS(sequential_design(looks, 0.001, 4, SpendingFunction::pocock, 0.95, {20}), std::invalid_argument);
   }
 
+  TEST_CASE("an extension spends its share after the ordinary looks and never stops SAME") {
+    const std::vector<std::size_t> looks = {8, 9, 12, 16, 20, 30, 45, 60};
+    const auto plain = sequential_design({8, 9, 12, 16, 20}, 0.001, 20, SpendingFunction::pocock, 0.95, {9});
+    const auto d = sequential_design(looks, 0.001, 20, SpendingFunction::pocock, 0.95, {9}, {20, 0.25});
+    CHECK(d.look_confidence == plain.look_confidence);  // the extension's looks are not SAME looks
+    double ordinary = 0, extension = 0;
+    for (std::size_t k = 0; k < looks.size(); ++k) {
+      CAPTURE(k);
+      if (k < 5) {
+        // The ordinary looks keep their shape, three quarters of each level.
+        CHECK(d.looks[k].alpha == doctest::Approx(0.75 * plain.looks[k].alpha).epsilon(1e-9));
+        ordinary += d.looks[k].alpha * 20;
+      } else {
+        CHECK_FALSE(d.looks[k].stops_same);
+        CHECK(d.looks[k].alpha > 0);
+        extension += d.looks[k].alpha * 20;
+      }
+    }
+    CHECK(ordinary <= 0.75e-3 * (1 + 1e-12));
+    CHECK(extension == doctest::Approx(0.25e-3).epsilon(1e-9));
+    CHECK(ordinary + extension <= 1e-3 * (1 + 1e-12));
+    // Not a look before the last, or a share outside (0, 1): refused.
+    CHECK_THROWS_AS(sequential_design(looks, 0.001, 20, SpendingFunction::pocock, 0.95, {}, {21, 0.25}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(sequential_design(looks, 0.001, 20, SpendingFunction::pocock, 0.95, {}, {60, 0.25}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(sequential_design(looks, 0.001, 20, SpendingFunction::pocock, 0.95, {}, {20, 1.0}),
+                    std::invalid_argument);
+  }
+
+  TEST_CASE("an instance beyond the floor but short of its level at 20 goes on and resolves; others stop") {
+    // 20 instances, a 35% change under 25% noise: at 20 per side the interval lies beyond the
+    // floor but p is short of alpha / 20's share; at 30 or 45 it is not.
+    const std::vector<std::size_t> looks = {8, 9, 12, 16, 20, 30, 45, 60};
+    const auto plain = sequential_design({8, 9, 12, 16, 20}, 0.001, 20, SpendingFunction::pocock, 0.95, {9});
+    const auto extended = sequential_design(looks, 0.001, 20, SpendingFunction::pocock, 0.95, {9}, {20, 0.25});
+    std::mt19937_64 engine(11);
+    std::lognormal_distribution<double> noise(0.0, 0.25);
+    std::vector<double> a(60), b(60);
+    for (double& v : a) v = noise(engine);
+    for (double& v : b) v = 1.35 * noise(engine);
+    const auto at20 = decide_at_look(plain, 4, a, b);
+    REQUIRE(at20.verdict == Verdict::uncertain);
+    REQUIRE(clears_floor(at20.ratio.lo, at20.ratio.hi, 0.02));
+    CHECK(at20.stop);  // without the extension: UNCERTAIN at 20
+    CHECK_FALSE(decide_at_look(extended, 4, a, b).stop);
+    std::optional<std::size_t> resolved;
+    for (std::size_t k = 5; k < looks.size() && !resolved; ++k) {
+      const auto d = decide_at_look(extended, k, a, b);
+      if (d.stop) {
+        CHECK(d.verdict == Verdict::slower);
+        resolved = k;
+      }
+    }
+    CHECK(resolved.has_value());
+    // Noise whose interval straddles the floor at 20 stops there UNCERTAIN, as without the extension.
+    const auto wide_a = ramp(60, 1.0, 0.01), wide_b = ramp(60, 1.02, 0.01);
+    CHECK(decide_at_look(extended, 4, wide_a, wide_b).stop);
+    CHECK(decide_at_look(extended, 4, wide_a, wide_b).verdict == Verdict::uncertain);
+  }
+
+  TEST_CASE("A/A instances stop where and as they stopped without the extension") {
+    const auto plain = sequential_design({8, 9, 12, 16, 20}, 0.001, 4, SpendingFunction::pocock, 0.95, {9});
+    const auto extended =
+        sequential_design({8, 9, 12, 16, 20, 30, 45, 60}, 0.001, 4, SpendingFunction::pocock, 0.95, {9}, {20, 0.25});
+    std::mt19937_64 engine(3);
+    std::lognormal_distribution<double> noise(0.0, 0.03);
+    std::size_t went_on = 0;
+    for (int rep = 0; rep < 200; ++rep) {
+      std::vector<double> a(60), b(60);
+      for (double& v : a) v = noise(engine);
+      for (double& v : b) v = noise(engine);
+      const auto first_stop = [&](const SequentialDesign& d) {
+        for (std::size_t k = 0;; ++k)
+          if (const auto decision = decide_at_look(d, k, a, b); decision.stop) return std::pair{k, decision.verdict};
+      };
+      const auto before = first_stop(plain), after = first_stop(extended);
+      CAPTURE(rep);
+      CHECK(after.second != Verdict::slower);
+      CHECK(after.second != Verdict::faster);
+      if (after.first > 4) {
+        ++went_on;  // only an interval beyond the floor at 20 goes on
+        const auto at20 = decide_at_look(extended, 4, a, b);
+        CHECK(clears_floor(at20.ratio.lo, at20.ratio.hi, 0.02));
+      } else {
+        CHECK(after == before);
+      }
+    }
+    CHECK(went_on == 0);  // at 3% noise no A/A interval lies beyond a 2% floor at 20 per side
+  }
+
   TEST_CASE("bad designs and looks throw") {
     CHECK_THROWS_AS(sequential_design({}, 0.001, 1), std::invalid_argument);
     CHECK_THROWS_AS(sequential_design({8, 8}, 0.001, 1), std::invalid_argument);
