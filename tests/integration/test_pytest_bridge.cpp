@@ -403,7 +403,10 @@ TEST_CASE("a do_bench suite: each timing call an instance, SLOWER only where the
   const std::string suite = source_dir() + "/tests/python/data/do_bench_suite.py";
   const std::string ab = bin("orchestrate") + " ab --quiet --format json --device cpu --pytest " + suite +
                          " --python-path " + fake + " ";
-  const auto r = run(ab + "-k plain --candidate-env DO_BENCH_SLOW=mul --samples 20 --inner 5 --out " + s.path("run"), s);
+  // Sequential with the extension, as the controls' case below (why: there).
+  const auto r = run(
+      ab + "-k plain --candidate-env DO_BENCH_SLOW=mul --max-samples 20 --extend-to 60 --inner 5 --out " + s.path("run"),
+      s);
   REQUIRE_MESSAGE(r.exit_code == 1, r.err);
   std::map<std::string, std::string> verdicts;
   const auto comparison = nlohmann::json::parse(r.out);
