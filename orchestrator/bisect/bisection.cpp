@@ -287,7 +287,12 @@ class Bisection {
     std::map<stats::Verdict, std::size_t> counts;
     for (const auto& [id, v] : step.verdicts) ++counts[v];
     std::string line = "bisect: step " + std::to_string(number) + ":";
-    for (const auto& [v, k] : counts) line += " " + std::to_string(k) + " " + std::string(stats::to_string(v));
+    for (const auto& [v, k] : counts) {
+      line += ' ';
+      line += std::to_string(k);
+      line += ' ';
+      line += stats::to_string(v);
+    }
     log_.progress(line);
     return true;
   }
