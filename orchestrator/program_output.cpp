@@ -1,8 +1,13 @@
 #include "orchestrator/program_output.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -80,6 +85,63 @@ ProgramOutput run_program(const std::string& program, const std::vector<std::str
   result.out = slurp(out.get());
   result.err = slurp(err.get());
   return result;
+}
+
+ProgramOutput run_shell_in_group(const std::string& script) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), std::fclose), err(std::tmpfile(), std::fclose);
+  if (!out || !err) throw std::runtime_error("no temporary file for the script's output");
+  const int out_fd = ::fileno(out.get()), err_fd = ::fileno(err.get());
+  const pid_t parent = ::getpid();
+  const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
+  const pid_t guard = ::fork();
+  if (guard < 0) throw std::runtime_error("cannot start the script (fork failed)");
+  if (guard == 0) {
+    sigset_t stops;
+    sigemptyset(&stops);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&stops, sig);
+    ::sigprocmask(SIG_BLOCK, &stops, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(137);
+    const pid_t build = ::fork();
+    if (build < 0) ::_exit(126);
+    if (build == 0) {
+      ::setpgid(0, 0);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      const int null_fd = ::open("/dev/null", O_RDONLY);
+      if (null_fd >= 0) ::dup2(null_fd, 0);
+      ::dup2(out_fd, 1);
+      ::dup2(err_fd, 2);
+      ::execv("/bin/sh", const_cast<char* const*>(argv));
+      ::_exit(127);
+    }
+    ::setpgid(build, build);  // either side may set it first
+    for (;;) {
+      int sig = 0;
+      if (::sigwait(&stops, &sig) != 0) continue;
+      if (sig != SIGCHLD) {
+        ::kill(-build, SIGKILL);
+        ::waitpid(build, nullptr, 0);
+        ::_exit(128 + sig);
+      }
+      int status = 0;
+      const pid_t done = ::waitpid(build, &status, WNOHANG);
+      if (done == build) {
+        ::kill(-build, SIGKILL);  // what the shell left running in its group
+        ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+      }
+    }
+  }
+  int status = 0;
+  while (::waitpid(guard, &status, 0) < 0 && errno == EINTR) {
+  }
+  ProgramOutput r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out.get());
+  r.err = slurp(err.get());
+  return r;
 }
 
 }  // namespace isobench::orchestrator

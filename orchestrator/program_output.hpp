@@ -1,7 +1,7 @@
 #pragma once
 // A program run to its end with its output caught: the orchestrator's short helper programs
-// (sbatch and squeue for Slurm, python3 collecting a pytest file). Workers and zygotes, which
-// live beside the run, are orchestrator/worker_process.hpp's.
+// (sbatch and squeue for Slurm, python3 collecting a pytest file) and a bisection's build script.
+// Workers and zygotes, which live beside the run, are orchestrator/worker_process.hpp's.
 
 #include <string>
 #include <vector>
@@ -23,6 +23,15 @@ struct ProgramOutput {
 // Boost.Process is the orchestrator library's, orchestrator/boost_process.hpp).
 ProgramOutput run_program(const std::string& program, const std::vector<std::string>& args,
                           const std::string& hint = "", const std::vector<std::string>& variables = {});
+
+// Runs `script` by /bin/sh to its end, its stdout and stderr caught as run_program's, in a process
+// group of its own under a guard process that stays in orchestrate's group: the guard dies with
+// orchestrate (the parent-death signal, also after a SIGKILL) or with a Ctrl-C to the terminal's
+// group, and takes the whole group with it, so that nothing the script started outlives the
+// caller (a bisection's build writing into builds/ beside a resumed one). Only async-signal-safe
+// calls after fork. The exit code is the shell's, 128 + the signal that ended it. Throws
+// std::runtime_error when it cannot start.
+ProgramOutput run_shell_in_group(const std::string& script);
 
 // The first line of `text`, without its end of line.
 std::string first_line(const std::string& text);

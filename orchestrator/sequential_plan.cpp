@@ -64,7 +64,7 @@ std::vector<std::size_t> default_looks(std::size_t max_samples) {
 }
 
 void extend_looks(SequentialPlan& plan, std::size_t extend_to) {
-  plan.extension = {0, 0};
+  plan.extension = {};
   if (plan.looks.empty() || extend_to <= plan.looks.back()) return;
   const std::size_t from = plan.looks.back();
   for (std::size_t n = from + from / 2; n < extend_to; n += n / 2) plan.looks.push_back(n);

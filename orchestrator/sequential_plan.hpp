@@ -25,7 +25,7 @@ struct SequentialPlan {
   // Looks after the ordinary ones for an instance whose interval lies beyond the floor and whose p
   // is short of its level (stats::SequentialExtension); plan.json's "extension", null where none
   // (and in a plan from before it).
-  stats::SequentialExtension extension{0, 0};
+  stats::SequentialExtension extension;
 
   stats::SequentialDesign design() const;
   // Whether some look of the design can stop SLOWER or FASTER (spends any alpha).

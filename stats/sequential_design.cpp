@@ -49,7 +49,7 @@ SequentialDesign sequential_design(std::vector<std::size_t> looks, double alpha,
   d.alpha = alpha;
   d.instances = instances;
   d.confidence = confidence;
-  d.extension = extended ? extension : SequentialExtension{0, 0};
+  d.extension = extended ? extension : SequentialExtension{};
   const auto separating = [&](std::size_t n) {
     return (extended && n > extension.from) || std::find(separation.begin(), separation.end(), n) != separation.end();
   };

@@ -54,7 +54,7 @@ struct SequentialLook {
 // Looks after the ordinary ones, taken only by an instance whose interval lies beyond the floor.
 struct SequentialExtension {
   std::size_t from = 0;  // samples per side at the last ordinary look (0: no extension)
-  double share = 0.25;   // of alpha, spent by the looks after `from`
+  double share = 0;      // of alpha, spent by the looks after `from`: the planner's choice
 };
 
 struct SequentialDesign {

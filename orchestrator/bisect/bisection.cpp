@@ -110,13 +110,14 @@ std::string default_bisect_dir() {
 
 class Bisection {
  public:
-  Bisection(RunDirectory dir, BisectState state, bool quiet)
+  Bisection(RunDirectory dir, BisectState state, bool quiet, Log log)
       : dir_(std::move(dir)),
         state_(std::move(state)),
         walk_(replay_walk(state_)),
         cache_(state_.range.repo, fs::absolute(dir_.file(kBuildsFolder)).string(), state_.build_command,
                state_.artifact),
-        quiet_(quiet) {}
+        quiet_(quiet),
+        log_(std::move(log)) {}
 
   // Walks until every instance is settled, the run is interrupted or a step breaks off.
   BisectOutcome walk() {
@@ -205,7 +206,7 @@ class Bisection {
       r.candidate = candidate;
     }
     r.quiet = quiet_;
-    r.log = Log::to_stderr(quiet_);
+    r.log = log_;
     r.command_line = state_.command_line;
     return r;
   }
@@ -247,7 +248,7 @@ class Bisection {
     if (fs::exists(fs::path(run_dir) / "run.json")) {
       request.resume_dir = run_dir;
       request.quiet = quiet_;
-      request.log = Log::to_stderr(quiet_);
+      request.log = log_;
       request.command_line = state_.command_line;
     } else {
       fs::remove_all(run_dir);  // a run cut off before its run.json: started afresh
@@ -286,7 +287,12 @@ class Bisection {
     std::map<stats::Verdict, std::size_t> counts;
     for (const auto& [id, v] : step.verdicts) ++counts[v];
     std::string line = "bisect: step " + std::to_string(number) + ":";
-    for (const auto& [v, k] : counts) line += " " + std::to_string(k) + " " + std::string(stats::to_string(v));
+    for (const auto& [v, k] : counts) {
+      line += ' ';
+      line += std::to_string(k);
+      line += ' ';
+      line += stats::to_string(v);
+    }
     log_.progress(line);
     return true;
   }
@@ -296,14 +302,14 @@ class Bisection {
   RangeWalk walk_;
   BuildCache cache_;
   bool quiet_;
-  Log log_ = Log::to_stderr(quiet_);
+  Log log_;
 };
 
 // bisect.lock, held by the one process that builds, measures and writes bisect.json in a
 // bisection's directory; UsageError when another holds it.
-DirectoryLock lock_bisection(const RunDirectory& dir, const std::string& what) {
+DirectoryLock lock_bisection(const RunDirectory& dir, const std::string& what, const Log& log) {
   DirectoryLock lock(dir.file("bisect.lock"));
-  if (!lock.unlocked().empty()) Log::to_stderr(false).warning(lock.unlocked());
+  if (!lock.unlocked().empty()) log.warning(lock.unlocked());
   if (lock.held_elsewhere())
     throw UsageError(what + ": another orchestrate bisect is working in " + dir.path() + " now (" + lock.path() +
                      " is locked); let it finish, or stop it, then bisect --resume " + dir.path());
@@ -316,7 +322,7 @@ std::pair<RunDirectory, BisectState> open_new_bisection(const BisectRequest& req
   BisectState state = new_state(request);
   const std::string dir = request.out_dir.empty() ? default_bisect_dir() : request.out_dir;
   RunDirectory created = RunDirectory::create(fs::absolute(dir).lexically_normal().string());
-  lock.emplace(lock_bisection(created, "bisect"));
+  lock.emplace(lock_bisection(created, "bisect", request.log));
   created.write_json(kBisectStateFile, state.to_json());
   return {std::move(created), std::move(state)};
 }
@@ -327,7 +333,7 @@ std::pair<RunDirectory, BisectState> open_resumed_bisection(const BisectRequest&
   try {
     RunDirectory dir = RunDirectory::open_record(fs::absolute(request.resume_dir).lexically_normal().string(),
                                                  kBisectStateFile, "bisection directory");
-    lock.emplace(lock_bisection(dir, resume));  // bisect.json is read by its holder, as it wrote it
+    lock.emplace(lock_bisection(dir, resume, request.log));  // bisect.json is read by its holder, as it wrote it
     try {
       BisectState state = BisectState::from_json(dir.read_json(kBisectStateFile));
       replay_walk(state);  // steps that do not fit the range are damage, found now
@@ -350,12 +356,12 @@ BisectOutcome bisect(const BisectRequest& request) {
   std::optional<DirectoryLock> lock;
   auto [dir, state] = resumed ? open_resumed_bisection(request, lock) : open_new_bisection(request, lock);
   const std::string path = dir.path();
-  Log::to_stderr(request.quiet).progress("bisect directory: " + path);
+  request.log.progress("bisect directory: " + path);
   // The steps run from the bisection's directory: Python's path starts with the current folder,
   // where the checkout's own modules (of whichever commit is checked out) would shadow the
   // --python-path folders of both sides.
   fs::current_path(path);
-  Bisection bisection(std::move(dir), std::move(state), request.quiet);
+  Bisection bisection(std::move(dir), std::move(state), request.quiet, request.log);
   try {
     return bisection.walk();
   } catch (const UsageError&) {

@@ -14,6 +14,7 @@
 
 #include "orchestrator/bisect/bisect_outcome.hpp"
 #include "orchestrator/bisect/bisect_state.hpp"
+#include "orchestrator/log.hpp"
 #include "orchestrator/sweep.hpp"
 
 namespace isobench::orchestrator {
@@ -32,7 +33,11 @@ struct BisectRequest {
   SettingsOverrides overrides;
   std::optional<std::int64_t> max_samples;  // the most samples per side of a test (default: the sweep's)
   double alpha = 0.001, confidence = 0.95, threshold = 0.02;  // over the whole walk (error_budget.hpp)
+  // --quiet: no progress bar in the steps' runs (the verb binds `log` without progress either).
   bool quiet = false;
+  // Progress, notes and warnings of the walk and of its steps' runs: the verb binds it
+  // (Log::to_stderr); unbound, they are dropped.
+  Log log;
   std::vector<std::string> command_line;
 };
 

@@ -1,17 +1,7 @@
 #include "orchestrator/bisect/build_cache.hpp"
 
-#include <cerrno>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <memory>
-#include <sstream>
 
 #include "orchestrator/bisect/commit_range.hpp"
 #include "orchestrator/program_output.hpp"
@@ -33,76 +23,6 @@ std::string last_line(const std::string& text) {
   if (end == std::string::npos) return "";
   const auto begin = text.find_last_of('\n', end);
   return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
-}
-
-std::string slurp(std::FILE* file) {
-  std::rewind(file);
-  std::ostringstream text;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) text.write(buffer, static_cast<std::streamsize>(n));
-  return text.str();
-}
-
-// Runs `script` by /bin/sh in a process group of its own, under a guard process that stays in
-// orchestrate's group: the guard dies with orchestrate (the parent-death signal, also after a
-// SIGKILL) or with a Ctrl-C to the terminal's group, and takes the whole build group with it, so
-// that no build outlives the bisection and writes into builds/ beside a resumed one. Only
-// async-signal-safe calls after fork. The exit code is the shell's, 128 + the signal that ended it.
-ProgramOutput run_build_group(const std::string& script) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), std::fclose), err(std::tmpfile(), std::fclose);
-  if (!out || !err) throw std::runtime_error("no temporary file for the build's output");
-  const int out_fd = ::fileno(out.get()), err_fd = ::fileno(err.get());
-  const pid_t parent = ::getpid();
-  const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
-  const pid_t guard = ::fork();
-  if (guard < 0) throw std::runtime_error("cannot start the build (fork failed)");
-  if (guard == 0) {
-    sigset_t stops;
-    sigemptyset(&stops);
-    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&stops, sig);
-    ::sigprocmask(SIG_BLOCK, &stops, nullptr);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(137);
-    const pid_t build = ::fork();
-    if (build < 0) ::_exit(126);
-    if (build == 0) {
-      ::setpgid(0, 0);
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      const int null_fd = ::open("/dev/null", O_RDONLY);
-      if (null_fd >= 0) ::dup2(null_fd, 0);
-      ::dup2(out_fd, 1);
-      ::dup2(err_fd, 2);
-      ::execv("/bin/sh", const_cast<char* const*>(argv));
-      ::_exit(127);
-    }
-    ::setpgid(build, build);  // either side may set it first
-    for (;;) {
-      int sig = 0;
-      if (::sigwait(&stops, &sig) != 0) continue;
-      if (sig != SIGCHLD) {
-        ::kill(-build, SIGKILL);
-        ::waitpid(build, nullptr, 0);
-        ::_exit(128 + sig);
-      }
-      int status = 0;
-      const pid_t done = ::waitpid(build, &status, WNOHANG);
-      if (done == build) {
-        ::kill(-build, SIGKILL);  // what the shell left running in its group
-        ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-      }
-    }
-  }
-  int status = 0;
-  while (::waitpid(guard, &status, 0) < 0 && errno == EINTR) {
-  }
-  ProgramOutput r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out.get());
-  r.err = slurp(err.get());
-  return r;
 }
 
 }  // namespace
@@ -138,7 +58,7 @@ BuildOutcome BuildCache::build(const std::string& commit) const {
   add_worktree(repo_, worktree, commit);
   const std::string command = substitute_build_command(command_, worktree, out);
   // The command runs in the worktree; a newline keeps its own `;` and `&&` out of the cd's list.
-  const auto r = run_build_group("cd -- '" + worktree + "' || exit 125\n" + command);
+  const auto r = run_shell_in_group("cd -- '" + worktree + "' || exit 125\n" + command);
   remove_worktree(repo_, worktree);
   std::ofstream(log_file(commit)) << "$ " << command << "\n" << r.out << r.err << "exit " << r.exit_code << "\n";
   if (r.exit_code != 0) {

@@ -336,6 +336,7 @@ SequentialEvaluation sequential_evaluation(const CalibrationInput& input, const 
   if (!plan) return e;
   e.looks = plan->looks;
   e.separation = plan->separation;
+  e.extension_from = plan->extension.from;
   const auto design = plan->design();
   struct Simulated {
     bool pilot = false;

@@ -138,6 +138,9 @@ struct VerdictRates {
 struct SequentialEvaluation {
   std::vector<std::size_t> looks;       // of the simulated design (up to the most samples measured)
   std::vector<std::size_t> separation;  // those of `looks` that stop SLOWER or FASTER only
+  // The last ordinary look where the design has an extension after it (SequentialPlan::extension;
+  // none where the cap is not above the most samples), 0 where it has none.
+  std::size_t extension_from = 0;
   // On the measured A/A comparisons, looking only where the samples reach (a design over the
   // looks that fit, so a run of 12 samples is judged at 8 and 12): false SLOWER/FASTER verdicts.
   RateCell measured_false;

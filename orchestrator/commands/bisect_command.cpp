@@ -67,6 +67,7 @@ int run_bisect(const CLI::App& cmd, BisectCommand& c) {
       check_new_options(c);
     else
       check_resume_options(cmd, c.request);
+    c.request.log = Log::to_stderr(c.request.quiet);
     const BisectOutcome outcome = bisect(c.request);
     if (outcome.interrupted) {
       std::cerr << "orchestrate: bisect interrupted; every finished step is kept; carry on with: orchestrate bisect "

@@ -89,15 +89,15 @@ void check_output_path(const std::string& flag, const std::string& path, const s
 }
 
 void check_ci_outputs(const CiOutputs& outputs, const std::vector<GuardedPath>& guarded) {
-  std::vector<GuardedPath> taken = guarded;
-  for (const auto& o : outputs_of(outputs)) {
+  const auto all = outputs_of(outputs);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Output& o = all[i];
     if (o.path.empty()) continue;
-    for (const auto& t : taken)
-      if (t.what.starts_with("--") && resolved_path(t.path) == resolved_path(o.path))
-        throw UsageError(t.what + " " + t.path + " and " + o.flag + " " + o.path +
+    for (std::size_t earlier = 0; earlier < i; ++earlier)
+      if (const Output& e = all[earlier]; !e.path.empty() && resolved_path(e.path) == resolved_path(o.path))
+        throw UsageError(std::string(e.flag) + " " + e.path + " and " + o.flag + " " + o.path +
                          ": one file for two outputs, the second would replace the first; give each its own");
-    check_output_path(o.flag, o.path, taken);
-    taken.push_back({o.flag, o.path, false});
+    check_output_path(o.flag, o.path, guarded);
   }
 }
 

@@ -225,13 +225,16 @@ std::string looks_text(const std::vector<std::size_t>& looks, const std::vector<
 std::string sequential_section(const CalibrationResult& r) {
   const auto& o = r.options;
   if (!o.sequential) return {};
+  // What the options ask for is an extension only where its cap lies above the most samples.
+  const bool extended =
+      std::any_of(r.modes.begin(), r.modes.end(), [](const auto& m) { return m.sequential.extension_from > 0; });
   std::ostringstream s;
   s << "\n## Sequential sampling\n\n"
     << (o.sequential_looks.empty()
             ? "The design `ab --until-verdict` runs by default up to " +
                   (o.sequential_most >= 2 ? std::to_string(o.sequential_most) : std::string("the runs'")) +
                   " samples per side" +
-                  (o.sequential_extend_to > 0
+                  (extended
                        ? ", and for an instance whose interval lies beyond the floor with its p short, on to " +
                              std::to_string(o.sequential_extend_to) + " (the extension, a quarter of alpha)"
                        : std::string())

@@ -399,10 +399,11 @@ std::unique_ptr<WorkerHandle> Zygote::start(const std::vector<std::string>& args
   if (spec_.per_round && round && (!round_ || *round > *round_)) {
     replace_process(round);
     if (log_) {
-      const auto seed = environment_hash_seed(process_spec(round).environment);
+      const auto given = environment_hash_seed(spec_.environment);
       log_->write("zygote-round", side_name(spec_.side) + ": round " + std::to_string(*round) + ", pid " +
-                                      std::to_string(process_->proc->pid()) + ", PYTHONHASHSEED " + seed.value_or("?") +
-                                      (environment_hash_seed(spec_.environment) ? " (the environment's)" : ""));
+                                      std::to_string(process_->proc->pid()) + ", PYTHONHASHSEED " +
+                                      (given ? *given + " (the environment's)"
+                                             : std::to_string(round_hash_seed(spec_.hash_seed_base, *round))));
     }
   }
   for (int attempt = 0; attempt < 2; ++attempt) {

@@ -66,9 +66,10 @@ struct RunRequest {
   std::vector<std::string> baseline_sets, candidate_sets;
   VerdictRule verdict;
   // ab --until-verdict: sequential sampling (compare/sequential_verdict.hpp). The sweep's samples
-  // (or max_samples) are the most an instance takes per side; it is looked at `looks` (default
-  // use_default_looks: orchestrator/sequential_plan.hpp) and stops at the first look whose
-  // verdict is SLOWER, FASTER or SAME.
+  // (or max_samples) are the most an instance takes per side at the ordinary looks, past which
+  // only an instance whose interval lies beyond the floor goes on, up to extend_to; it is looked
+  // at `looks` (default use_default_looks: orchestrator/sequential_plan.hpp) and stops at the
+  // first look whose verdict is SLOWER, FASTER or SAME.
   bool until_verdict = false;
   // ab's default (given none of --until-verdict, --fixed-n, --samples, --max-samples, --looks,
   // --executor slurm): sequential as above where the sweep's samples allow more than one look and

@@ -416,6 +416,11 @@ TEST_SUITE("calibration analysis: the verdict users get") {
     // --extend-to 0: the design as before the extension.
     o.sequential_extend_to = 0;
     CHECK(analyse(input, o).modes[0].sequential.looks == std::vector<std::size_t>{8, 9, 12, 16, 20});
+    // A cap not above the most is no extension (extend_looks adds none): the report names none.
+    o.sequential_extend_to = 10;
+    const auto capped = analyse(input, o);
+    CHECK(capped.modes[0].sequential.looks == std::vector<std::size_t>{8, 9, 12, 16, 20});
+    CHECK(calibration_report_markdown(capped, {"t", "cpu", 2, {}}).find("the extension") == std::string::npos);
   }
 
   TEST_CASE("the sequential rule's most below the runs' samples: the measured comparisons reach the extension") {
