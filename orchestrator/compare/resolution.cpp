@@ -67,31 +67,35 @@ std::string width_note(const ComparisonReport& report, const Comparison& widest,
          (report.sequential ? "--max-samples N" : "--samples N, or ab --until-verdict") + ")";
 }
 
-std::string p_note(const ComparisonReport& report, const Comparison& worst, std::size_t count) {
-  const std::size_t n = std::min(worst.n_a, worst.n_b);
-  const double level = level_of(report, worst);
-  // The test's z grows about as sqrt(n) for a fixed effect; the smooth asymptotic p says where
-  // it stands (a permutation p is resolved only near its levels).
-  const double p = std::isfinite(worst.bm.asymptotic_p_value) && worst.bm.asymptotic_p_value > 0
-                       ? worst.bm.asymptotic_p_value
-                       : worst.bm.p_value;
+// About how many samples per side would bring c's p below the level it must reach: the test's z
+// grows about as sqrt(n) for a fixed effect, and the smooth asymptotic p says where it stands (a
+// permutation p is resolved only near its levels; its upper end, which p_adjusted holds, is often
+// clamped at 1). Infinite where p gives no z.
+double samples_for_p(const ComparisonReport& report, const Comparison& c) {
+  const std::size_t n = std::min(c.n_a, c.n_b);
+  const double level = level_of(report, c);
+  const double p =
+      std::isfinite(c.bm.asymptotic_p_value) && c.bm.asymptotic_p_value > 0 ? c.bm.asymptotic_p_value : c.bm.p_value;
   const double z_now = z_of(p), z_target = z_of(level);
-  double needed = z_now > 0 ? std::ceil(static_cast<double>(n) * (z_target / z_now) * (z_target / z_now)) : INFINITY;
+  const double needed =
+      z_now > 0 ? std::ceil(static_cast<double>(n) * (z_target / z_now) * (z_target / z_now)) : INFINITY;
   std::size_t separable = n + 1;
   while (separation_p(separable) >= level && separable < 100000) ++separable;
-  needed = std::max(needed, static_cast<double>(separable));
+  return std::max(needed, static_cast<double>(separable));
+}
+
+std::string p_note(const ComparisonReport& report, const Comparison& worst, double needed, std::size_t count) {
+  const std::size_t n = std::min(worst.n_a, worst.n_b);
   const std::string across =
-      report.sequential
-          ? "p at the level its last look spent (alpha " + format("%g", report.rule.alpha) + " over " +
-                std::to_string(report.sequential->instances) + " instances and the looks)"
-          : "p after Holm across " + std::to_string(report.compared.size()) + " instances";
+      report.sequential ? "p at the level its last look spent (alpha " + format("%g", report.rule.alpha) + " over " +
+                              std::to_string(report.sequential->instances) + " instances and the looks)"
+                        : "p after Holm across " + std::to_string(report.compared.size()) + " instances";
   std::string note = "where UNCERTAIN with the interval beyond the floor (" + std::to_string(count) +
                      (count == 1 ? " instance), " : " instances), ") + across + " is not below alpha " +
-                     format("%g", report.rule.alpha) + ": " + format_p(worst.p_adjusted) + " for " + worst.id +
-                     " at " + std::to_string(n) + " samples per side";
+                     format("%g", report.rule.alpha) + ": " + format_p(worst.p_adjusted) + " for " + worst.id + " at " +
+                     std::to_string(n) + " samples per side";
   if (!std::isfinite(needed)) return note + "; more samples per side would lower it (" + how(report, n + 1) + ")";
-  return note + "; about " + per_side(needed) + " samples per side would bring it below (" +
-         how(report, needed) + ")";
+  return note + "; about " + per_side(needed) + " samples per side would bring it below (" + how(report, needed) + ")";
 }
 
 }  // namespace
@@ -99,13 +103,15 @@ std::string p_note(const ComparisonReport& report, const Comparison& worst, std:
 std::string unresolved_note(const ComparisonReport& report) {
   const Comparison* widest = nullptr;  // of the instances whose interval is too wide
   double width = 0;                    // its width, in log ratio
-  const Comparison* worst = nullptr;   // of those only p keeps from a verdict: the largest p
+  const Comparison* worst = nullptr;   // of those only p keeps from a verdict: the one needing most samples
+  double worst_needs = 0;              // its samples per side
   std::size_t p_short = 0;
   for (const auto& c : report.compared) {
     if (c.verdict != stats::Verdict::uncertain) continue;
     if (stats::clears_floor(c.hl.lo, c.hl.hi, report.rule.threshold)) {
       ++p_short;
-      if (!worst || c.p_adjusted > worst->p_adjusted) worst = &c;
+      const double needs = samples_for_p(report, c);
+      if (!worst || needs > worst_needs) worst = &c, worst_needs = needs;
       continue;
     }
     const double w = c.hl.lo > 0 && std::isfinite(c.hl.hi) ? std::log(c.hl.hi / c.hl.lo) : INFINITY;
@@ -113,7 +119,7 @@ std::string unresolved_note(const ComparisonReport& report) {
   }
   std::string note;
   if (widest) note = width_note(report, *widest, width);
-  if (worst) note += (note.empty() ? "" : "; ") + p_note(report, *worst, p_short);
+  if (worst) note += (note.empty() ? "" : "; ") + p_note(report, *worst, worst_needs, p_short);
   return note;
 }
 

@@ -24,6 +24,17 @@ Comparison instance(const std::string& id, double lo, double hi, double p, doubl
   return c;
 }
 
+// A report of a run sampled until a verdict: the default looks up to `most` per side, with the
+// extension up to `cap` where it is above `most`.
+ComparisonReport sequential_report(std::size_t instances, std::size_t most, std::size_t cap = 0) {
+  ComparisonReport report;
+  SequentialPlan plan;
+  plan.instances = instances;
+  use_default_looks(plan, most, cap);
+  report.sequential = plan;
+  return report;
+}
+
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The number before " samples per side would bring it below".
@@ -59,11 +70,8 @@ TEST_CASE("an interval beyond the floor with p short names p after Holm across t
 }
 
 TEST_CASE("a run sampled until a verdict is told its cap, never --until-verdict") {
-  ComparisonReport report;
-  SequentialPlan plan;
-  plan.instances = 2;
-  use_default_looks(plan, 20);
-  report.sequential = plan;
+  auto report = sequential_report(2, 20);
+  const auto& plan = *report.sequential;
   auto p_short = instance("a", 1.3, 1.5, 0.0004, 0.002);
   p_short.look = plan.looks.size() - 1;
   auto wide = instance("b", 0.8, 1.3, 0.2, 1);
@@ -95,11 +103,8 @@ TEST_CASE("an interval across the floor is short of width: the samples that narr
 }
 
 TEST_CASE("a run with the extension is told to raise its cap for p, --max-samples for width") {
-  ComparisonReport report;
-  SequentialPlan plan;
-  plan.instances = 2;
-  use_default_looks(plan, 20, 60);
-  report.sequential = plan;
+  auto report = sequential_report(2, 20, 60);
+  const auto& plan = *report.sequential;
   auto p_short = instance("a", 1.3, 1.5, 0.00004, 0.0004, 60);  // went on to the cap
   p_short.look = plan.looks.size() - 1;
   auto wide = instance("b", 0.8, 1.3, 0.2, 1);  // stopped at the last ordinary look
@@ -110,4 +115,28 @@ TEST_CASE("a run with the extension is told to raise its cap for p, --max-sample
   CHECK_MESSAGE(has(note, "at 60 samples per side; about "), note);
   CHECK_MESSAGE(has(note, "samples per side would bring it below (--extend-to "), note);
   CHECK(samples_to_lower_p(note) > 60);
+}
+
+TEST_CASE("of several instances only p keeps from a verdict, the note names the one that needs the most samples") {
+  // As in an A/B of a pytest suite at ab's defaults without the extension: 70 instances, several
+  // intervals beyond the floor at 20 per side, each p's upper end clamped to 1 after the
+  // correction. The first such instance is the nearest to its level; the note's count must be
+  // the one the farthest needs, not whichever came first among equal adjusted p-values.
+  auto report = sequential_report(70, 20);
+  const auto& plan = *report.sequential;
+  auto near = instance("near", 0.45, 0.75, 0.001, 1);
+  auto far = instance("far", 0.50, 0.95, 0.004, 1);
+  near.look = far.look = plan.looks.size() - 1;
+  report.compared = {near, far};
+  const std::string note = unresolved_note(report);
+  CHECK_MESSAGE(has(note, "(2 instances)"), note);
+  CHECK_MESSAGE(has(note, ": 1 for far at 20 samples per side"), note);
+  // Alone, each instance's count: the note's is the larger.
+  report.compared = {near};
+  const double near_needs = samples_to_lower_p(unresolved_note(report));
+  report.compared = {far};
+  const double far_needs = samples_to_lower_p(unresolved_note(report));
+  CHECK(far_needs > near_needs);
+  report.compared = {near, far};
+  CHECK(samples_to_lower_p(note) == far_needs);
 }
