@@ -1,10 +1,12 @@
 #include "orchestrator/recorded_environment.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "orchestrator/json_errors.hpp"
-#include "orchestrator/python/python_environment.hpp"
+
+extern char** environ;
 
 namespace isobench::orchestrator {
 
@@ -56,7 +58,12 @@ bool considered(const std::vector<std::string>& patterns, const std::string& nam
 
 // The environment orchestrate was started with, taken before main() runs.
 const std::map<std::string, std::string>& started_environment() {
-  static const std::map<std::string, std::string> at_start = inherited_environment();
+  static const std::map<std::string, std::string> at_start = [] {
+    std::map<std::string, std::string> vars;
+    for (char** e = environ; *e; ++e)
+      if (const char* eq = std::strchr(*e, '=')) vars.emplace(std::string(*e, static_cast<std::size_t>(eq - *e)), std::string(eq + 1));
+    return vars;
+  }();
   return at_start;
 }
 [[maybe_unused]] const auto& kTakenAtStart = started_environment();
