@@ -101,6 +101,7 @@ nlohmann::json Plan::to_json() const {
   if (!skipped_reasons.empty()) j["skipped_reasons"] = skipped_reasons;
   if (!gpus.empty()) j["gpus"] = gpus;
   if (!plugin_sha256.empty()) j["plugin_sha256"] = plugin_sha256;
+  if (environment_variables) j["environment_variables"] = environment_variables->to_json();
   if (sequential) j["sequential"] = sequential->to_json();
   return j;
 }
@@ -116,6 +117,8 @@ Plan Plan::from_json(const nlohmann::json& j) {
     plan.workers = j.value("workers", std::vector<std::string>{});
     plan.worker_args = j.value("worker_args", std::vector<std::vector<std::string>>{});
     plan.plugin_sha256 = j.value("plugin_sha256", std::map<std::string, std::string>{});
+    if (j.contains("environment_variables"))
+      plan.environment_variables = RecordedEnvironment::from_json(j.at("environment_variables"));
     if (j.contains("sequential")) plan.sequential = SequentialPlan::from_json(j.at("sequential"));
     if (j.contains("gpus"))
       for (const auto& g : j.at("gpus")) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ipc/instance_table.hpp"
+#include "orchestrator/recorded_environment.hpp"
 #include "orchestrator/sequential_plan.hpp"
 #include "schedule.hpp"
 
@@ -55,6 +56,11 @@ struct Plan {
   // its SHA-256 when the run was planned: --resume refuses a library that changed or is gone.
   // Empty in plans from before it, and of runs without plugins.
   std::map<std::string, std::string> plugin_sha256;
+  // The variables of orchestrate's environment that decide what its workers measure, as the run
+  // was started with them: --resume refuses an environment that sets one otherwise. None in plans
+  // from before it was recorded, and in a Slurm shard's (its tasks measure in the environment
+  // sbatch gives them; the run's --resume checks the one it resubmits from).
+  std::optional<RecordedEnvironment> environment_variables;
   // The GPUs the run spreads its instances over (--gpus; one schedule runs on each at once), in
   // the order given; one entry for an ordinary run. Empty in plans from before --gpus.
   std::vector<int> gpus;

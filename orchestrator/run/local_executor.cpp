@@ -65,6 +65,17 @@ void check_recorded_plugins(const Plan& plan, const std::string& resume) {
   }
 }
 
+// The environment the run was started in (plan.json's environment_variables): its workers inherit
+// orchestrate's, and a variable that decides what they measure, set otherwise now, would measure
+// something else under the run's name. Plans from before it was recorded are not checked.
+void check_recorded_environment(const Plan& plan, const std::string& resume) {
+  if (!plan.environment_variables) return;
+  const std::string difference = environment_difference(*plan.environment_variables, "the run was started");
+  if (!difference.empty())
+    throw UsageError(resume + ": " + difference +
+                     "; a resumed run measures in the environment it began with: set it back, or start a new run");
+}
+
 // How the run measured, as run.json recorded it when its measuring began: pre-start, the context
 // gate, set-up batches. A resumed run measures the same way; an option that names another value
 // is refused, naming both.
@@ -148,6 +159,7 @@ OpenRun open_resumed_run(const RunRequest& request, WorkerStarter& starter) {
   r.lock.emplace(lock_run(*r.dir, resume, request.log));
   check_recorded_workers(request, r.plan, resume);
   check_recorded_plugins(r.plan, resume);
+  check_recorded_environment(r.plan, resume);
   check_recorded_measuring(request, r.info, resume);
   r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
                                   plan_gpus(r.plan, request.gpu.value_or(0)));

@@ -326,6 +326,12 @@ void record_plugins(Plan& plan) {
   for (const auto& library : libraries) plan.plugin_sha256[library] = plugin_fingerprint(library);
 }
 
+// Whether a command benchmark's program is found through PATH, which then decides what it runs.
+bool runs_programs_from_path(const Plan& plan) {
+  return std::any_of(plan.instances.begin(), plan.instances.end(),
+                     [](const PlannedInstance& p) { return looked_up_in_path(p.worker.command); });
+}
+
 }  // namespace
 
 std::string plugin_fingerprint(const std::string& library) {
@@ -410,6 +416,7 @@ Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& 
   else
     plan.workers = side_workers(request);
   record_plugins(plan);
+  plan.environment_variables = record_environment(deciding_variables(runs_programs_from_path(plan)));
   if (!request.replay_from.empty()) replay_choices(plan, request.replay_from, request.log);
   if (like) take_like_choices(plan, *like, request.overrides, request.log);
   if (plan.instances.empty())

@@ -22,6 +22,9 @@ Plan shard_plan(const Plan& plan, const Shard& shard) {
   out.instances.clear();
   out.skipped.clear();  // the run's plan lists them once
   out.skipped_reasons.clear();
+  // A task measures in the environment sbatch gives it (its GPU Slurm's to choose): the run's
+  // --resume checks the one it resubmits from, not the task.
+  out.environment_variables.reset();
   for (const auto i : shard.instances) {
     local.at(i) = static_cast<std::uint32_t>(out.instances.size());
     out.instances.push_back(plan.instances[i]);

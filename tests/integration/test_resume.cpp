@@ -29,6 +29,23 @@ benchmarks:
     axes: {microseconds: [50, 100]}
 )";
 
+// Cuts a finished run back to its first `keep` samples and marks it interrupted, as a Ctrl-C
+// leaves it.
+void interrupt_after(const Scratch& s, const std::string& run, std::size_t keep) {
+  const std::string journal = s.path(run + "/samples.jsonl");
+  std::string kept;
+  std::size_t samples = 0;
+  for (const auto& line : lines(journal)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.value("type", "sample") == "sample" && ++samples > keep) break;
+    kept += line + "\n";
+  }
+  std::ofstream(journal, std::ios::trunc) << kept;
+  auto info = read_json(s.path(run + "/run.json"));
+  info["status"] = "interrupted";
+  std::ofstream(s.path(run + "/run.json"), std::ios::trunc) << info.dump();
+}
+
 // Starts orchestrate with `args` in the background, its stderr into the scratch folder.
 pid_t start_orchestrate(const Scratch& s, const std::vector<std::string>& args) {
   const pid_t pid = fork();
@@ -313,17 +330,7 @@ TEST_CASE("a run started with --worker resumes with that build only; another --w
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   // The run as an interrupt leaves it: the first two samples and the workers that took them.
   const std::string journal = s.path("run/samples.jsonl");
-  std::string kept;
-  std::size_t samples = 0;
-  for (const auto& line : lines(journal)) {
-    const auto j = nlohmann::json::parse(line);
-    if (j.value("type", "sample") == "sample" && ++samples > 2) break;
-    kept += line + "\n";
-  }
-  std::ofstream(journal, std::ios::trunc) << kept;
-  auto info = read_json(s.path("run/run.json"));
-  info["status"] = "interrupted";
-  std::ofstream(s.path("run/run.json"), std::ios::trunc) << info.dump();
+  interrupt_after(s, "run", 2);
 
   // Another build named: refused in one line that names both, nothing measured.
   r = run(orchestrate + "--resume " + s.path("run") + " --worker " + bin("isobench-worker"), s);
@@ -342,10 +349,80 @@ TEST_CASE("a run started with --worker resumes with that build only; another --w
   for (const auto& w : workers) CHECK_MESSAGE(w.value("executable", "") == mine, w.dump());
 
   // The recorded build gone: one line naming it, exit 2.
-  info = read_json(s.path("run/run.json"));
+  auto info = read_json(s.path("run/run.json"));
   info["status"] = "interrupted";
   std::ofstream(s.path("run/run.json"), std::ios::trunc) << info.dump();
   std::filesystem::remove(mine);
   r = run(orchestrate + "--resume " + s.path("run"), s);
   CHECK(bad_input_problem(r, {"the run's worker build " + mine, "no such file"}, s.path("none")) == "");
+}
+
+TEST_CASE(
+    "a run resumes only in the environment it was started in: a variable that decides what workers measure, "
+    "set otherwise, is refused naming both values") {
+  Scratch s("resume-environment");
+  const auto sweep = s.write("w.yaml",
+                             "settings: {samples: 6, warmup: 0, inner: 1, seed: 3}\n"
+                             "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: [5]}\n");
+  // The variables as the test decides them, whatever the shell running it set.
+  const std::string started = "env -u OMP_NUM_THREADS -u CUBLAS_WORKSPACE_CONFIG OMP_NUM_THREADS=1 ";
+  const std::string orchestrate = bin("orchestrate") + " --quiet ";
+  auto r = run(started + orchestrate + "--device cpu --out " + s.path("run") + " " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto recorded = read_json(s.path("run/plan.json")).at("environment_variables");
+  CHECK(recorded.at("values").value("OMP_NUM_THREADS", "") == "1");
+  CHECK(!recorded.at("values").contains("CUBLAS_WORKSPACE_CONFIG"));
+  interrupt_after(s, "run", 2);
+  const std::string journal = s.path("run/samples.jsonl");
+  const std::string resume = "--resume " + s.path("run");
+
+  // Another value, none, and one the run was started without: each refused in one line, nothing measured.
+  r = run("env OMP_NUM_THREADS=4 " + orchestrate + resume, s);
+  CHECK(bad_input_problem(r, {"OMP_NUM_THREADS=4 here", "the run was started with OMP_NUM_THREADS=1"},
+                          s.path("none")) == "");
+  r = run("env -u OMP_NUM_THREADS " + orchestrate + resume, s);
+  CHECK(bad_input_problem(r, {"OMP_NUM_THREADS is unset here", "started with OMP_NUM_THREADS=1"}, s.path("none")) ==
+        "");
+  r = run(started + "CUBLAS_WORKSPACE_CONFIG=:4096:8 " + orchestrate + resume, s);
+  CHECK(bad_input_problem(r, {"CUBLAS_WORKSPACE_CONFIG=:4096:8 here", "the run was started without it"},
+                          s.path("none")) == "");
+  CHECK(read_jsonl(journal).size() == 2);
+
+  // A variable that decides nothing a worker measures (the terminal) may differ; the run finishes.
+  r = run(started + "TERM=dumb " + orchestrate + resume, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(journal).size() == 6);
+
+  // A plan from before the environment was recorded resumes in any.
+  interrupt_after(s, "run", 2);
+  auto plan = read_json(s.path("run/plan.json"));
+  plan.erase("environment_variables");
+  std::ofstream(s.path("run/plan.json"), std::ios::trunc) << plan.dump();
+  r = run("env OMP_NUM_THREADS=4 " + orchestrate + resume, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_jsonl(journal).size() == 6);
+}
+
+TEST_CASE("PATH is part of a run's environment where a command benchmark's program is looked up in it") {
+  Scratch s("resume-environment-path");
+  const auto kernel = s.write("k.yaml",
+                              "settings: {samples: 4, warmup: 0, inner: 1, seed: 3}\n"
+                              "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: [5]}\n");
+  const auto command = s.write("c.yaml",
+                               "settings: {samples: 4, warmup: 0, inner: 1, seed: 3}\n"
+                               "benchmarks:\n  - name: echo\n    command: [sh, -c, 'echo "
+                               "{\\\"isobench\\\": 1, \\\"value\\\": 0.001}']\n");
+  const std::string orchestrate = bin("orchestrate") + " --quiet --device cpu ";
+  auto r = run(orchestrate + "--out " + s.path("k") + " " + kernel, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto considered = [&](const std::string& run) {
+    return read_json(s.path(run + "/plan.json")).at("environment_variables").at("considered").dump();
+  };
+  CHECK(considered("k").find("\"PATH\"") == std::string::npos);
+  r = run(orchestrate + "--out " + s.path("c") + " " + command, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(considered("c").find("\"PATH\"") != std::string::npos);
+  interrupt_after(s, "c", 2);
+  r = run("PATH=" + s.path("bin") + ":$PATH " + orchestrate + "--resume " + s.path("c"), s);
+  CHECK(bad_input_problem(r, {"PATH=" + s.path("bin") + ":", "the run was started with PATH="}, s.path("none")) == "");
 }
