@@ -22,7 +22,7 @@
 # triton, no network, and .flaggems/ carried: `.flaggems/wheels` as made on the development
 # machine (docs/python.md says how). The venv and the unpacked benchmark stay in .flaggems/ (an
 # ignored folder, kept while the machine is warm: carry .flaggems/wheels, not .flaggems), so the
-# parts may be run as separate calls, in this order; a part finding no venv sets up first. SELECT (env) is pytest's -k (default: the one test test_softmax, 30 timing calls
+# parts may be run as separate calls (aa and ab in the order given); a part finding no venv sets up first. SELECT (env) is pytest's -k (default: the one test test_softmax, 30 timing calls
 # at --level core); SAMPLES the ab runs' --samples (default 12). Every command's output is in
 # OUT_DIR/<step>.out/.err, durations in OUT_DIR/commands.log and OUT_DIR/times.txt, and
 # OUT_DIR/summary.txt holds the wall times and the two runs' verdict counts.
@@ -64,6 +64,11 @@ if [[ " $parts " == *" setup "* ]]; then
   # Without ensurepip (no python3-venv), a venv without pip, filled by the machine's pip (--python).
   step venv python3 -m venv --system-site-packages "$venv" ||
     step venv-without-pip python3 -m venv --without-pip --system-site-packages "$venv" || exit 1
+  # The machine's torch may live in a venv of its own (python3 on PATH), whose packages a venv made
+  # from it does not see: a .pth file puts them on the new venv's path.
+  base_site=$(python3 -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  venv_site=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  [ "$base_site" != "$venv_site" ] && echo "$base_site" >"$venv_site/_isobench_torch_env.pth"
   pip=("$py" -m pip)
   "$py" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$py")
   # --no-index: offline, from the carried folder only; what the machine's torch environment has
@@ -85,7 +90,7 @@ def softmax(self, dim, half_to_float=False):
 PLANT
   step versions "$py" -c "import sys, torch, triton, flag_gems; print(sys.version.split()[0], 'torch', torch.__version__, \
 'triton', triton.__version__, 'flag_gems', flag_gems.__version__, flag_gems.__file__)"
-  step planted-check env PYTHONPATH="$planted" "$py" -c "import flag_gems, flag_gems.ops.softmax as s; \
+  step planted-check env PYTHONPATH="$planted" "$py" -c "import sys, flag_gems; s = sys.modules['flag_gems.ops.softmax']; \
 assert flag_gems.__file__.startswith('$planted'), flag_gems.__file__; assert hasattr(s, '_isobench_softmax_once')" || exit 1
 fi
 
@@ -101,12 +106,16 @@ fi
 ab_run() {  # NAME CANDIDATE-OPTIONS...
   local name=$1; shift
   rm -rf "$out/$name-run"
-  timed "$name" bounded "$name" 560 "$bin/orchestrate" ab --format table --python "$py" --pytest "$file" -k "$select" \
+  timed "$name" bounded "$name" "${AB_CAP_S:-560}" "$bin/orchestrate" ab --format table --python "$py" --pytest "$file" -k "$select" \
     --pytest-arg=--level --pytest-arg=core --pytest-arg=--mode --pytest-arg=kernel \
     --samples "$samples" --out "$out/$name-run" "$@"
 }
-[[ " $parts " == *" aa "* ]] && ab_run aa --candidate-env ISOBENCH_FLAGGEMS_SIDE=candidate
-[[ " $parts " == *" ab "* ]] && ab_run ab --candidate-pythonpath "$planted"
+for p in $parts; do  # in the order given: the first gets the time when the deadline is short
+  case "$p" in
+    aa) ab_run aa --candidate-env ISOBENCH_FLAGGEMS_SIDE=candidate ;;
+    ab) ab_run ab --candidate-pythonpath "$planted" ;;
+  esac
+done
 
 {
   echo "flaggems_ab.sh $(date -u +%FT%TZ): parts $parts, -k '$select', --samples $samples"
