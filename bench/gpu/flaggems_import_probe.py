@@ -1,10 +1,14 @@
 """GPU probe (session 7): can `import flag_gems` (and FlagGems' benchmark modules) happen in a
 process that never initialises CUDA, with torch.cuda's device queries answered from facts recorded
-in another process?  Usage: python probe_defer.py MODULE...   (run from .flaggems/src)
-Prints JSON lines: the recorded facts, each module's import (time, error), every _lazy_init caller
-(stack), torch.cuda.is_initialized(), whether libcuda is mapped, and 3 forked children each
+in another process?  Usage: python flaggems_import_probe.py MODULE...   (run from .flaggems/src)
+The current folder is put first on sys.path, as `python -m` would (FlagGems' benchmark/ package
+is imported from the folder holding it).  Prints JSON lines: the recorded facts, each module's
+import (time, error), every _lazy_init caller (stack), torch.cuda.is_initialized(), whether libcuda is mapped, and 3 forked children each
 running FlagGems' softmax on the GPU with the real functions back."""
 import json, os, subprocess, sys, time, traceback
+
+sys.path.insert(0, os.getcwd())
+
 
 def out(**kw):
     print(json.dumps(kw), flush=True)
