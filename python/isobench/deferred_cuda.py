@@ -67,8 +67,11 @@ class Recorder:
 
     def __init__(self):
         self.began = time.monotonic()
+        env = dict(os.environ)  # this isobench first, as the zygote's own path has it
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = os.pathsep.join([package] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         self.process = subprocess.Popen([sys.executable, "-m", "isobench.deferred_cuda"], stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.facts, self.seconds = None, None
 
     def wait(self):
