@@ -78,7 +78,7 @@ def main():
     facts = recorder.wait()
     say(step="facts", seconds=round(recorder.seconds, 3), device_count=facts["device_count"],
         devices=[{k: d.get(k) for k in ("name", "major", "minor", "total_memory", "multi_processor_count")}
-                 for d in facts["devices"]])
+                 for d in facts["devices"]], triton_devices=facts.get("triton_devices"))
     deferred_cuda.install(facts)
     imports = []
     for name in args.modules:

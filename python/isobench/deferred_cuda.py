@@ -9,7 +9,8 @@ A CUDA context made before fork() is unusable in every child, so a zygote may no
 it); while the user's module is imported, `install()` makes torch.cuda answer from them:
 is_available, device_count, current_device, get_device_properties, get_device_capability and
 get_device_name, with PYTORCH_NVML_BASED_CUDA_CHECK=1 for torch's own availability checks (NVML,
-no context). torch.cuda._lazy_init, which everything that needs a context goes through (a tensor
+no context), and Triton's triton.runtime.driver.active.utils.get_device_properties where Triton is
+installed. torch.cuda._lazy_init, which everything that needs a context goes through (a tensor
 on the GPU, a stream), is trapped: it raises CudaTouched and names its caller (`callers`), and the
 zygote then leaves that module to its workers. Each forked worker calls `restore()` first: the real
 functions are back, and a stand-in that an import kept a reference to passes through to them.
@@ -55,10 +56,45 @@ def facts_here():
         facts["device_count"] = int(cuda.device_count())
         facts["current_device"] = int(cuda.current_device())
         for index in range(facts["device_count"]):
-            properties = cuda.get_device_properties(index)
-            facts["devices"].append({name: _jsonable(getattr(properties, name)) for name in dir(properties)
-                                     if not name.startswith("_") and not callable(getattr(properties, name))})
+            facts["devices"].append(_attributes(cuda.get_device_properties(index)))
+        facts["triton_devices"] = _triton_devices(facts["device_count"])
     return facts
+
+
+def _triton_utils():
+    """Triton's driver utilities (triton.runtime.driver.active.utils), or None where Triton is not
+    installed or has no such driver. Makes Triton's driver object if it was not made yet."""
+    try:
+        import importlib
+        return importlib.import_module("triton.runtime").driver.active.utils
+    except Exception:  # noqa: BLE001 - no Triton, or one without a driver here
+        return None
+
+
+def _triton_devices(count):
+    """What Triton's own device query answers (utils.get_device_properties: multiprocessor_count,
+    max_shared_mem, max_num_regs, warpSize, ...), which importers call besides torch's: it asks the
+    CUDA driver, which a zygote has not initialised."""
+    utils = _triton_utils()
+    if utils is None or not hasattr(utils, "get_device_properties"):
+        return None
+    try:
+        return [{str(k): _jsonable(v) for k, v in dict(utils.get_device_properties(i)).items()} for i in range(count)]
+    except Exception:  # noqa: BLE001 - then it stays unanswered
+        return None
+
+
+def _attributes(properties):
+    """The public data attributes of a _CudaDeviceProperties, whatever this torch's are."""
+    recorded = {}
+    for name in dir(properties):
+        try:
+            value = getattr(properties, name)
+        except Exception:  # noqa: BLE001 - one this device does not have
+            continue
+        if not name.startswith("_") and not callable(value):
+            recorded[name] = _jsonable(value)
+    return recorded
 
 
 class Recorder:
@@ -173,8 +209,11 @@ def _caller():
     return "?"
 
 
-def _stand_in(name, real):
-    answer = _ANSWERS.get(name)
+def _triton_properties(device):
+    return dict(_State.facts["triton_devices"][_index(device)])
+
+
+def _stand_in(name, real, answer):
 
     def stand_in(*args, **kwargs):
         if not _State.active:
@@ -203,7 +242,7 @@ def install(facts):
     import torch
     cuda = torch.cuda
     originals = {name: getattr(cuda, name) for name in ANSWERED + ("_lazy_init",) if hasattr(cuda, name)}
-    stand_ins = {name: _stand_in(name, real) for name, real in originals.items()}
+    stand_ins = {name: _stand_in(name, real, _ANSWERS.get(name)) for name, real in originals.items()}
     by_id = {id(real): name for name, real in originals.items()}
     _State.facts, _State.patched = facts, []
     for module_name, module in list(sys.modules.items()):
@@ -218,6 +257,13 @@ def install(facts):
                 _State.patched.append((module, attribute, value))
                 setattr(module, attribute, stand_ins[name])
     _State.active = True
+    # Triton's own query, where the facts have its answers: its driver object is made now, with
+    # torch's answers above (its is_available, current_device), and kept by the workers.
+    utils = _triton_utils() if facts.get("triton_devices") else None
+    if utils is not None and hasattr(utils, "get_device_properties"):
+        real = utils.get_device_properties
+        _State.patched.append((utils, "get_device_properties", real))
+        utils.get_device_properties = _stand_in("get_device_properties", real, _triton_properties)
 
 
 def restore():

@@ -110,6 +110,37 @@ class Deferred(unittest.TestCase):
             del sys.modules[bound.__name__]
         self.assertFalse(torch.cuda.is_initialized())
 
+    def test_tritons_own_device_query_answers_from_the_facts_too(self):
+        import types
+
+        def query(device):  # as Triton's: the CUDA driver, which needs torch's context here
+            torch.cuda._lazy_init()
+            return {"multiprocessor_count": 132 - device, "max_shared_mem": 232448}
+
+        utils = types.SimpleNamespace(get_device_properties=query)
+        runtime = types.ModuleType("triton.runtime")
+        runtime.driver = types.SimpleNamespace(active=types.SimpleNamespace(utils=utils))
+        triton = types.ModuleType("triton")
+        triton.runtime = runtime
+        saved = {name: sys.modules.get(name) for name in ("triton", "triton.runtime")}
+        sys.modules.update({"triton": triton, "triton.runtime": runtime})
+        try:
+            facts = recorded_facts(FAKE_TORCH_DEVICES="2")
+            facts["triton_devices"] = deferred_cuda._triton_devices(2)  # the recorder's step, here
+            self.assertEqual([d["multiprocessor_count"] for d in facts["triton_devices"]], [132, 131])
+            torch.cuda._initialized = False
+            deferred_cuda.install(facts)
+            self.assertEqual(utils.get_device_properties(1)["multiprocessor_count"], 131)
+            self.assertFalse(torch.cuda.is_initialized())
+            deferred_cuda.restore()
+            self.assertIs(utils.get_device_properties, query)
+        finally:
+            for name, module in saved.items():
+                if module is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
+
 
 def read_lines(path):
     with open(path) as f:
