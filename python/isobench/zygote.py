@@ -308,6 +308,11 @@ class Zygote:
             return done["record"]["imported"]
         record = {"file": path, "imported": False, "lazy_init": [], "reason": None}
         self.deferred.append({"key": key, "record": record})
+        for name in ("torch", "triton"):  # while the facts are recorded: the file imports them anyway
+            try:
+                __import__(name)
+            except Exception:  # noqa: BLE001 - the file's own import says what is wrong
+                pass
         try:
             facts = self.facts.wait()
         except deferred_cuda.FactsError as error:
