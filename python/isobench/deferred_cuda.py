@@ -5,8 +5,9 @@ imported in a zygote, which must never touch CUDA.
 
 A CUDA context made before fork() is unusable in every child, so a zygote may not answer
 `torch.cuda.get_device_properties()` itself. The facts come from a fresh interpreter instead
-(`record()` runs this module as a program: it asks torch, prints, exits, its context gone with
-it); while the user's module is imported, `install()` makes torch.cuda answer from them:
+(`Recorder` runs this module as a program: it asks torch, prints, exits, its context gone with
+it); from before the user's module is imported until the fork, `install()` makes torch.cuda answer
+from them:
 is_available, device_count, current_device, get_device_properties, get_device_capability and
 get_device_name, with PYTORCH_NVML_BASED_CUDA_CHECK=1 for torch's own availability checks (NVML,
 no context), and Triton's triton.runtime.driver.active.utils.get_device_properties where Triton is
