@@ -61,6 +61,19 @@ class Deferred(unittest.TestCase):
         self.assertEqual(facts["devices"][1]["multi_processor_count"], 131)
         self.assertEqual(facts["devices"][0]["uuid"], "fa7d25ec-0000-0000-0000-000000000000")
 
+    def test_facts_that_cannot_be_recorded_are_one_line_naming_why(self):
+        saved = dict(os.environ)
+        os.environ.update(environment(FAKE_TORCH_DEVICES="two"))  # the stand-in's device_count() fails
+        try:
+            recorder = deferred_cuda.Recorder()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        with self.assertRaises(deferred_cuda.FactsError) as raised:
+            recorder.wait()
+        self.assertRegex(str(raised.exception), r"^python -m isobench.deferred_cuda ended with exit code 1: "
+                                                r"ValueError: invalid literal for int\(\) with base 10: 'two'$")
+
     def test_a_module_that_asks_about_the_device_imports_without_a_context(self):
         facts = recorded_facts(FAKE_TORCH_DEVICES="2")
         real = torch.cuda.get_device_properties
