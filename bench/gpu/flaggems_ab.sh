@@ -25,7 +25,10 @@
 # parts may be run as separate calls (aa and ab in the order given); a part finding no venv sets up first. SELECT (env) is pytest's -k (default: the one test test_softmax, 30 timing calls
 # at --level core); SAMPLES the ab runs' --samples (default 12). Every command's output is in
 # OUT_DIR/<step>.out/.err, durations in OUT_DIR/commands.log and OUT_DIR/times.txt, and
-# OUT_DIR/summary.txt holds the wall times and the two runs' verdict counts.
+# OUT_DIR/summary.txt holds the wall times, the two runs' verdict counts, each run's zygote lines
+# on the file's import (with CUDA deferred, or left to the workers and why) and how many workers
+# imported it. Before the runs, bench/gpu/deferred_cuda_probe.py says whether flag_gems imports
+# with CUDA deferred at all.
 out=${1:?usage: flaggems_ab.sh OUT_DIR [setup|native|aa|ab]...}
 shift
 parts=${*:-setup native aa ab}
@@ -126,6 +129,11 @@ done
     echo "$name verdicts: $(grep -oE ' (SAME|SLOWER|FASTER|UNCERTAIN)$' "$out/$name.out" | sort | uniq -c | tr -s ' \n' ' ')"
     echo "$name SLOWER: $(grep -E ' SLOWER$' "$out/$name.out" | awk '{print $1}' | tr '\n' ' ')"
     grep -E '^outcome:' "$out/$name.out"
+    # Where flag_gems was imported: by each side's zygote with CUDA deferred (its lines in
+    # workers.log and log.txt), or by each worker (the fallback, and the zygote's note says why).
+    grep -h "^isobench: zygote " "$out/$name-run/workers.log" 2>/dev/null | sort -u
+    grep -hE "\[(zygote-deferred-cuda|zygote-note)\]" "$out/$name-run/log.txt" 2>/dev/null
+    echo "$name workers that imported the file: $(grep -c " imported in worker " "$out/$name-run/workers.log" 2>/dev/null)"
     grep -h "imported in worker" "$out/$name-run/workers.log" 2>/dev/null | head -2
   done
 } >>"$out/summary.txt"

@@ -1,5 +1,6 @@
 #include "orchestrator/python/python_sides.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -81,8 +82,18 @@ ZygoteSpec zygote_spec(const nlohmann::json& s, std::size_t side) {
 
 std::string side_label(std::size_t side) { return "side " + std::to_string(side); }
 
+// A number of seconds the zygote reported, to two decimals ("?" where it gave none).
+std::string seconds_text(const nlohmann::json& record, const char* key) {
+  const auto it = record.find(key);
+  if (it == record.end() || !it->is_number()) return "?";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", it->get<double>());
+  return text;
+}
+
 // Whether the plan times do_bench calls (docs/python.md, "do_bench suites"), and whether any such
-// file initialises CUDA when imported (then no zygote imports it, an early one included).
+// file initialises CUDA when imported (then no early zygote imports it: the run's zygotes import it
+// with CUDA deferred, or leave it to their workers).
 bool any_pytest_flag(const Plan& plan, const char* key, const nlohmann::json& value) {
   for (const auto& p : plan.instances)
     if (p.worker.pytest.is_object() && p.worker.pytest.value(key, nlohmann::json()) == value) return true;
@@ -353,6 +364,14 @@ void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDir
       log.write("zygote-note", "side " + std::to_string(side) + ": " + note);
       warnings.warning(note);
     }
+    // A file whose import touched CUDA at collection, imported by the zygote with CUDA deferred
+    // (python/isobench/deferred_cuda.py); one left to the workers is among the notes above.
+    if (const auto deferred = zygote.ready().find("deferred_cuda"); deferred != zygote.ready().end())
+      for (const auto& file : deferred->value("files", nlohmann::json::array()))
+        if (file.value("imported", false))
+          log.write("zygote-deferred-cuda", side_label(side) + ": " + file.value("file", "?") +
+                                                " imported with CUDA deferred in " + seconds_text(file, "seconds") +
+                                                " s, device facts in " + seconds_text(file, "facts_seconds") + " s");
     auto& recorded = sides.record["sides"][side];
     recorded["zygote"] = zygote.ready();
     recorded["zygote"].erase("op");

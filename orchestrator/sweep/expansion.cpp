@@ -390,8 +390,8 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
                      " times through triton.testing.do_bench: " + std::to_string(produced) + " timing calls in " +
                      std::to_string(timed_tests) + " tests, each an instance" +
                      (tests.front().import_in_worker
-                          ? std::string(" (importing it initialises CUDA, so each worker imports it, not the "
-                                        "zygote: ") + seconds + " s at collection)"
+                          ? std::string(" (importing it initialises CUDA, so the zygotes import it with CUDA "
+                                        "deferred, or each worker does: ") + seconds + " s at collection)"
                           : std::string()));
     without.clear();  // tests that made no timing call: named by the note below as without one
     for (const auto& test : tests)

@@ -3,7 +3,10 @@
     python3 -m isobench.zygote ORCHESTRATOR_PID        (started by orchestrate, never by hand)
 
 It imports the run's benchmark modules and their dependencies (torch, triton) once, never
-touches CUDA, and forks a fresh worker for each sample or batch the schedule asks for. A forked
+touches CUDA, and forks a fresh worker for each sample or batch the schedule asks for. A file whose
+import asks torch about the GPU (`import flag_gems`) is imported with CUDA deferred
+(isobench.deferred_cuda: torch answers from facts recorded in a fresh interpreter), or left to each
+worker where its import needs a CUDA context all the same. A forked
 worker is a full isobench worker (isobench.worker_library): it attaches to the run's segment,
 waits for its context permit, creates its CUDA context, sets its instances up, waits for its
 measure permit, times them, seals its slots and exits. Nothing a worker did survives into the
@@ -23,12 +26,15 @@ line (orchestrator/python/zygote.cpp is the other end):
       "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}]}   then this line
       (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]},
       with "timing": "do_bench" and "import_in_worker": true|false for a file timed through
-      triton.testing.do_bench: isobench.do_bench)
+      triton.testing.do_bench: isobench.do_bench; "import_in_worker": the collector saw its import
+      initialise CUDA, so the zygote imports it with CUDA deferred, or leaves it to each worker)
     {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
     {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
   zygote -> orchestrator
-    {"op": "ready", "protocol": 1, "python": ..., "imports": [...], "warm_up": [...], "notes": [...]}
-      (an import, or a step of isobench.fork_warmup, done before the load is marked "early")
+    {"op": "ready", "protocol": 1, "python": ..., "imports": [...], "warm_up": [...], "notes": [...],
+     "deferred_cuda": {...}}
+      (an import, or a step of isobench.fork_warmup, done before the load is marked "early";
+      "deferred_cuda" where a file was imported with CUDA deferred: Zygote.deferred_record)
     {"op": "refused", "module": M, "function": F, "instance": ID, "reason": ...}   then it exits
     {"op": "forked", "serial": N, "pid": P}   with the worker's pidfd attached (SCM_RIGHTS)
     {"op": "exited", "pid": P, "status": S}   S: the raw wait status, once it is reaped
@@ -52,6 +58,7 @@ import time
 
 from . import benchmark as contract
 from . import bytecode
+from . import deferred_cuda
 from . import do_bench
 from . import fork_warmup
 from . import pytest_bridge
@@ -88,6 +95,27 @@ def _cuda_initialised_by(module):
                "or no worker forked from it can; move CUDA work (tensors on the GPU, torch.cuda calls) into the " \
                "set-up function"
     return None
+
+
+# What a failed deferred import leaves imported: the zygote's own (torch, Triton, pytest, isobench
+# hold each other), and numpy, whose extension refuses a second initialisation in one process.
+_KEPT_PACKAGES = ("torch", "triton", "isobench", "pytest", "_pytest", "pluggy", "numpy")
+
+
+def _forget_imports_since(before):
+    """Removes from sys.modules the pure-Python modules imported since `before` (a set of names),
+    so that a worker imports them again, as a fresh process would: those of the file, its
+    conftests and what they import (flag_gems). Extension modules stay: most cannot be initialised
+    twice, and they hold no state of the failed import."""
+    for name in set(sys.modules) - before:
+        module = sys.modules.get(name)
+        source = getattr(module, "__file__", None) or ""
+        if name.partition(".")[0] not in _KEPT_PACKAGES and source.endswith(".py"):
+            del sys.modules[name]
+    # Collected now, before gc.freeze() keeps them for good: what they registered with torch
+    # (torch.library.Library objects undo their registrations when collected) is undone before the
+    # workers import them again.
+    gc.collect()
 
 
 def _libcuda_loaded():
@@ -136,6 +164,11 @@ class Zygote:
         self.imports, self.notes = [], []
         self.bytecode = None  # where the imports' bytecode is kept (isobench.bytecode), or None
         self.warmed = []  # the fork_warmup steps done so far, those of an "import" request marked early
+        # Files whose import initialised CUDA at collection, imported here with CUDA deferred
+        # (isobench.deferred_cuda): the recorder of the device facts, and per file what happened.
+        self.facts = None
+        self.deferred = []
+        self.said = []  # the lines for workers.log about them, written once its output is there
 
     def import_early(self, request):
         """An "import" request: each pytest file collected now, before the load that will need it,
@@ -181,6 +214,8 @@ class Zygote:
                           % (PROTOCOL, json.dumps({k: request.get(k) for k in ("op", "protocol")})))
         self.load_library(request["library"])
         imports, notes = self.imports, self.notes
+        if any(entry.get("pytest", {}).get("import_in_worker") for entry in request["benchmarks"]):
+            self.facts = deferred_cuda.Recorder()  # beside the imports below: a fresh interpreter
         for entry in request["benchmarks"]:
             module, function = entry["module"], entry["function"]
             first = entry["instances"][0]["id"] if entry["instances"] else ""
@@ -218,11 +253,14 @@ class Zygote:
         # Every object the imports made goes to the permanent generation: the workers' collections
         # then never walk them, so they neither pay for it nor copy the zygote's pages on write.
         gc.freeze()
-        self.channel.send({"op": "ready", "protocol": PROTOCOL, "pid": os.getpid(), "python": sys.version.split()[0],
-                           "executable": sys.executable, "imports": imports, "warm_up": warmed, "notes": notes,
-                           "bytecode": self.bytecode,
-                           "versions": {name: getattr(sys.modules[name], "__version__", "?")
-                                        for name in ("torch", "triton", "numpy") if name in sys.modules}})
+        ready = {"op": "ready", "protocol": PROTOCOL, "pid": os.getpid(), "python": sys.version.split()[0],
+                 "executable": sys.executable, "imports": imports, "warm_up": warmed, "notes": notes,
+                 "bytecode": self.bytecode,
+                 "versions": {name: getattr(sys.modules[name], "__version__", "?")
+                              for name in ("torch", "triton", "numpy") if name in sys.modules}}
+        if self.deferred_record() is not None:
+            ready["deferred_cuda"] = self.deferred_record()
+        self.channel.send(ready)
 
     def collect(self, path, args):
         """The file's tests by name, collected once per set of arguments (so that it and what it
@@ -250,7 +288,8 @@ class Zygote:
         all: each worker imports it."""
         args = pytest["args"]
         if pytest.get("timing") == "do_bench" and pytest.get("import_in_worker"):
-            return do_bench.DoBenchTest(path, test, args, import_in_worker=True)
+            if not self.import_deferred(path, test, args, instance):
+                return do_bench.DoBenchTest(path, test, args, import_in_worker=True)
         tests = self.collect(path, args)
         if isinstance(tests, str):
             raise Refusal(path, test, instance, tests)
@@ -262,6 +301,89 @@ class Zygote:
         if not collected["benchmark"]:
             raise Refusal(path, test, instance, "%s::%s does not take the benchmark fixture here" % (path, test))
         return pytest_bridge.PytestTest(path, test, args)
+
+    def import_deferred(self, path, test, args, instance):
+        """Collects (and so imports) a file whose import initialised CUDA at collection with CUDA
+        deferred (isobench.deferred_cuda): True where it was imported here and its workers need
+        not import it, False where they must (its import reached torch.cuda._lazy_init, or did not
+        collect here, or the device facts could not be had): then whatever the attempt imported
+        is forgotten again, so that each worker imports it as a fresh process would. A CUDA
+        initialised by the attempt (torch.cuda.is_initialized()) is a refusal: no worker forked from
+        this zygote could use it; a CUDA driver initialised past torch is said in the notes."""
+        key = (path, tuple(args))
+        done = next((d for d in self.deferred if d["key"] == key), None)
+        if done is not None:
+            return done["record"]["imported"]
+        record = {"file": path, "imported": False, "lazy_init": [], "reason": None}
+        self.deferred.append({"key": key, "record": record})
+        for name in ("torch", "triton"):  # while the facts are recorded: the file imports them anyway
+            try:
+                __import__(name)
+            except Exception:  # noqa: BLE001 - the file's own import says what is wrong
+                pass
+        try:
+            facts = self.facts.wait()
+        except deferred_cuda.FactsError as error:
+            record["reason"] = "the device facts could not be recorded: %s" % error
+            return self.fall_back(record)
+        record["facts_seconds"] = round(self.facts.seconds, 3)
+        record["devices"] = [d.get("name") for d in facts["devices"]]
+        had_driver = deferred_cuda.driver_initialised()
+        try:
+            pytest_bridge._pytest()  # pytest itself stays: the zygote's own modules hold it
+        except pytest_bridge.BridgeError:
+            pass  # the collection below says so
+        before = set(sys.modules)
+        deferred_cuda.install(facts)
+        deferred_cuda.clear_callers()
+        began = time.monotonic()
+        try:  # pytest's session first: where the import reaches _lazy_init, collect() would import it again
+            pytest_bridge.prepare_for_workers(path, args)
+        except BaseException:  # noqa: B036 - collect() below says what went wrong
+            pass
+        tests = self.collect(path, args) if not deferred_cuda.callers() else None
+        record["seconds"] = round(time.monotonic() - began, 3)
+        record["lazy_init"] = list(dict.fromkeys(deferred_cuda.callers()))
+        if _cuda_initialised_by(path):
+            raise Refusal(path, test, instance, "importing it with CUDA deferred initialised CUDA all the same "
+                          "(torch.cuda.is_initialized()): a zygote must never touch CUDA")
+        if not had_driver and deferred_cuda.driver_initialised():
+            # Not torch's context, and whether a driver initialised before fork() fails the workers
+            # is theirs to show (bench/gpu/deferred_cuda_probe.py forks children to see): said, not refused.
+            record["driver_initialised"] = True
+            self.notes.append("%s: importing it with CUDA deferred initialised the CUDA driver (cuInit, not through "
+                              "torch): a worker that cannot initialise CUDA fails for that" % path)
+        if record["lazy_init"]:
+            record["reason"] = "its import reached torch.cuda._lazy_init at %s" % ", ".join(record["lazy_init"])
+        elif isinstance(tests, str):
+            record["reason"] = "it does not collect with CUDA deferred: %s" % tests
+        if record["reason"] is not None:
+            self.collected.pop(key, None)
+            pytest_bridge._PREPARED.pop(key, None)  # each worker makes its own session
+            _forget_imports_since(before)
+            return self.fall_back(record)
+        record["imported"] = True
+        self.said.append("isobench: zygote %d imported %s with CUDA deferred in %.2f s (device facts from a fresh "
+                         "interpreter in %.2f s: %s); its workers do not import it"
+                         % (os.getpid(), path, record["seconds"], record["facts_seconds"],
+                            ", ".join(record["devices"]) or "no device"))
+        return True
+
+    def fall_back(self, record):
+        """The file is left to each worker (do_bench.DoBenchTest imports it there): said in the
+        run's warnings (the ready message's notes), python.json and workers.log."""
+        why = "%s: imported in each worker, not in the zygote: %s" % (record["file"], record["reason"])
+        self.notes.append(why)
+        self.said.append("isobench: zygote %d: %s" % (os.getpid(), why))
+        return False
+
+    def deferred_record(self):
+        """What python.json records of the files imported with CUDA deferred, or None."""
+        if not self.deferred:
+            return None
+        return {"facts_seconds": None if self.facts is None or self.facts.seconds is None
+                else round(self.facts.seconds, 3),
+                "files": [d["record"] for d in self.deferred]}
 
     def serve(self):
         while True:
@@ -285,6 +407,9 @@ class Zygote:
             os.dup2(out, 1)
             os.dup2(out, 2)
             os.close(out)
+            for line in self.said:  # in each new output: a zygote started per round says it again
+                sys.stderr.write(line + "\n")
+            sys.stderr.flush()
         elif op == "fork":
             self.fork(message["serial"], message["args"])
 
@@ -306,6 +431,7 @@ class Zygote:
         """The forked child: an isobench worker, then _exit (no atexit handler of the zygote's
         modules runs, no state goes back anywhere)."""
         _die_with_parent(zygote_pid)
+        deferred_cuda.restore()  # the real torch.cuda, before anything of the worker's
         self.channel.sock.close()
         for pidfd in self.children:
             os.close(pidfd)
