@@ -12,18 +12,19 @@
 
 namespace isobench::orchestrator {
 
-DirectoryLock::DirectoryLock(const std::string& path) : path_(path) {
+std::optional<DirectoryLock> DirectoryLock::take(const std::string& path, const Log& log) {
   // Close-on-exec: a worker or zygote the holder starts must not hold the lock after it.
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw UsageError(path + ": cannot open: " + std::strerror(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
-  if (errno == EWOULDBLOCK) {
-    held_elsewhere_ = true;
-    ::close(fd_);
-    fd_ = -1;
-    return;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    log.warning(path + ": cannot lock (" + std::strerror(errno) +
+                "): two processes measuring here would not be kept apart");
   }
-  unlocked_ = path + ": cannot lock (" + std::strerror(errno) + "): two processes measuring here would not be kept apart";
+  return DirectoryLock(fd);
 }
 
 bool DirectoryLock::held(const std::string& path) {
@@ -34,11 +35,7 @@ bool DirectoryLock::held(const std::string& path) {
   return taken;
 }
 
-DirectoryLock::DirectoryLock(DirectoryLock&& other) noexcept
-    : path_(std::move(other.path_)),
-      fd_(std::exchange(other.fd_, -1)),
-      held_elsewhere_(other.held_elsewhere_),
-      unlocked_(std::move(other.unlocked_)) {}
+DirectoryLock::DirectoryLock(DirectoryLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 
 DirectoryLock::~DirectoryLock() {
   if (fd_ >= 0) ::close(fd_);

@@ -17,9 +17,14 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-Progress::Progress(std::size_t total, bool quiet)
-    : phase_start_(std::chrono::steady_clock::now()), total_(total), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0),
-      start_(phase_start_), last_(start_) {}
+Progress::Progress(std::size_t total, bool quiet, bool up_to)
+    : phase_start_(std::chrono::steady_clock::now()),
+      total_(total),
+      up_to_(up_to),
+      quiet_(quiet),
+      tty_(isatty(STDERR_FILENO) != 0),
+      start_(phase_start_),
+      last_(start_) {}
 
 void Progress::phase(const std::string& name, std::size_t done) {
   phase_ = name;
@@ -37,8 +42,8 @@ std::string Progress::line(std::size_t done, std::size_t workers) const {
     eta = format_duration(in_phase / static_cast<double>(done - phase_done_) * static_cast<double>(total_ - done));
   if (done >= total_) eta = "00:00";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s | samples %zu/%zu | workers %zu | elapsed %s | ETA %s", phase_.c_str(), done,
-                total_, workers, format_duration(elapsed).c_str(), eta.c_str());
+  std::snprintf(buf, sizeof buf, "%s | samples %zu/%s%zu | workers %zu | elapsed %s | ETA %s", phase_.c_str(), done,
+                up_to_ ? "up to " : "", total_, workers, format_duration(elapsed).c_str(), eta.c_str());
   return buf;
 }
 

@@ -308,12 +308,12 @@ class Bisection {
 // bisect.lock, held by the one process that builds, measures and writes bisect.json in a
 // bisection's directory; UsageError when another holds it.
 DirectoryLock lock_bisection(const RunDirectory& dir, const std::string& what, const Log& log) {
-  DirectoryLock lock(dir.file("bisect.lock"));
-  if (!lock.unlocked().empty()) log.warning(lock.unlocked());
-  if (lock.held_elsewhere())
-    throw UsageError(what + ": another orchestrate bisect is working in " + dir.path() + " now (" + lock.path() +
-                     " is locked); let it finish, or stop it, then bisect --resume " + dir.path());
-  return lock;
+  auto lock = DirectoryLock::take(dir.file("bisect.lock"), log);
+  if (!lock)
+    throw UsageError(what + ": another orchestrate bisect is working in " + dir.path() + " now (" +
+                     dir.file("bisect.lock") + " is locked); let it finish, or stop it, then bisect --resume " +
+                     dir.path());
+  return std::move(*lock);
 }
 
 // A new bisection: everything checked, then its directory.

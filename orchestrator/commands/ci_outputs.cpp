@@ -36,6 +36,21 @@ fs::path resolved_path(const std::string& path) {
   return ec ? fs::absolute(path).lexically_normal() : p;
 }
 
+// Where an output's bytes go: a symbolic link's target, followed to the end of a chain (a relative
+// target read from the link's folder), so that the rename that writes the file whole replaces the
+// target and leaves the link the user made (a CI that links its report path into a workspace). A
+// chain that does not end (a loop) is given back as its last link, which check_output_path refuses.
+fs::path written_path(const std::string& path) {
+  fs::path p(path);
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p;
+}
+
 bool inside(const fs::path& path, const fs::path& folder) {
   const auto rel = path.lexically_relative(folder);
   return !rel.empty() && *rel.begin() != ".." && rel != ".";
@@ -74,9 +89,10 @@ void check_output_dir(const std::string& flag, const std::string& dir, const std
 
 void check_output_path(const std::string& flag, const std::string& path, const std::vector<GuardedPath>& guarded) {
   const std::string named = flag + " " + path;
-  check_not_guarded(named, resolved_path(path), guarded);
   std::error_code ec;
-  const fs::path file(path);
+  const fs::path file = written_path(path);
+  if (fs::is_symlink(file, ec)) throw UsageError(named + ": a loop of symbolic links");
+  check_not_guarded(named, resolved_path(file.string()), guarded);
   if (fs::is_directory(file, ec)) throw UsageError(named + ": is a folder");
   const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   if (!fs::is_directory(folder, ec)) throw UsageError(named + ": no folder " + folder.string());
@@ -94,7 +110,8 @@ void check_ci_outputs(const CiOutputs& outputs, const std::vector<GuardedPath>& 
     const Output& o = all[i];
     if (o.path.empty()) continue;
     for (std::size_t earlier = 0; earlier < i; ++earlier)
-      if (const Output& e = all[earlier]; !e.path.empty() && resolved_path(e.path) == resolved_path(o.path))
+      if (const Output& e = all[earlier]; !e.path.empty() && resolved_path(written_path(e.path).string()) ==
+                                                                 resolved_path(written_path(o.path).string()))
         throw UsageError(std::string(e.flag) + " " + e.path + " and " + o.flag + " " + o.path +
                          ": one file for two outputs, the second would replace the first; give each its own");
     check_output_path(o.flag, o.path, guarded);
@@ -104,7 +121,8 @@ void check_ci_outputs(const CiOutputs& outputs, const std::vector<GuardedPath>& 
 void write_ci_outputs(const CiOutputs& outputs, const CiReport& report) {
   for (const auto& o : outputs_of(outputs)) {
     if (o.path.empty()) continue;
-    const std::string temporary = o.path + ".tmp-" + std::to_string(::getpid());
+    const fs::path target = written_path(o.path);
+    const std::string temporary = target.string() + ".tmp-" + std::to_string(::getpid());
     bool written = false;
     {
       std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
@@ -112,7 +130,7 @@ void write_ci_outputs(const CiOutputs& outputs, const CiReport& report) {
       written = file && file.flush();
     }
     std::error_code ec;
-    if (written) fs::rename(temporary, o.path, ec);
+    if (written) fs::rename(temporary, target, ec);
     if (!written || ec) {
       fs::remove(temporary, ec);
       throw UsageError(std::string(o.flag) + " " + o.path + ": cannot write");

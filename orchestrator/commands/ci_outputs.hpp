@@ -46,8 +46,9 @@ void check_output_path(const std::string& flag, const std::string& path, const s
 void check_output_dir(const std::string& flag, const std::string& dir, const std::vector<GuardedPath>& guarded);
 
 // Writes the files asked for, each whole: into a temporary file beside it, renamed over it once
-// complete, so that a failed write leaves what was there. UsageError naming the file when one
-// cannot be written.
+// complete, so that a failed write leaves what was there. A path that is a symbolic link is
+// written through: its target is replaced, in the target's folder, and the link kept. UsageError
+// naming the file when one cannot be written.
 void write_ci_outputs(const CiOutputs& outputs, const CiReport& report);
 
 }  // namespace isobench::orchestrator

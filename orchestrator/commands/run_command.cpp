@@ -199,12 +199,14 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
         "obrien-fleming (most at the last look)")
       ->check(CLI::IsMember({"pocock", "obrien-fleming"}));
   fixed->excludes(spending);
-  auto* extend = ab->add_option("--extend-to", options.extend_to,
-                                "sequential sampling: an instance whose interval lies wholly beyond the floor at the "
-                                "last look, only its p (corrected for the instances) short of the level, goes on "
-                                "sampling up to N per side (default 60; 0, or N not above the most, for none); "
-                                "these looks spend a quarter of alpha (docs/statistics.md)")
-                     ->check(whole_number());
+  auto* extend =
+      ab->add_option_function<std::size_t>(
+            "--extend-to", [&options](std::size_t n) { options.extend_to = n; },
+            "sequential sampling: an instance whose interval lies wholly beyond the floor at the last look, only its "
+            "p (corrected for the instances) short of the level, goes on sampling up to N per side (default 60, or "
+            "less where the sweep's instances x 60 x 2 sides are more than one run holds; 0, or N not above the "
+            "most, for none); these looks spend a quarter of alpha (docs/statistics.md)")
+          ->check(whole_number());
   fixed->excludes(extend);
   ab->footer(kExitCodesHelp);
   ab->callback([&command, &exit_code, spending, extend] {

@@ -72,9 +72,8 @@ int run_task(const std::string& run_path, std::optional<std::uint32_t> shard_giv
   const RunDirectory shard = RunDirectory::open(run_dir.file(shard_dir(index)));
   // Two tasks of one shard (a resubmission beside a task Slurm requeued, two --resume at once)
   // never measure it at once.
-  const DirectoryLock lock(shard.file("task.lock"));
-  if (!lock.unlocked().empty()) std::cerr << "warning: " << lock.unlocked() << "\n";
-  if (lock.held_elsewhere()) {
+  const auto lock = DirectoryLock::take(shard.file("task.lock"), Log::to_stderr(false));
+  if (!lock) {
     std::cerr << "orchestrate: shard " << index << " is being measured by another task (" << shard.file("task.lock")
               << " is locked): nothing to do here\n";
     return exit_ok;

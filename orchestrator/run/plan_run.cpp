@@ -277,17 +277,11 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
     // Whether a design can reach a verdict is its ordinary looks' to say; only a design that can
     // gets the extension, which carries on the instances beyond the floor that they left short.
     if (can_reject) {
-      // The extension's rounds need slots in the run: a cap beyond them is refused before its
-      // looks are planned.
-      if (request.extend_to > n && request.extend_to > kMaxSamplesPerRun / (2 * m))
-        throw UsageError("ab --extend-to " + std::to_string(request.extend_to) + ": " + std::to_string(m) +
-                         " instances x " + std::to_string(request.extend_to) +
-                         " samples x 2 sides is more than one run holds (" + std::to_string(kMaxSamplesPerRun) +
-                         "); give a smaller --extend-to, or 0 for none");
+      const std::size_t extend_to = extension_cap(request.extend_to, n, m, request.log);
       if (request.looks.empty())
-        use_default_looks(seq, n, request.extend_to);
+        use_default_looks(seq, n, extend_to);
       else
-        extend_looks(seq, request.extend_to);
+        extend_looks(seq, extend_to);
       // The extension's looks need their rounds in the schedule: it runs to the cap, and the
       // runner takes the rounds past the most only for the instances that go on.
       if (const std::size_t cap = seq.looks.back(); cap > n)
@@ -372,6 +366,25 @@ void check_worker_build(const std::string& path, const std::string& what) {
   if (identity.empty()) throw UsageError(not_a_worker + " (neither an ELF program nor a #! script)");
   if (identity != elf_identity("/proc/self/exe"))
     throw UsageError(not_a_worker + " (an ELF program for another machine than this orchestrate)");
+}
+
+std::size_t extension_cap(std::optional<std::size_t> asked, std::size_t most, std::size_t instances, const Log& log) {
+  const std::size_t cap = asked.value_or(kDefaultExtendTo);
+  const std::uint64_t fits = kMaxSamplesPerRun / (2 * instances);
+  if (cap <= most || cap <= fits) return cap;
+  const std::string why = std::to_string(instances) + " instances x " + std::to_string(cap) +
+                          " samples x 2 sides is more than one run holds (" + std::to_string(kMaxSamplesPerRun) + ")";
+  if (asked)
+    throw UsageError("ab --extend-to " + std::to_string(cap) + ": " + why +
+                     "; give a smaller --extend-to, or 0 for none");
+  // The default is the tool's choice, not the user's: a sweep too large for it is not refused.
+  if (fits <= most) {
+    log.note("no extension past " + std::to_string(most) + " samples per side: " + why);
+    return 0;
+  }
+  log.note("the extension goes up to " + std::to_string(fits) + " samples per side, not " + std::to_string(cap) + ": " +
+           why);
+  return static_cast<std::size_t>(fits);
 }
 
 Plan plan_new_run(const RunRequest& request, const Sweep& sweep, const Machine& machine, const LikeRun* like) {

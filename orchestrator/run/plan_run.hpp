@@ -31,4 +31,10 @@ std::string plugin_fingerprint(const std::string& library);
 // need several times that machine's memory (docs/evidence.md#behind-the-code).
 inline constexpr std::uint64_t kMaxSamplesPerRun = std::uint64_t{1} << 22;
 
+// The sequential extension's cap for `instances` taking at most `most` samples per side at the
+// ordinary looks: ab --extend-to as `asked`, or kDefaultExtendTo. The extension's rounds need
+// slots in the run: an asked cap beyond them is refused (UsageError) before its looks are planned;
+// the default is lowered to what fits, or to none (0), with a note in `log` saying why.
+std::size_t extension_cap(std::optional<std::size_t> asked, std::size_t most, std::size_t instances, const Log& log);
+
 }  // namespace isobench::orchestrator

@@ -172,12 +172,11 @@ std::string default_worker_path() {
 }
 
 DirectoryLock lock_run(const RunDirectory& dir, const std::string& what, const Log& log) {
-  DirectoryLock lock(dir.file("run.lock"));
-  if (!lock.unlocked().empty()) log.warning(lock.unlocked());
-  if (lock.held_elsewhere())
-    throw UsageError(what + ": another orchestrate is measuring this run now (" + lock.path() +
+  auto lock = DirectoryLock::take(dir.file("run.lock"), log);
+  if (!lock)
+    throw UsageError(what + ": another orchestrate is measuring this run now (" + dir.file("run.lock") +
                      " is locked); let it finish, or stop it, then --resume " + dir.path());
-  return lock;
+  return std::move(*lock);
 }
 
 RunResult run(const RunRequest& request, Executor& executor) {

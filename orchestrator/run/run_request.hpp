@@ -80,8 +80,9 @@ struct RunRequest {
   std::vector<std::size_t> looks;           // --looks: samples per side at each look
   stats::SpendingFunction spending = stats::SpendingFunction::pocock;
   // --extend-to: an instance whose interval lies beyond the floor at the last look, its p short,
-  // goes on up to this many per side (extend_looks; 0 or not above the most: no extension).
-  std::size_t extend_to = kDefaultExtendTo;
+  // goes on up to this many per side (extend_looks; 0 or not above the most: no extension). Not
+  // given: kDefaultExtendTo, lowered where a sweep is too large for it (extension_cap).
+  std::optional<std::size_t> extend_to;
 
   // Python benchmarks: every side's interpreter, environment variables and PYTHONPATH, and in an
   // A/B run each side's own (docs/python.md).

@@ -30,9 +30,15 @@ OutputFile::~OutputFile() { std::fclose(f_); }
 
 RunState::RunState(const RunDirectory& d, Plan& p, const RunnerOptions& o, RunLog& l, ipc::Segment s,
                    std::set<std::uint32_t> done)
-    : dir(d), plan(p), options(o), log(l), seg(std::move(s)), journal(d.file("samples.jsonl")),
-      worker_output(d.file("workers.log")), done_slots(std::move(done)),
-      progress(progress_total(p), o.quiet) {
+    : dir(d),
+      plan(p),
+      options(o),
+      log(l),
+      seg(std::move(s)),
+      journal(d.file("samples.jsonl")),
+      worker_output(d.file("workers.log")),
+      done_slots(std::move(done)),
+      progress(progress_total(p), o.quiet, p.sequential.has_value()) {
   for (std::uint32_t lane = seg.layout().n_lanes; lane-- > 0;) free_lanes.push_back(lane);
   worlds = instance_worlds(plan.instances);
   if (std::any_of(worlds.begin(), worlds.end(), [](std::uint32_t n) { return n > 1; })) rank_table.emplace(seg);

@@ -36,6 +36,16 @@ std::deque<Job> measure_jobs(const RunState& s, std::uint32_t rounds = UINT32_MA
   return jobs;
 }
 
+// The most samples a sequential run can still end with: those taken, and the rounds up to `cap`
+// of the instances still running.
+std::size_t most_samples(const RunState& s, std::size_t cap, const std::vector<bool>& stopped) {
+  std::size_t most = s.done_slots.size();
+  for (const auto& run : s.plan.schedule.runs)
+    for (const auto& t : run.tasks)
+      most += !s.done_slots.count(t.slot) && t.round < cap && !stopped[t.instance] ? 1 : 0;
+  return most;
+}
+
 // Sequential sampling (ab --until-verdict): the rounds up to each look, then each instance still
 // running asks the design whether to stop; an instance that stopped takes no more samples. The
 // decisions are replayed from the journal's values, so a resumed run decides as the first start
@@ -49,6 +59,9 @@ void run_looks(RunState& s, WorkerPipelines& pipelines) {
   for (std::size_t k = 0; k < design.looks.size(); ++k) {
     const std::size_t n = design.looks[k].n;
     const auto running = static_cast<std::size_t>(std::count(stopped.begin(), stopped.end(), false));
+    // The line began counting towards the last ordinary look; the extension's instances go past it.
+    if (plan.extension.from > 0 && n > plan.extension.from)
+      s.progress.set_total(most_samples(s, design.looks.back().n, stopped));
     s.progress.phase("measuring, look " + std::to_string(k + 1) + " of " + std::to_string(design.looks.size()) +
                          " (" + std::to_string(n) + " per side, " + std::to_string(running) + " instances)",
                      s.outcome.samples_recorded);

@@ -14,11 +14,12 @@ fixture does not time what it is given: it calls it once, as pytest-benchmark do
 assertions on the result run), and hands the callable to isobench's timer, which launches it in
 the samples.
 
-    python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [-- PYTEST_ARGS...]
+    python3 -m isobench.pytest_bridge collect FILE [--select EXPR] [--timing MODE] [-- PYTEST_ARGS...]
 
 prints the collection as one JSON object: {"tests": [{"test", "function", "params",
-"benchmark", "doctest", "node_id"}]} or {"error": ...}, exit code 0 or 1 (the orchestrator runs it when it loads a
-sweep, before anything is measured).
+"benchmark", "doctest", "node_id"}], "timing", ...} or {"error": ...}, exit code 0 or 1 (the orchestrator runs it when it loads a
+sweep, before anything is measured). --timing is auto unless given: the benchmark fixture where a
+test takes it, else each test's do_bench calls (collect_suite).
 
 What differs from a pytest-benchmark run, and why:
 - The test's fixtures are torn down when its set-up ends, before the first sample: the worker
@@ -774,7 +775,8 @@ def _main(argv):
     extra = rest[rest.index("--") + 1:] if "--" in rest else []
     rest = rest[:rest.index("--")] if "--" in rest else rest
     select = rest[rest.index("--select") + 1] if "--select" in rest else ""
-    timing = rest[rest.index("--timing") + 1] if "--timing" in rest else "fixture"
+    # As collect_suite: auto, so that a do_bench file collected by hand lists its timing calls.
+    timing = rest[rest.index("--timing") + 1] if "--timing" in rest else "auto"
     bytecode.keep()  # the test file imports torch as each side's zygote does
     try:
         answer = collect_suite(os.path.abspath(path), select, extra, timing)

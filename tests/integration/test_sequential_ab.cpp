@@ -83,6 +83,20 @@ TEST_CASE("ab --until-verdict: the same build on both sides is never SLOWER or F
   for (const auto& [id, verdict] : v) CHECK_MESSAGE((verdict == "SAME" || verdict == "UNCERTAIN"), id, verdict);
 }
 
+TEST_CASE("ab --until-verdict: the progress line counts up to the most, as instances may stop before it") {
+  Scratch s("seq-progress");
+  const auto sweep = s.write("seq.yaml", kSweep);
+  const auto r = run(bin("orchestrate") + " ab --device cpu --baseline " + bin("isobench-worker") + " --candidate " +
+                         bin("isobench-worker") + " --until-verdict --looks 8,16 --extend-to 0 --format none --out " +
+                         s.path("run") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // 2 instances x 2 sides x 16 per side at most.
+  CHECK_MESSAGE(
+      r.err.find("measuring, look 1 of 2 (8 per side, 2 instances) | samples 0/up to 64 | ") != std::string::npos,
+      r.err);
+}
+
 TEST_CASE("ab --until-verdict: an interrupted run resumes and decides as compare replays it") {
   Scratch s("seq-resume");
   // Per sample, so that the run lasts long enough to be interrupted between its looks.

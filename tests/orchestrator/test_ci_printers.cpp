@@ -7,6 +7,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <sstream>
 #include <tuple>
@@ -220,8 +222,8 @@ TEST_CASE("summary: the outcome line, SLOWER and FASTER first, the rest folded, 
         std::string::npos);
 }
 
-TEST_CASE("--junit and --summary: written by compare, refused before comparing when they cannot be") {
-  TempDir dir("ci_outputs");
+// A compare of two sample files in `dir`, the second 10% slower: SLOWER, exit 1.
+CompareOptions slower_pair(const TempDir& dir) {
   std::string a, b;
   for (int i = 0; i < 8; ++i) {
     a += std::to_string(10.0 + 0.01 * i) + "e-6\n";
@@ -229,17 +231,27 @@ TEST_CASE("--junit and --summary: written by compare, refused before comparing w
   }
   CompareOptions options;
   options.samples = {dir.write("a.txt", a).string(), dir.write("b.txt", b).string()};
+  return options;
+}
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_CASE("--junit and --summary: written by compare, refused before comparing when they cannot be") {
+  TempDir dir("ci_outputs");
+  CompareOptions options = slower_pair(dir);
   options.ci.junit = dir / "report.xml";
   options.ci.summary = dir / "summary.md";
   std::ostringstream out, err;
   REQUIRE(run_compare(options, out, err) == 1);
-  std::ifstream junit(options.ci.junit), summary(options.ci.summary);
-  std::stringstream xml, md;
-  xml << junit.rdbuf();
-  md << summary.rdbuf();
-  CHECK(validate(xml.str()).first == 0);
-  CHECK(xml.str().find("<failure type=\"SLOWER\"") != std::string::npos);
-  CHECK(md.str().find("**outcome**: 1 compared: 1 SLOWER -> exit 1\n") != std::string::npos);
+  const std::string xml = contents(options.ci.junit), md = contents(options.ci.summary);
+  CHECK(validate(xml).first == 0);
+  CHECK(xml.find("<failure type=\"SLOWER\"") != std::string::npos);
+  CHECK(md.find("**outcome**: 1 compared: 1 SLOWER -> exit 1\n") != std::string::npos);
 
   for (const auto& [junit_path, summary_path, message] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
@@ -254,6 +266,36 @@ TEST_CASE("--junit and --summary: written by compare, refused before comparing w
     CHECK(bad_err.str().find(message) != std::string::npos);
     CHECK(occurrences(bad_err.str(), "\n") == 1);
   }
+}
+
+TEST_CASE("--junit and --summary through symbolic links: the targets are written, the links kept") {
+  namespace fs = std::filesystem;
+  TempDir dir("ci_links");
+  CompareOptions options = slower_pair(dir);
+  fs::create_directories(dir.path() / "reports");
+  fs::create_directories(dir.path() / "workspace");
+  dir.write("reports/summary.md", "the last run's\n");
+  // One relative link to a file not there yet, one absolute link to a file written before.
+  fs::create_symlink("../reports/report.xml", dir.path() / "workspace/report.xml");
+  fs::create_symlink(dir.path() / "reports/summary.md", dir.path() / "workspace/summary.md");
+  options.ci.junit = dir / "workspace/report.xml";
+  options.ci.summary = dir / "workspace/summary.md";
+  std::ostringstream out, err;
+  REQUIRE(run_compare(options, out, err) == 1);
+  CHECK(fs::is_symlink(options.ci.junit));
+  CHECK(fs::is_symlink(options.ci.summary));
+  CHECK(contents(dir / "reports/report.xml").find("<failure type=\"SLOWER\"") != std::string::npos);
+  CHECK(contents(dir / "reports/summary.md").find("**outcome**: 1 compared: 1 SLOWER -> exit 1\n") !=
+        std::string::npos);
+  // Nothing left beside either: the temporary files were renamed onto the targets.
+  for (const char* folder : {"reports", "workspace"})
+    CHECK(std::distance(fs::directory_iterator(dir.path() / folder), fs::directory_iterator()) == 2);
+
+  fs::create_symlink("loop.xml", dir.path() / "workspace/loop.xml");
+  options.ci.junit = dir / "workspace/loop.xml";
+  std::ostringstream loop_out, loop_err;
+  CHECK(run_compare(options, loop_out, loop_err) == 2);
+  CHECK(loop_err.str() == "compare: --junit " + options.ci.junit + ": a loop of symbolic links\n");
 }
 
 TEST_CASE("docs/ci: the GitHub Actions job is YAML with what a workflow needs, and gates on the exit code") {

@@ -8,7 +8,9 @@
 
 #include "ipc/instance_table.hpp"
 #include "orchestrator/compare/sequential_verdict.hpp"
+#include "orchestrator/errors.hpp"
 #include "orchestrator/plan.hpp"
+#include "orchestrator/run/plan_run.hpp"
 #include "orchestrator/run/sweep_plan.hpp"
 #include "orchestrator/sequential_plan.hpp"
 #include "orchestrator/sweep.hpp"
@@ -253,6 +255,35 @@ TEST_CASE("default looks: a separation look where the first cannot reach SLOWER,
   auto damaged = plan.to_json();
   damaged["separation_looks"] = Looks{10};
   CHECK_THROWS_WITH_AS(SequentialPlan::from_json(damaged), doctest::Contains("separation look 10"), std::runtime_error);
+}
+
+TEST_CASE("the extension's cap: the default lowered to what one run holds, with a note; one asked for refused") {
+  std::vector<std::string> notes;
+  const Log log([&](LogLevel, const std::string& line) { notes.push_back(line); });
+  // Where the run holds it, the cap as given or the default, and nothing said.
+  CHECK(extension_cap(std::nullopt, 20, 2, log) == kDefaultExtendTo);
+  CHECK(extension_cap(40, 20, 2, log) == 40);
+  CHECK(extension_cap(0, 20, 40000, log) == 0);
+  CHECK(extension_cap(60, 80, 40000, log) == 60);  // not above the most: no extension to fit
+  CHECK(notes.empty());
+  // 40000 instances x 60 x 2 sides is past 2^22 slots: the default goes to 2^22 / 80000 = 52.
+  CHECK(extension_cap(std::nullopt, 20, 40000, log) == 52);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] ==
+        "the extension goes up to 52 samples per side, not 60: 40000 instances x 60 samples x 2 sides is "
+        "more than one run holds (4194304)");
+  // Where not even the most fits past the ordinary looks, none.
+  CHECK(extension_cap(std::nullopt, 40, 60000, log) == 0);
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[1] ==
+        "no extension past 40 samples per side: 60000 instances x 60 samples x 2 sides is more than one "
+        "run holds (4194304)");
+  // The user's value is checked as before: refused, not lowered.
+  CHECK_THROWS_WITH_AS(extension_cap(60, 20, 40000, log),
+                       "ab --extend-to 60: 40000 instances x 60 samples x 2 sides is more than one run holds "
+                       "(4194304); give a smaller --extend-to, or 0 for none",
+                       UsageError);
+  CHECK(notes.size() == 2);
 }
 
 TEST_CASE("the extension: looks after the most up to --extend-to, kept in plan.json, replayed as the runner does") {

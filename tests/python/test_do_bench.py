@@ -7,6 +7,7 @@ times nothing, or a wrong timing, is one line. Through orchestrate (the A/B with
 slowdown, exit 2 on bad input): tests/integration/test_pytest_bridge.cpp."""
 
 import io
+import json
 import os
 import sys
 import tempfile
@@ -71,6 +72,13 @@ class Listing(unittest.TestCase):
         self.assertEqual(str(caught.exception), NONE + ": no collected test times through triton.testing.do_bench "
                          "or do_bench_cudagraph (1 collected)")
         self.assertEqual(quietly(pytest_bridge.collect_suite, NONE, "", [], "auto")["timing"], "fixture")
+
+    def test_collect_from_the_command_line_detects_the_timing_unless_told(self):
+        for extra, timing in (([], "do_bench"), (["--timing", "fixture"], "fixture")):
+            out = io.StringIO()
+            with redirect_stdout(out):
+                self.assertEqual(pytest_bridge._main(["collect", SUITE] + extra), 0)
+            self.assertEqual(json.loads(out.getvalue())["timing"], timing, extra)
 
     def test_a_wrong_timing_is_refused(self):
         with self.assertRaises(pytest_bridge.BridgeError) as caught:
