@@ -81,6 +81,15 @@ nlohmann::json Plan::to_json() const {
     for (const auto& t : r.tasks) tasks.push_back({t.instance, t.sample, t.round, t.slot});
     runs.push_back({{"side", r.side}, {"tasks", tasks}});
   }
+  nlohmann::json schedule_json = {{"isolation", to_string(schedule.isolation)},
+                                   {"per", to_string(schedule.per)},
+                                   {"samples", schedule.samples},
+                                   {"sides", schedule.sides},
+                                   {"seed", schedule.seed},
+                                   {"groups", schedule.groups},
+                                   {"task_fields", {"instance", "sample", "round", "slot"}},
+                                   {"runs", runs}};
+  if (schedule.keep_call_order) schedule_json["keep_call_order"] = true;
   nlohmann::json j = {{"schema_version", 1},
                       {"sweep", sweep_name},
                       {"device", device},
@@ -89,15 +98,8 @@ nlohmann::json Plan::to_json() const {
                       {"skipped", skipped},
                       {"workers", workers},
                       {"worker_args", worker_args},
-                      {"schedule",
-                       {{"isolation", to_string(schedule.isolation)},
-                        {"per", to_string(schedule.per)},
-                        {"samples", schedule.samples},
-                        {"sides", schedule.sides},
-                        {"seed", schedule.seed},
-                        {"groups", schedule.groups},
-                        {"task_fields", {"instance", "sample", "round", "slot"}},
-                        {"runs", runs}}}};
+                      {"schedule", std::move(schedule_json)}};
+  if (!call_chains.empty()) j["call_chains"] = call_chains;
   if (!skipped_reasons.empty()) j["skipped_reasons"] = skipped_reasons;
   if (!gpus.empty()) j["gpus"] = gpus;
   if (!plugin_sha256.empty()) j["plugin_sha256"] = plugin_sha256;
@@ -147,12 +149,25 @@ Plan Plan::from_json(const nlohmann::json& j) {
       }
       plan.instances.push_back(std::move(p));
     }
+    if (j.contains("call_chains")) {
+      std::set<std::uint32_t> chained;
+      for (const auto& c : j.at("call_chains")) {
+        plan.call_chains.emplace_back();
+        for (const auto& i : c) {
+          const auto index = ipc::json_integer<std::uint32_t>(i);
+          if (index >= plan.instances.size() || !chained.insert(index).second)
+            throw std::runtime_error("call_chains: instance " + i.dump() + " is out of range or in two chains");
+          plan.call_chains.back().push_back(index);
+        }
+      }
+    }
     const auto& s = j.at("schedule");
     plan.schedule.isolation = parse_isolation(s.at("isolation").get<std::string>());
     plan.schedule.per = parse_granularity(s.at("per").get<std::string>());
     plan.schedule.samples = ipc::json_integer<std::uint32_t>(s.at("samples"));
     plan.schedule.sides = ipc::json_integer<std::uint32_t>(s.at("sides"));
     plan.schedule.seed = ipc::json_integer<std::uint64_t>(s.at("seed"));
+    plan.schedule.keep_call_order = s.value("keep_call_order", false);
     plan.schedule.n_instances = static_cast<std::uint32_t>(plan.instances.size());
     plan.schedule.groups = single_group(plan.schedule.n_instances);
     if (s.contains("groups")) {

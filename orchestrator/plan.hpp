@@ -40,6 +40,10 @@ struct Plan {
   std::string device;           // "cpu" or "cuda"
   nlohmann::json settings;      // the run settings as resolved
   std::vector<PlannedInstance> instances;
+  // Instances that are successive timing calls of one do_bench test (isobench.do_bench), each in
+  // call order: the schedule keeps them so inside a worker (Schedule::keep_call_order). Only
+  // chains of two or more; none in plans from before it, and in plans without such tests.
+  CallChains call_chains;
   Schedule schedule;
   std::vector<std::string> skipped;  // instance ids left out (backend or runtime library not available)
   // Why each of `skipped` was left out: the device it runs on, or the line of a runtime library

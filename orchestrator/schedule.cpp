@@ -1,6 +1,8 @@
 #include "schedule.hpp"
 
+#include <map>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 namespace isobench::orchestrator {
@@ -66,10 +68,49 @@ std::uint32_t count_instances(const Groups& groups) {
   return static_cast<std::uint32_t>(n);
 }
 
+using Units = std::vector<std::vector<std::uint32_t>>;
+
+// What a worker's order is drawn over, for one group: each chain's instances of the group as one
+// unit, in call order, where its first instance stands, and every other instance a unit of its own.
+// Without chains every unit is one instance, and shuffling them draws what shuffling the group did.
+Units order_units(const std::vector<std::uint32_t>& group, const CallChains& chains) {
+  std::map<std::uint32_t, std::size_t> chain_of;
+  for (std::size_t c = 0; c < chains.size(); ++c)
+    for (auto i : chains[c]) chain_of[i] = c;
+  const std::set<std::uint32_t> in_group(group.begin(), group.end());
+  std::set<std::size_t> placed;
+  Units units;
+  for (auto i : group) {
+    const auto chain = chain_of.find(i);
+    if (chain == chain_of.end()) {
+      units.push_back({i});
+      continue;
+    }
+    if (!placed.insert(chain->second).second) continue;
+    units.emplace_back();
+    for (auto j : chains[chain->second])
+      if (in_group.count(j)) units.back().push_back(j);
+  }
+  return units;
+}
+
+std::vector<std::uint32_t> shuffled(Units units, std::mt19937_64& rng) {
+  portable_shuffle(units, rng);
+  std::vector<std::uint32_t> order;
+  for (const auto& unit : units) order.insert(order.end(), unit.begin(), unit.end());
+  return order;
+}
+
+bool keeps_call_order(const CallChains& chains) {
+  for (const auto& chain : chains)
+    if (chain.size() > 1) return true;
+  return false;
+}
+
 }  // namespace
 
 Schedule make_schedule(Isolation isolation, ProcessGranularity per, const Groups& groups, std::uint32_t samples,
-                       std::uint64_t seed) {
+                       std::uint64_t seed, const CallChains& chains) {
   Schedule s;
   s.isolation = isolation;
   s.per = per;
@@ -77,25 +118,26 @@ Schedule make_schedule(Isolation isolation, ProcessGranularity per, const Groups
   s.samples = samples;
   s.seed = seed;
   s.groups = groups;
+  s.keep_call_order = keeps_call_order(chains);
   auto planned = [&](std::uint32_t instance, std::uint32_t round) {
     return PlannedSample{instance, round, round, instance * samples + round, 0};
   };
   std::mt19937_64 rng(seed);
   for (const auto& group : groups) {
-    if (isolation == Isolation::sequential) {
+    const Units units = order_units(group, chains);
+    if (isolation == Isolation::sequential) {  // the group's order, a chain's in call order
       WorkerRun run;
-      for (auto i : group)
-        for (std::uint32_t r = 0; r < samples; ++r) run.tasks.push_back(planned(i, r));
+      for (const auto& unit : units)
+        for (auto i : unit)
+          for (std::uint32_t r = 0; r < samples; ++r) run.tasks.push_back(planned(i, r));
       s.runs.push_back(std::move(run));
       continue;
     }
     // Rounds: one sample of every instance of the group per round, reshuffled every round.
     std::vector<std::vector<PlannedSample>> rounds;
     for (std::uint32_t r = 0; r < samples; ++r) {
-      std::vector<std::uint32_t> order = group;
-      portable_shuffle(order, rng);
       std::vector<PlannedSample> round;
-      for (auto i : order) round.push_back(planned(i, r));
+      for (auto i : shuffled(units, rng)) round.push_back(planned(i, r));
       rounds.push_back(std::move(round));
     }
     if (isolation == Isolation::interleave) {
@@ -112,7 +154,8 @@ Schedule make_schedule(Isolation isolation, ProcessGranularity per, const Groups
   return s;
 }
 
-Schedule make_ab_schedule(ProcessGranularity per, const Groups& groups, std::uint32_t samples, std::uint64_t seed) {
+Schedule make_ab_schedule(ProcessGranularity per, const Groups& groups, std::uint32_t samples, std::uint64_t seed,
+                          const CallChains& chains) {
   Schedule s;
   s.isolation = Isolation::process;
   s.per = per;
@@ -121,27 +164,24 @@ Schedule make_ab_schedule(ProcessGranularity per, const Groups& groups, std::uin
   s.sides = 2;
   s.seed = seed;
   s.groups = groups;
+  s.keep_call_order = keeps_call_order(chains);
   std::mt19937_64 rng(seed);
   const std::uint32_t per_side = s.n_instances * samples;
   auto planned = [&](std::uint32_t instance, std::uint32_t round, std::uint32_t side) {
     return PlannedSample{instance, round, round, side * per_side + instance * samples + round, side};
   };
   for (const auto& group : groups) {
-    auto shuffled = [&] {
-      std::vector<std::uint32_t> order = group;
-      portable_shuffle(order, rng);
-      return order;
-    };
+    const Units units = order_units(group, chains);
     for (std::uint32_t r = 0; r < samples; ++r) {
       if (per == ProcessGranularity::batch) {
         const std::uint32_t first = static_cast<std::uint32_t>(rng() & 1u);
         for (std::uint32_t side : {first, 1 - first}) {
           WorkerRun run{side, {}};
-          for (auto i : shuffled()) run.tasks.push_back(planned(i, r, side));
+          for (auto i : shuffled(units, rng)) run.tasks.push_back(planned(i, r, side));
           s.runs.push_back(std::move(run));
         }
       } else {
-        for (auto i : shuffled()) {
+        for (auto i : shuffled(units, rng)) {
           const std::uint32_t first = static_cast<std::uint32_t>(rng() & 1u);
           for (std::uint32_t side : {first, 1 - first}) s.runs.push_back(WorkerRun{side, {planned(i, r, side)}});
         }

@@ -107,8 +107,11 @@ class Session {
     }
     set_state(ipc::LaneState::measuring);
     lane_.measure_begin_ns = ipc::monotonic_ns();
-    for (const auto& t : tasks_) {
+    for (std::size_t k = 0; k < tasks_.size(); ++k) {
+      const auto& t = tasks_[k];
       beat();
+      if (k > 0 && tasks_[k - 1].instance != t.instance && set_up_in_turn(instances_[t.instance]))
+        prepare_instance(t.instance);
       if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::calibrate))
         calibrate(t);
       else if (t.kind == static_cast<std::uint32_t>(ipc::TaskKind::measure))
@@ -208,11 +211,20 @@ class Session {
         .create_benchmark(spec.kernel);
   }
 
+  // A timing call of a do_bench test (isobench.do_bench) is set up in its turn, right before the
+  // worker's tasks of it, and again at each later turn: its set-up takes the test forward to the
+  // call, and what it times holds only there, until a later instance's set-up takes the test on.
+  // Set up with the others, the last call's set-up would have left every earlier one's behind.
+  static bool set_up_in_turn(const ipc::WorkerInstance& spec) {
+    return spec.pytest.is_object() && spec.pytest.value("timing", "") == "do_bench";
+  }
+
   void prepare_instances() {
-    // Set up every instance first, then warm each one up, in the order tasks first name them.
+    // Set up every instance first, then warm each one up, in the order tasks first name them;
+    // those set up in their turn come later, each at its turn (prepare_instance).
     std::vector<std::uint32_t> order;
     for (const auto& t : tasks_) {
-      if (prepared_.count(t.instance)) continue;
+      if (prepared_.count(t.instance) || set_up_in_turn(instances_[t.instance])) continue;
       beat();
       PreparedInstance p;
       p.spec = &instances_[t.instance];
@@ -231,6 +243,27 @@ class Session {
     recorder_.reset();  // CUPTI detaches before the first timed sample
 #endif
     for (auto index : order) make_measuring_timer(index, prepared_.at(index));
+    // The first task's turn is now, in the set-up phase, where its set-up runs beside the other
+    // workers' measurements as every set-up does (importing a file that the zygote could not
+    // import, as FlagGems' conftest, takes seconds).
+    if (!tasks_.empty() && set_up_in_turn(instances_[tasks_.front().instance])) prepare_instance(tasks_.front().instance);
+  }
+
+  // One instance set up in its turn: set up, warmed up, reported and its timer made, as
+  // prepare_instances does for the others, its earlier set-up in this worker destroyed first.
+  void prepare_instance(std::uint32_t index) {
+    auto& p = prepared_[index];
+    p.timer.reset();  // a timer holds a reference to the benchmark it times
+    p.bench.reset();
+    p.spec = &instances_[index];
+    set_up(p);
+    auto warm = warm_up(index, p);
+    report_instance(index, p, *warm);
+    record_kernels(index, p);
+#ifdef ISOBENCH_WITH_CUDA
+    recorder_.reset();  // CUPTI detaches before the instance's first timed sample
+#endif
+    make_measuring_timer(index, p);
   }
 
   // The timer that takes this worker's samples of the instance, made here, in the set-up, rather

@@ -86,7 +86,8 @@ void plan_ab_sides(Plan& plan, const RunRequest& request, const Sweep& sweep) {
     plan.workers = side_workers(request);
   }
   plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
-                                   static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed);
+                                   static_cast<std::uint32_t>(sweep.settings.samples), sweep.settings.seed,
+                                   plan.call_chains);
   // --baseline-set / --candidate-set: each side's workers get --set NAME=VALUE.
   plan.worker_args.resize(2);
   const std::vector<std::string>* sets[2] = {&request.baseline_sets, &request.candidate_sets};
@@ -286,7 +287,7 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
       // runner takes the rounds past the most only for the instances that go on.
       if (const std::size_t cap = seq.looks.back(); cap > n)
         plan.schedule = make_ab_schedule(parse_granularity(sweep.settings.per), plan.schedule.groups,
-                                         static_cast<std::uint32_t>(cap), sweep.settings.seed);
+                                         static_cast<std::uint32_t>(cap), sweep.settings.seed, plan.call_chains);
       plan.sequential = std::move(seq);
       return;
     }

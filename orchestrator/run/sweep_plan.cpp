@@ -6,6 +6,35 @@
 
 namespace isobench::orchestrator {
 
+namespace {
+
+// Runs of consecutive instances that are timing calls of one do_bench test: the sweep makes a
+// test's calls one after another, in the order the test makes them (sweep/expansion.cpp).
+CallChains call_chains_of(const std::vector<PlannedInstance>& instances) {
+  // The pytest arguments too: one test under two entries' arguments is two tests. (Not the whole
+  // pytest object: it marks each control call.)
+  const auto same_test = [](const ipc::WorkerInstance& a, const ipc::WorkerInstance& b) {
+    return a.python_module == b.python_module && a.python_function == b.python_function &&
+           a.pytest.value("args", nlohmann::json()) == b.pytest.value("args", nlohmann::json());
+  };
+  const auto timing_call = [](const ipc::WorkerInstance& w) {
+    return w.pytest.is_object() && w.pytest.value("timing", "") == "do_bench";
+  };
+  CallChains chains;
+  for (std::uint32_t i = 0; i < instances.size(); ++i) {
+    const auto& w = instances[i].worker;
+    if (!timing_call(w)) continue;
+    if (!chains.empty() && chains.back().back() + 1 == i && same_test(instances[i - 1].worker, w))
+      chains.back().push_back(i);
+    else
+      chains.push_back({i});
+  }
+  std::erase_if(chains, [](const auto& chain) { return chain.size() < 2; });
+  return chains;
+}
+
+}  // namespace
+
 Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory_budget, const std::vector<int>& gpus) {
   if (gpus.empty()) throw std::invalid_argument("make_plan: no GPU to run on");
   Plan plan;
@@ -78,8 +107,9 @@ Plan make_plan(const Sweep& sweep, kernels::Backend device, std::uint64_t memory
     groups.insert(groups.end(), local.begin(), local.end());
   }
   if (groups.empty()) groups = single_group(0);
+  plan.call_chains = call_chains_of(plan.instances);
   plan.schedule = make_schedule(isolation, per, groups, static_cast<std::uint32_t>(sweep.settings.samples),
-                                sweep.settings.seed);
+                                sweep.settings.seed, plan.call_chains);
   return plan;
 }
 

@@ -40,6 +40,13 @@ Plan shard_plan(const Plan& plan, const Shard& shard) {
       if (local[i] != kNotHere) mine.push_back(local[i]);
     if (!mine.empty()) s.groups.push_back(std::move(mine));
   }
+  out.call_chains.clear();  // the shard's part of each chain, still in call order
+  for (const auto& chain : plan.call_chains) {
+    std::vector<std::uint32_t> mine;
+    for (const auto i : chain)
+      if (local[i] != kNotHere) mine.push_back(local[i]);
+    if (mine.size() > 1) out.call_chains.push_back(std::move(mine));
+  }
   s.runs.clear();
   for (const auto& run : plan.schedule.runs) {
     WorkerRun mine{run.side, {}};

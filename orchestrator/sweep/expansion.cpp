@@ -283,7 +283,8 @@ std::vector<json> SweepParser::parse_axis_values(const kernels::AxisSpec& axis, 
 
 // A test of a do_bench suite: each timing call it made at collection is an instance, named
 // TEST::CALL ("test_softmax::softmax/gems/float16/1024x1024"), its parameters the test's with the
-// call's name as "call" (which the worker's set-up runs the test up to: isobench.do_bench).
+// call's name as "call" (which the worker's set-up runs the test up to: isobench.do_bench). They
+// are made one after another in call order, which the plan reads as the test's call chain.
 void SweepParser::produce_timing_calls(const Entry& entry, const Kind& kind, const MeasureSettings& measure,
                                        const CollectedTest& test, std::vector<Instance>& instances) {
   for (const auto& call : test.calls) {
@@ -294,10 +295,10 @@ void SweepParser::produce_timing_calls(const Entry& entry, const Kind& kind, con
     instance.family = "python";
     instance.backend = kind.python_backend;
     instance.measure = measure;
-    // Set up again before each sample: a worker's batch-mates' set-ups and launches run their
-    // tests up to their own calls (one test waits at a time: isobench.do_bench), so each sample
-    // brings this test back to its call first, untimed.
-    instance.measure.realloc = true;
+    // No realloc: the test owns its inputs, made by the test itself on its way to the call, and a
+    // set-up again before each sample would run the test again up to the call, where the worker's
+    // tasks take the test forward through its calls once (the plan's call_chains, isobench.do_bench).
+    instance.measure.realloc = false;
     instance.params = test.params.is_object() ? test.params : nlohmann::json::object();
     instance.params["call"] = name;
     instance.benchmark_index = entry.index;

@@ -22,14 +22,18 @@ PLACEHOLDER_MS of do_bench's kind): the test's calls are listed, not timed.
 In a worker (`DoBenchTest`), an instance's set-up runs its test in a thread of its own up to the
 call it names: earlier calls answer at once, as at collection; at the call the test stops, inside
 do_bench, and the callable it passed is what the worker times, in place: whatever the call's
-context holds (FlagGems' use_gems() overrides) holds while it is timed. The worker sets every
-instance of a batch up before it times any, and a test stopped inside a context changes what the
-others' callables run (use_gems() overrides the whole process), so at most one test is stopped
-at a time: when the worker launches another instance, the stopped test is let go (do_bench
-returns, and the test stops at its next timing call) and the other instance's test runs again up
-to its call. When let go, the call returns the host time per launch the worker spent in it, in
-do_bench's kind (a float in ms; a list with quantiles= or return_mode="all"): a value for the test
-to go on with, not the measurement, which is isobench's.
+context holds (FlagGems' use_gems() overrides) holds while it is timed. The test goes forward: the
+set-up of a later call of the same test moves the stopped test on to that call (the calls between
+answer at once) rather than running it again, so a worker whose tasks list a test's calls in call
+order (the schedule keeps them so) runs the test once and times each call as the test reaches it.
+Each such instance is set up in its turn, right before the worker times it (worker/worker_session.cpp):
+its callable holds only until the test goes on. A stopped test changes what the others' callables
+run (use_gems() overrides the whole process), so at most one test is stopped at a time: setting
+up or launching an instance of another test, or an earlier call of this one, lets the stopped test
+go (do_bench returns, and the test ends at its next timing call) and runs the other instance's
+test again up to its call. When moved on or let go, the call returns the host time per launch the
+worker spent in it, in do_bench's kind (a float in ms; a list with quantiles= or return_mode="all"):
+a value for the test to go on with, not the measurement, which is isobench's.
 
 Calls made by autotuners pass through to Triton's own do_bench untouched: calls from a module of
 triton or flag_gems (Triton's Autotuner looks do_bench up when it first benchmarks; FlagGems'
@@ -226,26 +230,51 @@ def enumerate_calls(session, tests, label):
 
 
 class _TestRun:
-    """One run of a test in a thread of its own, up to the timing call named `target`, where it
-    waits, inside do_bench, until let go."""
+    """One run of a test in a thread of its own. It stops at the timing call named `target`,
+    inside do_bench, and waits there until the worker moves it on to a later call (advance) or
+    lets it go; the calls on the way answer at once."""
 
-    def __init__(self, run_test, target, label, stream, device_index):
-        self.run_test, self.target, self.label = run_test, target, label
+    def __init__(self, run_test, label, stream, device_index):
+        self.run_test, self.label = run_test, label
         self.stream, self.device_index = stream, device_index
         self.names = _Names()
+        self.target = None
         self.fn = None
         self.kwargs = {}
         self.seen = []
         self.arrived = threading.Event()
         self.resume = threading.Event()
+        self.reply = None     # what the call it waits at returns when it goes on
         self.released = False
         self.failure = None
         self.launches, self.launch_seconds = 0, 0.0
         self.thread = None
 
-    def start(self):
+    def start(self, target):
+        self.target = target
         self.thread = threading.Thread(target=self._body, name="isobench-test", daemon=True)
         self.thread.start()
+        self._wait_for_target()
+
+    def passed(self, target):
+        """Whether the test made the call named `target` already (going on cannot reach it)."""
+        return target in self.seen
+
+    def advance(self, target):
+        """From the call it waits at on to the later call named `target`."""
+        self._reply_for_current()
+        self.target, self.fn, self.kwargs = target, None, {}
+        self.arrived.clear()
+        self.resume.set()
+        self._wait_for_target()
+
+    def let_go(self):
+        self._reply_for_current()
+        self.released = True
+        self.resume.set()
+        self.thread.join()
+
+    def _wait_for_target(self):
         self.arrived.wait()
         if self.fn is None:
             self.thread.join()
@@ -253,6 +282,11 @@ class _TestRun:
                 raise DoBenchError(self.failure)
             raise DoBenchError("%s made no timing call named %s (its calls here: %s)"
                                % (self.label, self.target, ", ".join(self.seen) or "none"))
+
+    def _reply_for_current(self):
+        per_launch = self.launch_seconds / self.launches * 1e3 if self.launches else PLACEHOLDER_MS
+        self.reply = answer(self.kwargs, per_launch)
+        self.launches, self.launch_seconds = 0, 0.0
 
     def _body(self):
         _local.run = self
@@ -275,18 +309,13 @@ class _TestRun:
             raise _LetGo()
         name, _ = self.names.next(caller)
         self.seen.append(name)
-        if name != self.target or self.fn is not None:
+        if name != self.target:
             return answer(kwargs, PLACEHOLDER_MS)
         self.fn, self.kwargs = fn, kwargs
         self.arrived.set()
         self.resume.wait()
-        self.released = True
-        per_launch = self.launch_seconds / self.launches * 1e3 if self.launches else PLACEHOLDER_MS
-        return answer(kwargs, per_launch)
-
-    def let_go(self):
-        self.resume.set()
-        self.thread.join()
+        self.resume.clear()  # before the next call waits on it; the worker sets it only once arrived
+        return self.reply
 
 
 class DoBenchInstance:
@@ -295,19 +324,26 @@ class DoBenchInstance:
 
     holder = None  # the instance whose test waits at its call, in this process
 
-    def __init__(self, run_test, call, label, stream, device_index):
-        self.run_test, self.call, self.label = run_test, call, label
+    def __init__(self, test, call, stream, device_index):
+        self.test, self.call = test, call
         self.stream, self.device_index = stream, device_index
         self.run = None
 
     def ensure(self):
-        """Runs the test up to this instance's call unless it waits there already."""
-        if DoBenchInstance.holder is self:
+        """Brings the test to this instance's call: on from the call it waits at when that is an
+        earlier call of the same test, else in a run of its own from the start."""
+        holder = DoBenchInstance.holder
+        if holder is self:
             return
-        if DoBenchInstance.holder is not None:
-            DoBenchInstance.holder.release()
-        run = _TestRun(self.run_test, self.call, self.label, self.stream, self.device_index)
-        run.start()
+        DoBenchInstance.holder = None
+        if holder is not None and holder.test is self.test and not holder.run.passed(self.call):
+            run = holder.run
+            run.advance(self.call)
+        else:
+            if holder is not None:
+                holder.run.let_go()
+            run = _TestRun(self.test.run_test, self.test.label, self.stream, self.device_index)
+            run.start(self.call)
         self.run = run
         DoBenchInstance.holder = self
 
@@ -348,7 +384,7 @@ class DoBenchTest:
         self.label = "%s::%s" % (path, test)
         self.import_in_worker = import_in_worker
 
-    def _run_test(self, before_target):
+    def run_test(self, before_target):
         from . import pytest_bridge
         reports = pytest_bridge.run_test(self.path, self.test, self.args)
         for report in reports:
@@ -384,7 +420,7 @@ class DoBenchTest:
         device_index = int(device.split(":")[1]) if device.startswith("cuda:") else 0
         if stream is not None:
             _worker_stream(stream, device_index)
-        instance = DoBenchInstance(self._run_test, call, self.label, stream, device_index)
+        instance = DoBenchInstance(self, call, stream, device_index)
         instance.ensure()
         from . import autotune
         autotune.rescan()  # the autotuners of a file this set-up imported, pinned and watched before they run

@@ -437,6 +437,48 @@ TEST_CASE("a do_bench suite: each timing call an instance, SLOWER only where the
                    "(1 collected)\n");
 }
 
+// One pass through a test per worker (docs/python.md, "do_bench suites"): a test of 30 timing
+// calls (tests/python/data/do_bench_softmax.py, shaped like FlagGems' test_softmax at --level
+// core) is one call chain in plan.json, and every worker runs it once, timing each call as the
+// test reaches it, where each instance used to run it three times; the candidate's 8th call,
+// twice as slow, is SLOWER, and no other call is.
+TEST_CASE("a do_bench test's calls are timed in one pass through the test per worker, SLOWER at the planted call only") {
+  Scratch s("pytest-bridge-do-bench-chain");
+  const std::string tests = source_dir() + "/tests/python";
+  // Sequential with the extension, as the cases above (why: the controls' case).
+  const auto r = run("DO_BENCH_RUNS=" + s.path("runs.txt") + " " + bin("orchestrate") +
+                         " ab --quiet --format json --device cpu --pytest " + tests + "/data/do_bench_softmax.py" +
+                         " --python-path " + tests + "/fake_triton --candidate-env DO_BENCH_SLOW_CALL=8" +
+                         " --max-samples 20 --extend-to 60 --inner 5 --out " + s.path("run"),
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 1, r.err);
+  const auto comparison = nlohmann::json::parse(r.out);
+  REQUIRE(comparison["instances"].size() == 30);
+  for (const auto& row : comparison["instances"]) {
+    const std::string seen = row["instance"].get<std::string>() + " " + row["verdict"].get<std::string>();
+    INFO(seen);
+    if (row["instance"] == "test_softmax::softmax/gems/float16/64x65536")  // the 8th call
+      CHECK(row["verdict"] == "SLOWER");
+    else
+      CHECK((row["verdict"] == "SAME" || row["verdict"] == "UNCERTAIN"));
+  }
+  const auto plan = read_json(s.path("run/plan.json"));
+  nlohmann::json chain = nlohmann::json::array();
+  for (int i = 0; i < 30; ++i) chain.push_back(i);
+  CHECK(plan["call_chains"] == nlohmann::json::array({chain}));
+  CHECK(plan["schedule"]["keep_call_order"] == true);
+  for (const auto& instance : plan["instances"]) CHECK(instance["realloc"] == false);
+  // The test's runs: one in the collector and one in each worker, none more.
+  std::set<long long> workers;
+  for (const auto& sample : read_jsonl(s.path("run/samples.jsonl"))) workers.insert(sample["worker_pid"].get<long long>());
+  std::map<std::string, int> runs;
+  std::istringstream lines(slurp(s.path("runs.txt")));
+  for (std::string pid; std::getline(lines, pid);) ++runs[pid];
+  CHECK(runs.size() == workers.size() + 1);
+  for (const auto& [pid, times] : runs) CHECK_MESSAGE(times == 1, pid);
+  for (const auto pid : workers) CHECK(runs.count(std::to_string(pid)) == 1);
+}
+
 // The torch-operator calls of a FlagGems-style test are controls: an A/B whose candidate moves
 // them (here the torch operator's work doubled) marks them in the JSON, counts them in the
 // outcome as suspect, and the table shows them apart with a warning each.

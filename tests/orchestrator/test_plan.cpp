@@ -3,6 +3,7 @@
 // are the instance table's own (one writer and reader in ipc/instance_table.cpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -331,4 +332,64 @@ TEST_CASE("the extension: looks after the most up to --extend-to, kept in plan.j
   REQUIRE(after);
   CHECK(after->n > 20);
   CHECK(after->decision.verdict == isobench::stats::Verdict::slower);
+}
+
+namespace {
+
+// A do_bench suite's instances as the sweep makes them (sweep/expansion.cpp), without collecting
+// a file: each of `calls` a timing call of `test`, in call order.
+void add_timing_calls(Sweep& sweep, const std::string& test, const std::vector<std::string>& calls) {
+  for (const auto& call : calls) {
+    Instance in;
+    in.id = test + "::" + call;
+    in.kernel = test;
+    in.family = "python";
+    in.params = {{"call", call}};
+    in.python_module = "/suite/test_ops.py";
+    in.python_function = test;
+    in.pytest = {{"args", json::array()}, {"timing", "do_bench"}, {"import_in_worker", false}};
+    if (call.ends_with("#1")) in.pytest["control"] = true;  // a chain holds controls and the others alike
+    sweep.instances.push_back(in);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("call chains: the successive timing calls of each do_bench test, kept in plan.json") {
+  Sweep sweep = parse_sweep("settings: {samples: 3, seed: 5}\nbenchmarks:\n  - kernel: cpu_spin\n", "chains.yaml");
+  const Instance spin = sweep.instances.at(0);
+  sweep.instances.clear();
+  add_timing_calls(sweep, "test_a", {"a#1", "a#2", "a#3"});
+  add_timing_calls(sweep, "test_b", {"b#1"});  // one call: no chain
+  sweep.instances.push_back(spin);
+  add_timing_calls(sweep, "test_c", {"c#1", "c#2"});
+  const Plan plan = make_plan(sweep, isobench::kernels::Backend::cpu);
+  CHECK(plan.call_chains == CallChains{{0, 1, 2}, {5, 6}});
+  CHECK(plan.schedule.keep_call_order);
+  for (const auto& run : plan.schedule.runs) {
+    std::vector<std::uint32_t> order;
+    for (const auto& t : run.tasks) order.push_back(t.instance);
+    const auto a = std::find(order.begin(), order.end(), 0u);
+    REQUIRE(order.end() - a >= 3);
+    CHECK((a[1] == 1 && a[2] == 2));
+    const auto c = std::find(order.begin(), order.end(), 5u);
+    REQUIRE(order.end() - c >= 2);
+    CHECK(c[1] == 6);
+  }
+  const json written = plan.to_json();
+  CHECK(written["call_chains"] == json::array({json::array({0, 1, 2}), json::array({5, 6})}));
+  CHECK(written["schedule"]["keep_call_order"] == true);
+  const Plan read = Plan::from_json(json::parse(written.dump()));
+  CHECK(read.call_chains == plan.call_chains);
+  CHECK(read.to_json() == written);
+  // A plan without do_bench tests writes neither key; a damaged chain is refused.
+  const json plain = plan_of(kSweep).to_json();
+  CHECK_FALSE(plain.contains("call_chains"));
+  CHECK_FALSE(plain["schedule"].contains("keep_call_order"));
+  json damaged = written;
+  damaged["call_chains"][1].push_back(2);
+  CHECK_THROWS_WITH(Plan::from_json(damaged), doctest::Contains("call_chains: instance 2 is out of range or in two chains"));
+  damaged = written;
+  damaged["call_chains"][1].push_back(7);
+  CHECK_THROWS_WITH(Plan::from_json(damaged), doctest::Contains("call_chains: instance 7"));
 }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -188,4 +189,72 @@ TEST_CASE("grouped schedules: groups run one after another and never share a wor
   for (const auto& r : ab.runs)
     for (const auto& t : r.tasks) CHECK(slots.insert(t.slot).second);
   CHECK(slots.size() == 2u * 5 * 3);
+}
+
+namespace {
+
+// The instances of `chain` as a run's tasks hold them: their positions, and whether they follow
+// one another in call order (each one task after the one before it).
+bool together_in_call_order(const std::vector<std::uint32_t>& order, const std::vector<std::uint32_t>& chain) {
+  const auto first = std::find(order.begin(), order.end(), chain.front());
+  if (first == order.end() || static_cast<std::size_t>(order.end() - first) < chain.size()) return false;
+  return std::equal(chain.begin(), chain.end(), first);
+}
+
+std::vector<std::uint32_t> instances_of(const WorkerRun& run, std::uint32_t round) {
+  std::vector<std::uint32_t> out;
+  for (const auto& t : run.tasks)
+    if (t.round == round) out.push_back(t.instance);
+  return out;
+}
+
+}  // namespace
+
+// A do_bench test's timing calls (the plan's call_chains): every worker takes a chain's instances
+// one after another in call order, so it runs the test forward once; the chains and the other
+// instances are still shuffled around each other, every round, on each side.
+TEST_CASE("call chains: a chain's instances stay together and in call order in every worker") {
+  const CallChains chains = {{1, 2, 3, 4}, {6, 7}};
+  const auto check_rounds = [&](const Schedule& s, std::uint32_t samples) {
+    CHECK(s.keep_call_order);
+    std::set<std::vector<std::uint32_t>> orders;
+    for (const auto& run : s.runs)
+      for (std::uint32_t r = 0; r < samples; ++r) {
+        const auto order = instances_of(run, r);
+        if (order.empty()) continue;
+        REQUIRE(order.size() == 9);
+        for (const auto& chain : chains) CHECK(together_in_call_order(order, chain));
+        orders.insert(order);
+      }
+    CHECK(orders.size() > 3);  // 5 units shuffled: the chains move among the others
+  };
+  check_rounds(make_schedule(Isolation::interleave, ProcessGranularity::batch, single_group(9), 12, 5, chains), 12);
+  check_rounds(make_schedule(Isolation::process, ProcessGranularity::batch, single_group(9), 12, 5, chains), 12);
+  const auto ab = make_ab_schedule(ProcessGranularity::batch, single_group(9), 12, 5, chains);
+  check_rounds(ab, 12);
+  for (std::size_t k = 0; k < ab.runs.size(); k += 2) CHECK(ab.runs[k].side != ab.runs[k + 1].side);
+  std::set<std::uint32_t> slots;
+  for (const auto& run : ab.runs)
+    for (const auto& t : run.tasks) CHECK(slots.insert(t.slot).second);
+  CHECK(slots.size() == 2u * 9 * 12);
+
+  const auto sequential = make_schedule(Isolation::sequential, ProcessGranularity::batch, single_group(9), 2, 5, chains);
+  std::vector<std::uint32_t> order;
+  for (const auto& t : sequential.runs.at(0).tasks)
+    if (t.round == 0) order.push_back(t.instance);
+  CHECK(order == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8});
+
+  // A chain split by memory groups keeps its order within each; no chain of two: nothing kept.
+  const auto grouped = make_ab_schedule(ProcessGranularity::batch, {{0, 1, 2}, {3, 4}}, 4, 5, {{1, 2, 3, 4}});
+  for (const auto& run : grouped.runs) {
+    const auto in_run = instances_of(run, run.tasks.front().round);
+    CHECK(together_in_call_order(in_run, in_run.front() < 3 ? std::vector<std::uint32_t>{1, 2}
+                                                            : std::vector<std::uint32_t>{3, 4}));
+  }
+  const auto plain = make_ab_schedule(ProcessGranularity::batch, single_group(3), 2, 21, {{0}, {2}});
+  CHECK_FALSE(plain.keep_call_order);
+  const auto without = make_ab_schedule(ProcessGranularity::batch, single_group(3), 2, 21);
+  for (std::size_t k = 0; k < without.runs.size(); ++k)
+    for (std::size_t t = 0; t < without.runs[k].tasks.size(); ++t)
+      CHECK(plain.runs[k].tasks[t].instance == without.runs[k].tasks[t].instance);
 }

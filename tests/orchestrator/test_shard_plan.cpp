@@ -125,3 +125,13 @@ TEST_CASE("memory groups are restricted to the shard; groups left empty are drop
   CHECK(sp.schedule.runs.size() == 4);
   CHECK(Plan::from_json(sp.to_json()).schedule.groups == sp.schedule.groups);
 }
+
+TEST_CASE("call chains are restricted to the shard, in its indices; a part of one instance is none") {
+  Plan plan = plan_of("samples: 2, seed: 1");
+  plan.call_chains = {{0, 1, 2, 3, 4}, {7, 8}};
+  plan.schedule = make_schedule(Isolation::process, ProcessGranularity::batch, single_group(10), 2, 1, plan.call_chains);
+  const Plan sp = shard_plan(plan, Shard{0, {0, 2, 4, 8}});
+  CHECK(sp.call_chains == CallChains{{0, 1, 2}});  // 0, 2, 4 of the first; 8 alone of the second
+  CHECK(sp.schedule.keep_call_order);
+  CHECK(Plan::from_json(sp.to_json()).call_chains == sp.call_chains);
+}

@@ -24,6 +24,7 @@ from isobench import do_bench, pytest_bridge  # noqa: E402
 
 SUITE = os.path.join(HERE, "data", "do_bench_suite.py")
 NONE = os.path.join(HERE, "data", "do_bench_none.py")
+SOFTMAX = os.path.join(HERE, "data", "do_bench_softmax.py")
 
 
 def quietly(function, *args, **kwargs):
@@ -136,6 +137,48 @@ class InPlace(unittest.TestCase):
             self.set_up("test_plain[2]", "bench_op#3", n=2)
         self.assertEqual(str(caught.exception), SUITE + "::test_plain[2] made no timing call named bench_op#3 "
                          "(its calls here: bench_op#1, bench_op#2)")
+
+    def test_a_later_call_of_the_same_test_takes_the_stopped_test_forward(self):
+        runs = tempfile.NamedTemporaryFile(delete=False, suffix=".txt").name
+        os.environ["DO_BENCH_RUNS"] = runs
+        try:
+            test = do_bench.DoBenchTest(SOFTMAX, "test_softmax")
+            names = ["softmax/%s/float16/1024x1024" % impl for impl in ("torch", "gems")] + \
+                ["softmax/gems/float32/65536x64", "softmax/torch/bfloat16/1024x1024"]
+            instances = []
+            for name in names:  # as a worker whose tasks list them in call order
+                instance = quietly(test, 0, "cpu", None, call=name)
+                quietly(instance.launch)
+                self.assertIs(do_bench.DoBenchInstance.holder, instance)
+                instances.append(instance)
+            self.assertIs(instances[1].run, instances[0].run)
+            self.assertEqual(instances[0].run.seen[-1], names[-1])
+            with open(runs) as f:
+                self.assertEqual(len(f.read().split()), 1)  # the test ran once for all four calls
+            # an earlier call than the one it waits at: the test runs again, from the start
+            again = quietly(test, 0, "cpu", None, call=names[2])
+            self.assertFalse(instances[0].run.thread.is_alive())
+            self.assertIsNot(again.run, instances[0].run)
+            with open(runs) as f:
+                self.assertEqual(len(f.read().split()), 2)
+            # a call it does not make after the one it waits at: the test ends, the calls named
+            with self.assertRaises(do_bench.DoBenchError) as caught:
+                quietly(test, 0, "cpu", None, call="softmax/gems/float64/1x1")
+            self.assertIn("made no timing call named softmax/gems/float64/1x1", str(caught.exception))
+            self.assertIsNone(do_bench.DoBenchInstance.holder)
+        finally:
+            os.environ.pop("DO_BENCH_RUNS")
+            os.unlink(runs)
+
+    def test_a_call_moved_on_returns_a_value_of_its_kind(self):
+        test = do_bench.DoBenchTest(SUITE, "test_plain[1]")
+        first = quietly(test, 0, "cpu", None, call="bench_op#1", n=1)
+        quietly(first.launch)
+        second = quietly(test, 0, "cpu", None, call="bench_op#2", n=1)
+        self.assertIs(second.run, first.run)
+        self.assertEqual(self.logged(), [["test_plain[1]", "add", "list3"]])
+        quietly(second.teardown)
+        self.assertEqual(self.logged(), [["test_plain[1]", "add", "list3"], ["test_plain[1]", "mul", "list3"]])
 
     def test_the_kind_follows_arguments_given_by_position_too(self):
         original = triton.testing.do_bench
