@@ -97,6 +97,7 @@ TEST_CASE("--resume of a Slurm run resubmits what it was started with: another b
   // before anything is resubmitted or squeue is asked.
   Scratch s("slurm-resume-checks");
   const auto sweep = s.write("sweep.yaml", kSweep);
+  fs::create_directories(s.path("bin"));
   const auto sbatch = s.write("bin/sbatch", "#!/bin/sh\necho called >> " + s.path("sbatch-calls") + "\necho 7\n");
   // And a squeue that cannot reach a controller, whatever the machine has.
   const auto squeue = s.write("bin/squeue", "#!/bin/sh\necho 'squeue: no controller here' >&2\nexit 1\n");
