@@ -127,24 +127,24 @@ nlohmann::json ExperimentSpec::to_json() const {
   std::vector<std::string> variant_names;
   for (const auto& v : variants) variant_names.push_back(v.name);
   nlohmann::json j = {{"schema_version", kExperimentSchemaVersion},
-          {"sweep_path", sweep_path},
-          {"sweep_name", sweep_name},
-          {"modes", modes},
-          {"variants", variant_names},
-          {"runs", runs},
-          {"real_slowdowns", real_slowdowns},
-          {"measurement", measurement_json()},
-          {"worker_timeout_s", worker_timeout_s},
-          {"retries", retries},
-          {"prestart", prestart},
-          {"analysis",
-           {{"target_power", a.target_power},
-            {"target_delta", a.target_delta},
-            {"target_alpha", a.target_alpha},
-            {"max_n", a.max_n},
-            {"power_repetitions", a.power_repetitions},
-            {"sequential_most", a.sequential_most},
-            {"sequential_extend_to", a.sequential_extend_to}}}};
+                      {"sweep_path", sweep_path},
+                      {"sweep_name", sweep_name},
+                      {"modes", modes},
+                      {"variants", variant_names},
+                      {"runs", runs},
+                      {"real_slowdowns", real_slowdowns},
+                      {"measurement", measurement_json()},
+                      {"worker_timeout_s", worker_timeout_s},
+                      {"retries", retries},
+                      {"prestart", prestart},
+                      {"analysis",
+                       {{"target_power", a.target_power},
+                        {"target_delta", a.target_delta},
+                        {"target_alpha", a.target_alpha},
+                        {"max_n", a.max_n},
+                        {"power_repetitions", a.power_repetitions},
+                        {"sequential_most", a.sequential_most},
+                        {"sequential_extend_to", a.sequential_extend_to}}}};
   if (environment_variables) j["environment_variables"] = environment_variables->to_json();
   return j;
 }

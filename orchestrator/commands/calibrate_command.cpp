@@ -216,8 +216,9 @@ void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
                        " is not taken: a resumed calibration finishes the runs its experiment.json plans; to plan "
                        "others give the sweep with --out " + a.resume);
   check_worker_build(spec.worker, resume + ": the calibration's worker build");
-  check_environment(spec, resume + ": ", "; a resumed calibration measures in the environment it began with: set it "
-                                         "back, or start a new calibration");
+  check_environment(spec, resume + ": ",
+                    "; a resumed calibration measures in the environment it began with: set it back, or start "
+                    "a new calibration");
 }
 
 // What a fresh calibration made, undone when its first run refuses its input: the outermost folder

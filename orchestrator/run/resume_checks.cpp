@@ -29,8 +29,9 @@ void check_recorded_workers(const RunRequest& request, const Plan& plan, const s
     return;
   }
   // An A/B run of two worker builds took no --worker; one of two plugin builds ran both in it.
-  const bool plugin_builds = !plan.worker_args.empty() &&
-                             std::count(plan.worker_args[0].begin(), plan.worker_args[0].end(), "--plugin-override") > 0;
+  const bool plugin_builds =
+      !plan.worker_args.empty() &&
+      std::count(plan.worker_args[0].begin(), plan.worker_args[0].end(), "--plugin-override") > 0;
   if (!request.worker.empty() && plan.workers.size() == 2 && !plugin_builds)
     throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names (" +
                      joined(plan.workers) + ")");
@@ -101,11 +102,11 @@ void refuse_new_choices(const RunRequest& request, const std::string& resume) {
   if (!request.out_dir.empty())
     throw UsageError(resume + ": --out is not taken: a resumed run stays in its own directory");
   for (const auto& [name, value] : request.overrides.values().items())
-    throw UsageError(resume + ": " + ipc::find_setting(name)->flag() + " is not taken: a resumed run measures its own plan");
+    throw UsageError(resume + ": " + ipc::find_setting(name)->flag() +
+                     " is not taken: a resumed run measures its own plan");
   if (!request.replay_from.empty())
     throw UsageError(resume + ": --replay-from is not taken: a resumed run measures its own plan");
-  if (!request.like.empty())
-    throw UsageError(resume + ": --like is not taken: a resumed run measures its own plan");
+  if (!request.like.empty()) throw UsageError(resume + ": --like is not taken: a resumed run measures its own plan");
 }
 
 void check_resubmission(const RunRequest& request, const Plan& plan, const RecordedMeasuring& measuring,

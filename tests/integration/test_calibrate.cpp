@@ -24,8 +24,8 @@ const std::vector<std::string> kModes = {"sequential", "interleave", "process", 
 Result calibrate(const Scratch& s, const std::string& args, const std::string& env = "") {
   // The small calibration docs/calibration.md shows, with its sweep file.
   const auto sweep = s.write("spin.yaml", slurp(source_dir() + "/configs/spin.yaml"));
-  return run(env + bin("orchestrate") + " calibrate --device cpu --power-repetitions 50 --max-n 32 " + args + " " + sweep,
-             s);
+  return run(
+      env + bin("orchestrate") + " calibrate --device cpu --power-repetitions 50 --max-n 32 " + args + " " + sweep, s);
 }
 
 // Tags open and close in order (self-closing and <?...?> aside): enough to catch a broken writer.
@@ -319,17 +319,21 @@ TEST_CASE("calibrate measures in the environment it began in, and a calibration 
   // and both values, by --resume and by --out over it, nothing run.
   const std::string resume = bin("orchestrate") + " calibrate --quiet --resume " + s.path("cal");
   r = run(other + resume, s);
-  CHECK(bad_input_problem(r, {"--resume " + s.path("cal") + ": CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the calibration was "
-                              "started without it; a resumed calibration measures in the environment it began with"},
+  CHECK(bad_input_problem(r,
+                          {"--resume " + s.path("cal") +
+                           ": CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the calibration was "
+                           "started without it; a resumed calibration measures in the environment it began with"},
                           second) == "");
   r = calibrate(s, "--quiet --runs 2 --modes sequential --out " + s.path("cal"), other);
-  CHECK(bad_input_problem(r, {s.path("cal") + " holds a calibration measured in another environment: "
-                              "CUBLAS_WORKSPACE_CONFIG=:4096:8 here"},
+  CHECK(bad_input_problem(r,
+                          {s.path("cal") + " holds a calibration measured in another environment: "
+                                           "CUBLAS_WORKSPACE_CONFIG=:4096:8 here"},
                           second) == "");
   // Fewer modes (or runs) than it holds would leave its runs out of its analysis and resumes.
   r = calibrate(s, "--quiet --runs 2 --modes process --out " + s.path("cal"), unset);
-  CHECK(bad_input_problem(r, {s.path("cal") + " holds a calibration of --modes sequential (this one: --modes process): "
-                              "a calibration only grows"},
+  CHECK(bad_input_problem(r,
+                          {s.path("cal") + " holds a calibration of --modes sequential (this one: --modes process): "
+                                           "a calibration only grows"},
                           second) == "");
   CHECK(!fs::exists(s.path("cal/process")));
   CHECK(slurp(s.path("cal/experiment.json")) == experiment);

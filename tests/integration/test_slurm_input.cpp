@@ -91,7 +91,8 @@ TEST_CASE("--resume of a Slurm run takes neither --like nor --replay-from") {
   }
 }
 
-TEST_CASE("--resume of a Slurm run resubmits what it was started with: another build, setting or environment is refused") {
+TEST_CASE(
+    "--resume of a Slurm run resubmits what it was started with: another build, setting or environment is refused") {
   // An sbatch that takes the array, runs none of it and notes each call: the run is submitted
   // (--no-wait) and its tasks never start, as while they wait in a queue. Every refusal comes
   // before anything is resubmitted or squeue is asked.
@@ -103,9 +104,10 @@ TEST_CASE("--resume of a Slurm run resubmits what it was started with: another b
   const auto squeue = s.write("bin/squeue", "#!/bin/sh\necho 'squeue: no controller here' >&2\nexit 1\n");
   for (const auto& tool : {sbatch, squeue}) fs::permissions(tool, fs::perms::owner_exec, fs::perm_options::add);
   const std::string path = "env -u CUBLAS_WORKSPACE_CONFIG PATH=" + s.path("bin") + ":$PATH ";
-  const auto started = run(path + bin("orchestrate") + " --quiet --device cpu --executor slurm --shards 2 --no-wait --out " +
-                               s.path("r") + " " + sweep,
-                           s);
+  const auto started =
+      run(path + bin("orchestrate") + " --quiet --device cpu --executor slurm --shards 2 --no-wait --out " +
+              s.path("r") + " " + sweep,
+          s);
   REQUIRE_MESSAGE(started.exit_code == 0, started.err);
   const std::string resume = bin("orchestrate") + " --quiet --resume " + s.path("r") + " ";
   const std::string prefix = "orchestrate: --resume " + s.path("r") + ": ";
@@ -119,19 +121,25 @@ TEST_CASE("--resume of a Slurm run resubmits what it was started with: another b
   const std::string other = s.write("other-worker", "#!/bin/sh\nexit 1\n");
   fs::permissions(other, fs::perms::owner_exec, fs::perm_options::add);
   refused("--worker " + other, prefix + "--worker " + other + " is not the worker build the run was started with (" +
-                                   bin("isobench-worker") + "); a resumed run measures with its own: leave --worker out");
-  refused("--prestart 2", prefix + "--prestart 2 is not what the run was started with (--prestart 0); a resumed run "
-                                   "measures as it began: leave --prestart out");
-  refused("--context-gate off", prefix + "--context-gate off is not what the run was started with (--context-gate on); "
-                                         "a resumed run measures as it began: leave --context-gate out");
+                                   bin("isobench-worker") +
+                                   "); a resumed run measures with its own: leave --worker out");
+  refused("--prestart 2", prefix +
+                              "--prestart 2 is not what the run was started with (--prestart 0); a resumed run "
+                              "measures as it began: leave --prestart out");
+  refused("--context-gate off", prefix +
+                                    "--context-gate off is not what the run was started with (--context-gate on); "
+                                    "a resumed run measures as it began: leave --context-gate out");
   refused("--samples 5", prefix + "--samples is not taken: a resumed run measures its own plan");
   refused("--out elsewhere", prefix + "--out is not taken: a resumed run stays in its own directory");
   refused(sweep, "orchestrate: --resume " + s.path("r") + " and a sweep file " + sweep +
                      ": a resumed run measures its own plan; give one of them");
-  refused("--python python3", prefix + "the Python options (--python, --python-env, ...) are not taken: a resumed run "
-                                       "measures with the Python environments it was started with");
-  refused("", prefix + "CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the run was started without it; a resumed run measures in "
-                       "the environment it began with: set it back, or start a new run",
+  refused("--python python3", prefix +
+                                  "the Python options (--python, --python-env, ...) are not taken: a resumed run "
+                                  "measures with the Python environments it was started with");
+  refused("",
+          prefix +
+              "CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the run was started without it; a resumed run measures in "
+              "the environment it began with: set it back, or start a new run",
           "CUBLAS_WORKSPACE_CONFIG=:4096:8 ");
   CHECK(slurp(s.path("sbatch-calls")) == "called\n");  // the submission alone
   CHECK(slurp(s.path("r/plan.json")) == plan_before);

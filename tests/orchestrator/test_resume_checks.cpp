@@ -83,8 +83,9 @@ TEST_CASE("the worker build the run recorded: another --worker is refused naming
   CHECK(refusal(same, plan).empty());
   RunRequest given;
   given.worker = other;
-  CHECK(refusal(given, plan) == kResume + ": --worker " + other + " is not the worker build the run was started with (" +
-                                    recorded + "); a resumed run measures with its own: leave --worker out");
+  CHECK(refusal(given, plan) == kResume + ": --worker " + other +
+                                    " is not the worker build the run was started with (" + recorded +
+                                    "); a resumed run measures with its own: leave --worker out");
   // Two builds of an A/B run take no --worker at all, not even one of them.
   Plan ab = plan;
   ab.workers = {recorded, other};
@@ -124,15 +125,17 @@ TEST_CASE("a deciding variable set otherwise than when the run started is refuse
   plan.environment_variables = record_environment({"PATH"});
   CHECK(refusal({}, plan).empty());
   plan.environment_variables->values["PATH"] = "/the/run's/bin";
-  CHECK(refusal({}, plan) == kResume + ": PATH=" + path + " here, the run was started with PATH=/the/run's/bin; a "
-                                       "resumed run measures in the environment it began with: set it back, or start "
-                                       "a new run");
+  CHECK(refusal({}, plan) == kResume + ": PATH=" + path +
+                                 " here, the run was started with PATH=/the/run's/bin; a "
+                                 "resumed run measures in the environment it began with: set it back, or start "
+                                 "a new run");
   RecordedEnvironment unset_now;
   unset_now.considered = {"ISOBENCH_TEST_NEVER_SET_*"};
   unset_now.values["ISOBENCH_TEST_NEVER_SET_X"] = "1";
   plan.environment_variables = unset_now;
-  CHECK(contains(refusal({}, plan), ": ISOBENCH_TEST_NEVER_SET_X is unset here, the run was started with "
-                                    "ISOBENCH_TEST_NEVER_SET_X=1;"));
+  CHECK(contains(refusal({}, plan),
+                 ": ISOBENCH_TEST_NEVER_SET_X is unset here, the run was started with "
+                 "ISOBENCH_TEST_NEVER_SET_X=1;"));
   // A plan from before the environment was recorded is not checked.
   CHECK(refusal({}, Plan{}).empty());
 }
@@ -151,22 +154,26 @@ TEST_CASE("how the workers measured: another --context-gate, --setup-batch or --
   CHECK(refusal(as_recorded, plan, recorded).empty());
   RunRequest gate = as_recorded;
   gate.context_gate = false;
-  CHECK(refusal(gate, plan, recorded) == kResume + ": --context-gate off is not what the run was started with "
-                                                   "(--context-gate on); a resumed run measures as it began: leave "
-                                                   "--context-gate out");
+  CHECK(refusal(gate, plan, recorded) == kResume +
+                                             ": --context-gate off is not what the run was started with "
+                                             "(--context-gate on); a resumed run measures as it began: leave "
+                                             "--context-gate out");
   RunRequest batch = as_recorded;
   batch.setup_batch = 4;
-  CHECK(contains(refusal(batch, plan, recorded), ": --setup-batch 4 is not what the run was started with (--setup-batch 2)"));
+  CHECK(contains(refusal(batch, plan, recorded),
+                 ": --setup-batch 4 is not what the run was started with (--setup-batch 2)"));
   RunRequest prestart = as_recorded;
   prestart.prestart = 2;
-  CHECK(contains(refusal(prestart, plan, recorded), ": --prestart 2 is not what the run was started with (--prestart 0)"));
+  CHECK(contains(refusal(prestart, plan, recorded),
+                 ": --prestart 2 is not what the run was started with (--prestart 0)"));
   // A Slurm run records the option as given: -1 is the device's default (1 on the GPU).
   recorded.prestart = -1;
   plan.device = "cuda";
   RunRequest one = as_recorded;
   one.prestart = 1;
   CHECK(refusal(one, plan, recorded).empty());
-  CHECK(contains(refusal(as_recorded, plan, recorded), ": --prestart 0 is not what the run was started with (--prestart 1)"));
+  CHECK(contains(refusal(as_recorded, plan, recorded),
+                 ": --prestart 0 is not what the run was started with (--prestart 1)"));
   // Options not given are taken from the record; a run that never measured takes what it is given.
   CHECK(refusal({}, plan, recorded).empty());
   CHECK(refusal(gate, plan, {}).empty());
