@@ -141,6 +141,13 @@ TEST_CASE(
               "CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the run was started without it; a resumed run measures in "
               "the environment it began with: set it back, or start a new run",
           "CUBLAS_WORKSPACE_CONFIG=:4096:8 ");
+  const std::string worker = bin("isobench-worker");
+  const auto ab = run(path + bin("orchestrate") + " ab --quiet --resume " + s.path("r") + " --baseline " + worker +
+                          " --candidate " + worker,
+                      s);
+  CHECK(ab.exit_code == 2);
+  CHECK(ab.err == "orchestrate: ab --resume " + s.path("r") + ": resume an A/B run with orchestrate --resume " +
+                      s.path("r") + " (it measures the builds its plan names)\n");
   CHECK(slurp(s.path("sbatch-calls")) == "called\n");  // the submission alone
   CHECK(slurp(s.path("r/plan.json")) == plan_before);
   CHECK(slurp(s.path("r/slurm.json")) == slurm_before);
