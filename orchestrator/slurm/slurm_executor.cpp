@@ -10,6 +10,7 @@
 #include "ipc/rank_group.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/interrupt.hpp"
+#include "orchestrator/python/python_sides.hpp"
 #include "orchestrator/run/resume_checks.hpp"
 #include "sbatch_script.hpp"
 #include "shard_directory.hpp"
@@ -225,6 +226,13 @@ void SlurmExecutor::check(const Plan& plan, const RunRequest& request) const {
   if (plan.sequential)
     throw UsageError("--executor slurm: --until-verdict is not taken: a sequential A/B run's looks span the whole "
                      "sweep, which shards measure apart; give --samples N");
+  // A task starts a Python side's zygote from the record its shard holds (python.json), which the
+  // submission does not write: every task would refuse its shard. Not built: refused up front.
+  if (has_python(plan)) {
+    throw UsageError(
+        "--executor slurm: Python benchmarks are not sharded over Slurm (a task could not start their interpreter as "
+        "the run recorded it); measure them here");
+  }
   for (const auto& p : plan.instances)
     if (const auto ranks = ipc::world_size(p.worker); ranks > 1)
       throw UsageError(p.worker.id + " has ranks " + std::to_string(ranks) +

@@ -45,6 +45,16 @@ TEST_CASE("ab --until-verdict is not sharded over Slurm") {
                 "--until-verdict is not taken");
 }
 
+TEST_CASE("Python benchmarks are not sharded over Slurm: refused before anything is submitted") {
+  // A task starts a Python side from its shard's python.json, which no submission writes: every
+  // task refused its shard (exit 2, "python.json: cannot read") after the array was submitted.
+  Scratch s("slurm-python");
+  s.write("lookup.py", slurp(source_dir() + "/configs/hash_seed_lookup.py"));
+  check_refused("--device cpu --executor slurm --shards 1", "Python benchmarks are not sharded over Slurm",
+                "benchmarks:\n  - python: " + s.path("lookup.py") +
+                    "\n    function: first_in_set\n    device: cpu\n    axes: {names: [300]}\n");
+}
+
 TEST_CASE("Slurm's options without --executor slurm are refused") {
   check_refused("--device cpu --shards 2", "need --executor slurm");
   check_refused("--device cpu --no-wait", "need --executor slurm");
