@@ -126,25 +126,27 @@ nlohmann::json ExperimentSpec::to_json() const {
   const auto& a = analysis;
   std::vector<std::string> variant_names;
   for (const auto& v : variants) variant_names.push_back(v.name);
-  return {{"schema_version", kExperimentSchemaVersion},
-          {"sweep_path", sweep_path},
-          {"sweep_name", sweep_name},
-          {"modes", modes},
-          {"variants", variant_names},
-          {"runs", runs},
-          {"real_slowdowns", real_slowdowns},
-          {"measurement", measurement_json()},
-          {"worker_timeout_s", worker_timeout_s},
-          {"retries", retries},
-          {"prestart", prestart},
-          {"analysis",
-           {{"target_power", a.target_power},
-            {"target_delta", a.target_delta},
-            {"target_alpha", a.target_alpha},
-            {"max_n", a.max_n},
-            {"power_repetitions", a.power_repetitions},
-            {"sequential_most", a.sequential_most},
-            {"sequential_extend_to", a.sequential_extend_to}}}};
+  nlohmann::json j = {{"schema_version", kExperimentSchemaVersion},
+                      {"sweep_path", sweep_path},
+                      {"sweep_name", sweep_name},
+                      {"modes", modes},
+                      {"variants", variant_names},
+                      {"runs", runs},
+                      {"real_slowdowns", real_slowdowns},
+                      {"measurement", measurement_json()},
+                      {"worker_timeout_s", worker_timeout_s},
+                      {"retries", retries},
+                      {"prestart", prestart},
+                      {"analysis",
+                       {{"target_power", a.target_power},
+                        {"target_delta", a.target_delta},
+                        {"target_alpha", a.target_alpha},
+                        {"max_n", a.max_n},
+                        {"power_repetitions", a.power_repetitions},
+                        {"sequential_most", a.sequential_most},
+                        {"sequential_extend_to", a.sequential_extend_to}}}};
+  if (environment_variables) j["environment_variables"] = environment_variables->to_json();
+  return j;
 }
 
 ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
@@ -184,6 +186,11 @@ ExperimentSpec ExperimentSpec::from_json(const nlohmann::json& j) {
     // Written before the extension: ab's defaults of the time, up to the runs' samples.
     s.analysis.sequential_most = a.value("sequential_most", std::size_t{0});
     s.analysis.sequential_extend_to = a.value("sequential_extend_to", std::size_t{0});
+    if (j.contains("environment_variables")) try {
+        s.environment_variables = RecordedEnvironment::from_json(j.at("environment_variables"));
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("experiment.json: ") + e.what());
+      }
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("experiment.json: " + json_error_text(e));

@@ -6,6 +6,7 @@
 // keeps the settings, so a second invocation (or --resume DIR) skips complete runs and resumes
 // the rest.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "orchestrator/calibration/analysis.hpp"
 #include "orchestrator/calibration/variant.hpp"
+#include "orchestrator/recorded_environment.hpp"
 #include "orchestrator/sweep.hpp"
 
 namespace isobench::orchestrator::calibration {
@@ -37,6 +39,10 @@ struct ExperimentSpec {
   int retries = 2;
   int prestart = -1;  // as orchestrate --prestart; -1: the run's default (1 on the GPU, 0 on the CPU)
   SettingsOverrides overrides;
+  // The variables of orchestrate's environment that decide what a sample measures, as the
+  // calibration started (as a run's plan.json records them): its later runs, and a resume's, are
+  // measured in it or refused. None in an experiment.json from before it was recorded.
+  std::optional<RecordedEnvironment> environment_variables;
   AnalysisOptions analysis;
 
   // What must not change between invocations on one directory: the measurement itself.

@@ -17,6 +17,7 @@
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/printers/calibration_report.hpp"
 #include "orchestrator/printers/printer.hpp"
+#include "orchestrator/recorded_environment.hpp"
 #include "orchestrator/run/plan_run.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
@@ -126,6 +127,60 @@ ExperimentSpec stored_experiment(const std::string& dir) {
   }
 }
 
+// The environment the calibration was started in (experiment.json's environment_variables), as
+// it is now: a variable that decides what a sample measures, set otherwise, would measure its
+// later runs in another environment than its first. Refused in one line between `before` and
+// `after`; an experiment.json from before it was recorded is not checked.
+void check_environment(const ExperimentSpec& spec, const std::string& before, const std::string& after) {
+  if (!spec.environment_variables) return;
+  const std::string difference = environment_difference(*spec.environment_variables, "the calibration was started");
+  if (!difference.empty()) throw UsageError(before + difference + after);
+}
+
+// The environment variables a calibration of `sweep` records: those that decide what its runs'
+// workers measure, as a run's plan.json records them (PATH where a command benchmark's program
+// is looked up in it).
+RecordedEnvironment deciding_environment(const Sweep& sweep) {
+  const bool path_decides = std::any_of(sweep.instances.begin(), sweep.instances.end(),
+                                        [](const Instance& i) { return looked_up_in_path(i.command); });
+  return record_environment(deciding_variables(path_decides));
+}
+
+// What a calibration directory holds, planned again over it (--out DIR): it may grow (more modes,
+// variants, runs or slowdowns), never shrink, which would leave runs measured out of its analysis
+// and its resumes. "" when `grown` keeps all of `stored`, else both, as options: "--runs 5 (this
+// one: --runs 3)".
+std::string shrunk(const ExperimentSpec& stored, const ExperimentSpec& grown) {
+  const auto list = [](const auto& items, const auto& name) {
+    std::string text;
+    for (const auto& x : items) text += (text.empty() ? "" : ",") + name(x);
+    return text;
+  };
+  const auto keeps = [](const auto& had, const auto& has, const auto& name) {
+    return std::all_of(had.begin(), had.end(), [&](const auto& x) {
+      return std::any_of(has.begin(), has.end(), [&](const auto& y) { return name(y) == name(x); });
+    });
+  };
+  const auto both = [](const std::string& flag, const std::string& held, const std::string& given) {
+    return flag + " " + held + " (this one: " + flag + " " + (given.empty() ? "none" : given) + ")";
+  };
+  const auto mode = [](const std::string& m) { return m; };
+  const auto variant = [](const Variant& v) { return v.name; };
+  const auto pct = [](double p) {
+    std::ostringstream text;
+    text << p;
+    return text.str();
+  };
+  if (!keeps(stored.modes, grown.modes, mode))
+    return both("--modes", list(stored.modes, mode), list(grown.modes, mode));
+  if (!keeps(stored.variants, grown.variants, variant))
+    return both("--variants", list(stored.variants, variant), list(grown.variants, variant));
+  if (grown.runs < stored.runs) return both("--runs", std::to_string(stored.runs), std::to_string(grown.runs));
+  if (!keeps(stored.real_slowdowns, grown.real_slowdowns, pct))
+    return both("--real-slowdown", list(stored.real_slowdowns, pct), list(grown.real_slowdowns, pct));
+  return "";
+}
+
 // A resumed calibration measures as it began (experiment.json): an option that would measure
 // otherwise is refused naming both, one that would plan other runs is not taken, and the recorded
 // worker build must still be there.
@@ -161,6 +216,9 @@ void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
                        " is not taken: a resumed calibration finishes the runs its experiment.json plans; to plan "
                        "others give the sweep with --out " + a.resume);
   check_worker_build(spec.worker, resume + ": the calibration's worker build");
+  check_environment(spec, resume + ": ",
+                    "; a resumed calibration measures in the environment it began with: set it back, or start "
+                    "a new calibration");
 }
 
 // What a fresh calibration made, undone when its first run refuses its input: the outermost folder
@@ -218,9 +276,18 @@ FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args
     if (stored.measurement_json() != spec.measurement_json() || stored_sweep != sweep.source_text)
       throw UsageError(spec.dir +
                      " holds a calibration with another sweep or other measurement settings; use another --out");
+    check_environment(stored, spec.dir + " holds a calibration measured in another environment: ",
+                      "; set it back, or use another --out");
+    if (const auto lost = shrunk(stored, spec); !lost.empty())
+      throw UsageError(spec.dir + " holds a calibration of " + lost +
+                       ": a calibration only grows, and its runs would be left out; give at least what it holds, or "
+                       "use another --out");
+    // Its runs were measured in the environment it recorded (none before it was recorded).
+    spec.environment_variables = stored.environment_variables;
     write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
     return {};
   }
+  spec.environment_variables = deciding_environment(sweep);
   if (fs::exists(spec.dir, ec) && !fs::is_directory(spec.dir, ec))
     throw UsageError(spec.dir + " exists and is not a directory");
   if (directory_has_files(spec.dir))

@@ -9,6 +9,7 @@
 #include "orchestrator/environment.hpp"
 #include "orchestrator/run/machine.hpp"
 #include "orchestrator/run/plan_run.hpp"
+#include "orchestrator/run/resume_checks.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/sample_journal.hpp"
 
@@ -18,92 +19,23 @@ namespace isobench::orchestrator {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& paths) {
-  std::string text;
-  for (const auto& p : paths) text += (text.empty() ? "" : ", ") + p;
-  return text;
-}
-
-// --resume measures with the worker builds the run was started with (plan.json's workers), which
-// must still be there; a --worker that names another is refused, naming both. Plans from before
-// the worker of an ordinary run was recorded name none: --worker or the default, as then.
-void check_recorded_workers(const RunRequest& request, const Plan& plan, const std::string& resume) {
-  if (plan.workers.empty()) {
-    if (!request.worker.empty()) check_worker_build(request.worker, "--worker");
-    return;
-  }
-  // An A/B run of two worker builds took no --worker; one of two plugin builds ran both in it.
-  const bool plugin_builds = !plan.worker_args.empty() &&
-                             std::count(plan.worker_args[0].begin(), plan.worker_args[0].end(), "--plugin-override") > 0;
-  if (!request.worker.empty() && plan.workers.size() == 2 && !plugin_builds)
-    throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names (" +
-                     joined(plan.workers) + ")");
-  if (!request.worker.empty()) {
-    std::error_code ec;
-    const auto given = fs::weakly_canonical(fs::absolute(request.worker), ec);
-    const bool same = std::all_of(plan.workers.begin(), plan.workers.end(), [&](const std::string& w) {
-      std::error_code ec2;
-      return fs::weakly_canonical(w, ec2) == given;
-    });
-    if (!same)
-      throw UsageError(resume + ": --worker " + request.worker + " is not the worker build the run was started with (" +
-                       joined(plan.workers) + "); a resumed run measures with its own: leave --worker out");
-  }
-  for (const auto& worker : plan.workers) check_worker_build(worker, resume + ": the run's worker build");
-}
-
-// The plugin libraries the run was planned with, unchanged: a library rebuilt since (or gone)
-// would measure other code under the run's name.
-void check_recorded_plugins(const Plan& plan, const std::string& resume) {
-  for (const auto& [library, sha256] : plan.plugin_sha256) {
-    const std::string now = plugin_fingerprint(library);
-    if (now == sha256) continue;
-    throw UsageError(resume + ": plugin " + library + (now.empty() ? " is gone or unreadable" : " changed") +
-                     " since the run started (SHA-256 " + sha256.substr(0, 12) +
-                     (now.empty() ? "" : ", now " + now.substr(0, 12)) +
-                     "); a resumed run measures the code it began with: restore it, or start a new run");
-  }
-}
-
-// The environment the run was started in (plan.json's environment_variables): its workers inherit
-// orchestrate's, and a variable that decides what they measure, set otherwise now, would measure
-// something else under the run's name. Plans from before it was recorded are not checked.
-void check_recorded_environment(const Plan& plan, const std::string& resume) {
-  if (!plan.environment_variables) return;
-  const std::string difference = environment_difference(*plan.environment_variables, "the run was started");
-  if (!difference.empty())
-    throw UsageError(resume + ": " + difference +
-                     "; a resumed run measures in the environment it began with: set it back, or start a new run");
-}
-
 // How the run measured, as run.json recorded it when its measuring began: pre-start, the context
-// gate, set-up batches. A resumed run measures the same way; an option that names another value
-// is refused, naming both.
-void check_recorded_measuring(const RunRequest& request, const nlohmann::json& info, const std::string& resume) {
-  if (!info.contains("context_gate")) return;  // never measured: the run starts now, as asked
-  const auto refuse = [&](const std::string& flag, const std::string& given, const std::string& recorded) {
-    throw UsageError(resume + ": " + flag + " " + given + " is not what the run was started with (" + flag + " " +
-                     recorded + "); a resumed run measures as it began: leave " + flag + " out");
-  };
+// gate, set-up batches. Nothing when it never measured: the run starts now, as asked.
+RecordedMeasuring recorded_measuring(const nlohmann::json& info, const std::string& resume) {
+  RecordedMeasuring recorded;
+  if (!info.contains("context_gate")) return recorded;
   try {
-    const bool gate = info.at("context_gate").get<bool>();
-    if (request.context_gate_given && request.context_gate != gate)
-      refuse("--context-gate", request.context_gate ? "on" : "off", gate ? "on" : "off");
-    const int batch = info.value("setup_batch", 1);
-    if (request.setup_batch_given && request.setup_batch != batch)
-      refuse("--setup-batch", std::to_string(request.setup_batch), std::to_string(batch));
-    if (info.contains("prestart")) {
-      const int prestart = info.at("prestart").get<int>();
-      if (request.prestart >= 0 && request.prestart != prestart)
-        refuse("--prestart", std::to_string(request.prestart), std::to_string(prestart));
-    }
+    recorded.context_gate = info.at("context_gate").get<bool>();
+    recorded.setup_batch = info.value("setup_batch", 1);
+    if (info.contains("prestart")) recorded.prestart = info.at("prestart").get<int>();
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(resume + ": run.json: " + e.what());
   }
+  return recorded;
 }
 
 // The request a resumed run measures by: the pre-start, context gate and set-up batches run.json
-// recorded (check_recorded_measuring refused any other given).
+// recorded (check_resubmission refused any other given).
 RunRequest as_recorded(const RunRequest& request, const nlohmann::json& info) {
   RunRequest r = request;
   if (!info.contains("context_gate")) return r;
@@ -121,19 +53,9 @@ OpenRun open_resumed_run(const RunRequest& request, WorkerStarter& starter) {
   if (request.ab)
     throw UsageError("ab " + resume + ": resume an A/B run with orchestrate " + resume +
                      " (it measures the builds its plan names)");
-  if (!request.sweep_path.empty())
-    throw UsageError(resume + " and a sweep file " + request.sweep_path +
-                     ": a resumed run measures its own plan; give one of them");
   if (!request.gpus.empty() || request.gpu)
     throw UsageError("--resume: the run measures on the GPUs its plan.json names; --gpu and --gpus are not taken");
-  if (!request.out_dir.empty())
-    throw UsageError(resume + ": --out is not taken: a resumed run stays in its own directory");
-  for (const auto& [name, value] : request.overrides.values().items())
-    throw UsageError(resume + ": " + ipc::find_setting(name)->flag() + " is not taken: a resumed run measures its own plan");
-  if (!request.replay_from.empty())
-    throw UsageError(resume + ": --replay-from is not taken: a resumed run measures its own plan");
-  if (!request.like.empty())
-    throw UsageError(resume + ": --like is not taken: a resumed run measures its own plan");
+  refuse_new_choices(request, resume);
   OpenRun r;
   r.resumed = true;
   try {
@@ -157,10 +79,7 @@ OpenRun open_resumed_run(const RunRequest& request, WorkerStarter& starter) {
     throw UsageError(resume + ": " + e.what());
   }
   r.lock.emplace(lock_run(*r.dir, resume, request.log));
-  check_recorded_workers(request, r.plan, resume);
-  check_recorded_plugins(r.plan, resume);
-  check_recorded_environment(r.plan, resume);
-  check_recorded_measuring(request, r.info, resume);
+  check_resubmission(request, r.plan, recorded_measuring(r.info, resume), resume);
   r.memory_budget = memory_budget(request, r.plan.device == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
                                   plan_gpus(r.plan, request.gpu.value_or(0)));
   if (r.info.value("status", "") != "complete") {

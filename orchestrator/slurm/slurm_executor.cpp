@@ -10,6 +10,8 @@
 #include "ipc/rank_group.hpp"
 #include "orchestrator/environment.hpp"
 #include "orchestrator/interrupt.hpp"
+#include "orchestrator/python/python_sides.hpp"
+#include "orchestrator/run/resume_checks.hpp"
 #include "sbatch_script.hpp"
 #include "shard_directory.hpp"
 #include "shard_merge.hpp"
@@ -186,6 +188,19 @@ RunDirectory open_resumed_run_directory(const RunRequest& request) {
   }
 }
 
+// How the run's tasks measure (slurm.json's task_options, as the submission gave them).
+RecordedMeasuring task_measuring(const nlohmann::json& options, const std::string& resume) {
+  RecordedMeasuring recorded;
+  try {
+    recorded.context_gate = options.at("context_gate").get<bool>();
+    recorded.setup_batch = options.value("setup_batch", 1);
+    recorded.prestart = options.at("prestart").get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(resume + ": slurm.json: task_options: " + e.what());
+  }
+  return recorded;
+}
+
 Plan read_plan(const RunDirectory& dir) {
   const auto j = dir.read_json("plan.json");
   check_schema_version(j, dir.file("plan.json"));
@@ -211,6 +226,13 @@ void SlurmExecutor::check(const Plan& plan, const RunRequest& request) const {
   if (plan.sequential)
     throw UsageError("--executor slurm: --until-verdict is not taken: a sequential A/B run's looks span the whole "
                      "sweep, which shards measure apart; give --samples N");
+  // A task starts a Python side's zygote from the record its shard holds (python.json), which the
+  // submission does not write: every task would refuse its shard. Not built: refused up front.
+  if (has_python(plan)) {
+    throw UsageError(
+        "--executor slurm: Python benchmarks are not sharded over Slurm (a task could not start their interpreter as "
+        "the run recorded it); measure them here");
+  }
   for (const auto& p : plan.instances)
     if (const auto ranks = ipc::world_size(p.worker); ranks > 1)
       throw UsageError(p.worker.id + " has ranks " + std::to_string(ranks) +
@@ -285,16 +307,22 @@ bool resumes_slurm_run(const RunRequest& request) {
 
 Measured SlurmExecutor::resume(const RunRequest& request) {
   const auto& s = request.slurm;
+  const std::string resume = "--resume " + request.resume_dir;
   const RunDirectory dir = open_resumed_run_directory(request);
+  if (request.ab)
+    throw UsageError("ab " + resume + ": resume an A/B run with orchestrate " + resume +
+                     " (it measures the builds its plan names)");
   if (s.shards > 0)
     throw UsageError("--resume: --shards is not taken: the run's shards were dealt when it was submitted");
   if (!request.gpus.empty() || request.gpu)
     throw UsageError("--resume: every task measures on the GPU Slurm gives it; --gpu and --gpus are not taken");
-  // As open_resumed_run: the run's choices were made when it was planned.
-  if (!request.replay_from.empty())
-    throw UsageError("--resume " + request.resume_dir + ": --replay-from is not taken: a resumed run measures its own plan");
-  if (!request.like.empty())
-    throw UsageError("--resume " + request.resume_dir + ": --like is not taken: a resumed run measures its own plan");
+  // As a run resumed here: the run's choices were made when it was planned.
+  refuse_new_choices(request, resume);
+  // A task starts its Python sides from what its shard recorded; the resuming shell's options
+  // would reach no task.
+  if (request.python.any_given())
+    throw UsageError(resume + ": the Python options (--python, --python-env, ...) are not taken: a resumed run " +
+                     "measures with the Python environments it was started with");
   check_sbatch_options(s.sbatch_options);
   Plan plan;
   SlurmRun slurm;
@@ -304,9 +332,13 @@ Measured SlurmExecutor::resume(const RunRequest& request) {
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
-    throw UsageError("--resume " + request.resume_dir + ": " + e.what());
+    throw UsageError(resume + ": " + e.what());
   }
   if (s.merge_only) return finish(dir, plan, slurm, WaitEnd::over, request.log);
+  // The tasks it resubmits measure with what slurm.json's task_options and the plan recorded,
+  // in the environment sbatch hands them (the resuming shell's): refused here, before sbatch,
+  // where it differs, rather than by every task, or not at all.
+  check_resubmission(request, plan, task_measuring(slurm.task_options, resume), resume);
   if (dir.read_json("run.json").value("status", "") == "complete") {
     request.log.progress("orchestrate: " + request.resume_dir + " is complete; nothing to resume");
     Measured measured{{}, plan.schedule.sides};

@@ -14,6 +14,17 @@ namespace {
 
 const std::string kRun = "orchestrate --device cpu --quiet ";
 
+// An sbatch that takes a job array and runs none of it (job 7), and a Slurm run of $FIX/ok.yaml
+// submitted to it without waiting (r/).
+const std::string kSlurmRun =
+    "printf '#!/bin/sh\\necho 7\\n' > sbatch && chmod +x sbatch && cp $FIX/ok.yaml ok.yaml && PATH=$PWD:$PATH "
+    "orchestrate --device cpu --quiet --executor slurm --shards 2 --no-wait --out r ok.yaml && rm ok.yaml";
+
+// calibrate as the calibration fixture was made ($FIX/calibration), but for its modes, directory
+// and sweep.
+const std::string kCalibrateLikeFixture =
+    "orchestrate calibrate --device cpu --quiet --runs 2 --samples 8 --power-repetitions 10 --max-n 8 ";
+
 // Two instances of cpu_spin, 8 samples each (enough that compare can reach a verdict and has no
 // warning to give): a run of it takes a few tens of milliseconds.
 const std::string kOk =
@@ -777,6 +788,16 @@ std::vector<BatteryCase> make_cases() {
       {"resume", "an-ab-run-with-worker", kRun + "--resume r --worker " + w, 2,
        "orchestrate: --resume r: --worker is not taken: this A/B run measures the builds its plan names", {},
        "cp -r $FIX/ab r && sed -i 's/\"complete\"/\"interrupted\"/' r/run.json"},
+      // A Slurm run submitted with --no-wait to an sbatch that takes the array and runs nothing
+      // (./sbatch): its --resume checks what it would resubmit before it asks squeue anything.
+      {"resume", "slurm-run-with-another-worker", "PATH=$PWD:$PATH " + kRun + "--resume r --worker ./nope", 2,
+       "orchestrate: --resume r: --worker ./nope is not the worker build the run was started with ($BIN/isobench-worker)",
+       {}, kSlurmRun},
+      {"resume", "slurm-run-in-another-environment",
+       "CUBLAS_WORKSPACE_CONFIG=:4096:8 PATH=$PWD:$PATH " + kRun + "--resume r", 2,
+       "orchestrate: --resume r: CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the run was started without it; a resumed run "
+       "measures in the environment it began with: set it back, or start a new run",
+       {}, kSlurmRun},
 
       // ---- calibration directories ------------------------------------------------------------------------------
       {"calibrate", "resume-missing", "orchestrate calibrate --device cpu --quiet --resume nope", 2,
@@ -808,6 +829,27 @@ std::vector<BatteryCase> make_cases() {
       {"calibrate", "resume-with-a-planning-option", "orchestrate calibrate --device cpu --quiet --resume r --runs 3", 2,
        "calibrate: --resume r: --runs is not taken: a resumed calibration finishes the runs its experiment.json plans",
        {}, "cp -r $FIX/calibration r"},
+      {"calibrate", "resume-in-another-environment",
+       "CUBLAS_WORKSPACE_CONFIG=:4096:8 orchestrate calibrate --device cpu --quiet --resume r", 2,
+       "calibrate: --resume r: CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the calibration was started without it; a "
+       "resumed calibration measures in the environment it began with: set it back, or start a new calibration",
+       {}, "cp -r $FIX/calibration r"},
+      {"calibrate", "out-in-another-environment",
+       "CUBLAS_WORKSPACE_CONFIG=:4096:8 " + kCalibrateLikeFixture + "--modes process --out r ok.yaml", 2,
+       "calibrate: r holds a calibration measured in another environment: CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the "
+       "calibration was started without it; set it back, or use another --out",
+       {}, "cp -r $FIX/calibration r && cp $FIX/ok.yaml ok.yaml"},
+      {"calibrate", "out-with-fewer-modes", kCalibrateLikeFixture + "--out r --modes sequential ok.yaml", 2,
+       "calibrate: r holds a calibration of --modes process (this one: --modes sequential): a calibration only grows, "
+       "and its runs would be left out; give at least what it holds, or use another --out",
+       {}, "cp -r $FIX/calibration r && cp $FIX/ok.yaml ok.yaml"},
+      // Every run would fail as the first did: said once, with its cause and log, and no --resume advised.
+      with_sweep("calibrate", "worker-fails-before-its-first-sample",
+                 "orchestrate calibrate --device cpu --quiet --runs 2 --modes sequential,process --worker /bin/false "
+                 "--out r s.yaml",
+                 "calibrate: workers failed before their first sample with one cause, not retried: sequential/run-0: "
+                 "exit code 1 (see r/sequential/run-0/log.txt); nothing analysed",
+                 3),
       {"calibrate", "run-inside-damaged", "orchestrate calibrate --device cpu --quiet --resume r", 2,
        "calibrate: --resume r/process/run-1: r/process/run-1/run.json: not valid JSON", {{"r/process/run-1/run.json", "{\n"}},
        "cp -r $FIX/calibration r"},

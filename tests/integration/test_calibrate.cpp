@@ -20,10 +20,12 @@ namespace {
 
 const std::vector<std::string> kModes = {"sequential", "interleave", "process", "process-sample", "ab"};
 
-Result calibrate(const Scratch& s, const std::string& args) {
+// `env`: variables before the command ("env -u X ").
+Result calibrate(const Scratch& s, const std::string& args, const std::string& env = "") {
   // The small calibration docs/calibration.md shows, with its sweep file.
   const auto sweep = s.write("spin.yaml", slurp(source_dir() + "/configs/spin.yaml"));
-  return run(bin("orchestrate") + " calibrate --device cpu --power-repetitions 50 --max-n 32 " + args + " " + sweep, s);
+  return run(
+      env + bin("orchestrate") + " calibrate --device cpu --power-repetitions 50 --max-n 32 " + args + " " + sweep, s);
 }
 
 // Tags open and close in order (self-closing and <?...?> aside): enough to catch a broken writer.
@@ -296,6 +298,49 @@ TEST_CASE("calibrate --resume measures with the build and settings it was starte
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(fs::equivalent(read_json(s.path("default/experiment.json"))["measurement"]["worker"].get<std::string>(),
                        bin("isobench-worker")));
+}
+
+TEST_CASE("calibrate measures in the environment it began in, and a calibration over it only grows") {
+  Scratch s("calibrate-environment");
+  const std::string unset = "env -u CUBLAS_WORKSPACE_CONFIG ", other = "env CUBLAS_WORKSPACE_CONFIG=:4096:8 ";
+  auto r = calibrate(s, "--quiet --runs 2 --modes sequential --out " + s.path("cal"), unset);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Recorded as a run's plan.json records it: the names looked at, and those set.
+  const auto recorded = read_json(s.path("cal/experiment.json"))["environment_variables"];
+  const auto considered = recorded["considered"].get<std::vector<std::string>>();
+  CHECK(std::count(considered.begin(), considered.end(), "CUBLAS_*") == 1);
+  CHECK(!recorded["values"].contains("CUBLAS_WORKSPACE_CONFIG"));
+  // The calibration as Ctrl-C during its first run leaves it: the second run not started.
+  const std::string second = s.path("cal/sequential/run-1");
+  fs::remove_all(second);
+  const std::string experiment = slurp(s.path("cal/experiment.json"));
+
+  // A variable that decides what a sample measures, set otherwise: refused in one line naming it
+  // and both values, by --resume and by --out over it, nothing run.
+  const std::string resume = bin("orchestrate") + " calibrate --quiet --resume " + s.path("cal");
+  r = run(other + resume, s);
+  CHECK(bad_input_problem(r,
+                          {"--resume " + s.path("cal") +
+                           ": CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the calibration was "
+                           "started without it; a resumed calibration measures in the environment it began with"},
+                          second) == "");
+  r = calibrate(s, "--quiet --runs 2 --modes sequential --out " + s.path("cal"), other);
+  CHECK(bad_input_problem(r,
+                          {s.path("cal") + " holds a calibration measured in another environment: "
+                                           "CUBLAS_WORKSPACE_CONFIG=:4096:8 here"},
+                          second) == "");
+  // Fewer modes (or runs) than it holds would leave its runs out of its analysis and resumes.
+  r = calibrate(s, "--quiet --runs 2 --modes process --out " + s.path("cal"), unset);
+  CHECK(bad_input_problem(r,
+                          {s.path("cal") + " holds a calibration of --modes sequential (this one: --modes process): "
+                                           "a calibration only grows"},
+                          second) == "");
+  CHECK(!fs::exists(s.path("cal/process")));
+  CHECK(slurp(s.path("cal/experiment.json")) == experiment);
+  // In its own environment it is finished.
+  r = run(unset + resume, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_json(second + "/run.json")["status"] == "complete");
 }
 
 TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") {

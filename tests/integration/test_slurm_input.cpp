@@ -3,10 +3,12 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 
 #include "harness.hpp"
 
 using namespace isobench::testing;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -41,6 +43,16 @@ TEST_CASE("ab --until-verdict is not sharded over Slurm") {
   check_refused("ab --device cpu --executor slurm --shards 2 --until-verdict --max-samples 32 --baseline " + worker +
                     " --candidate " + worker,
                 "--until-verdict is not taken");
+}
+
+TEST_CASE("Python benchmarks are not sharded over Slurm: refused before anything is submitted") {
+  // A task starts a Python side from its shard's python.json, which no submission writes: every
+  // task refused its shard (exit 2, "python.json: cannot read") after the array was submitted.
+  Scratch s("slurm-python");
+  s.write("lookup.py", slurp(source_dir() + "/configs/hash_seed_lookup.py"));
+  check_refused("--device cpu --executor slurm --shards 1", "Python benchmarks are not sharded over Slurm",
+                "benchmarks:\n  - python: " + s.path("lookup.py") +
+                    "\n    function: first_in_set\n    device: cpu\n    axes: {names: [300]}\n");
 }
 
 TEST_CASE("Slurm's options without --executor slurm are refused") {
@@ -87,4 +99,72 @@ TEST_CASE("--resume of a Slurm run takes neither --like nor --replay-from") {
     CHECK(r.exit_code == 2);
     CHECK(r.err == "orchestrate: --resume " + s.path("r") + ": " + flag + " is not taken: a resumed run measures its own plan\n");
   }
+}
+
+TEST_CASE(
+    "--resume of a Slurm run resubmits what it was started with: another build, setting or environment is refused") {
+  // An sbatch that takes the array, runs none of it and notes each call: the run is submitted
+  // (--no-wait) and its tasks never start, as while they wait in a queue. Every refusal comes
+  // before anything is resubmitted or squeue is asked.
+  Scratch s("slurm-resume-checks");
+  const auto sweep = s.write("sweep.yaml", kSweep);
+  fs::create_directories(s.path("bin"));
+  const auto sbatch = s.write("bin/sbatch", "#!/bin/sh\necho called >> " + s.path("sbatch-calls") + "\necho 7\n");
+  // And a squeue that cannot reach a controller, whatever the machine has.
+  const auto squeue = s.write("bin/squeue", "#!/bin/sh\necho 'squeue: no controller here' >&2\nexit 1\n");
+  for (const auto& tool : {sbatch, squeue}) fs::permissions(tool, fs::perms::owner_exec, fs::perm_options::add);
+  const std::string path = "env -u CUBLAS_WORKSPACE_CONFIG PATH=" + s.path("bin") + ":$PATH ";
+  const auto started =
+      run(path + bin("orchestrate") + " --quiet --device cpu --executor slurm --shards 2 --no-wait --out " +
+              s.path("r") + " " + sweep,
+          s);
+  REQUIRE_MESSAGE(started.exit_code == 0, started.err);
+  const std::string resume = bin("orchestrate") + " --quiet --resume " + s.path("r") + " ";
+  const std::string prefix = "orchestrate: --resume " + s.path("r") + ": ";
+  const std::string plan_before = slurp(s.path("r/plan.json")), slurm_before = slurp(s.path("r/slurm.json"));
+  const auto refused = [&](const std::string& args, const std::string& line, const std::string& env = "") {
+    const auto r = run(path + env + resume + args, s);
+    CAPTURE(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == line + "\n");
+  };
+  const std::string other = s.write("other-worker", "#!/bin/sh\nexit 1\n");
+  fs::permissions(other, fs::perms::owner_exec, fs::perm_options::add);
+  refused("--worker " + other, prefix + "--worker " + other + " is not the worker build the run was started with (" +
+                                   bin("isobench-worker") +
+                                   "); a resumed run measures with its own: leave --worker out");
+  refused("--prestart 2", prefix +
+                              "--prestart 2 is not what the run was started with (--prestart 0); a resumed run "
+                              "measures as it began: leave --prestart out");
+  refused("--context-gate off", prefix +
+                                    "--context-gate off is not what the run was started with (--context-gate on); "
+                                    "a resumed run measures as it began: leave --context-gate out");
+  refused("--samples 5", prefix + "--samples is not taken: a resumed run measures its own plan");
+  refused("--out elsewhere", prefix + "--out is not taken: a resumed run stays in its own directory");
+  refused(sweep, "orchestrate: --resume " + s.path("r") + " and a sweep file " + sweep +
+                     ": a resumed run measures its own plan; give one of them");
+  refused("--python python3", prefix +
+                                  "the Python options (--python, --python-env, ...) are not taken: a resumed run "
+                                  "measures with the Python environments it was started with");
+  refused("",
+          prefix +
+              "CUBLAS_WORKSPACE_CONFIG=:4096:8 here, the run was started without it; a resumed run measures in "
+              "the environment it began with: set it back, or start a new run",
+          "CUBLAS_WORKSPACE_CONFIG=:4096:8 ");
+  const std::string worker = bin("isobench-worker");
+  const auto ab = run(path + bin("orchestrate") + " ab --quiet --resume " + s.path("r") + " --baseline " + worker +
+                          " --candidate " + worker,
+                      s);
+  CHECK(ab.exit_code == 2);
+  CHECK(ab.err == "orchestrate: ab --resume " + s.path("r") + ": resume an A/B run with orchestrate --resume " +
+                      s.path("r") + " (it measures the builds its plan names)\n");
+  CHECK(slurp(s.path("sbatch-calls")) == "called\n");  // the submission alone
+  CHECK(slurp(s.path("r/plan.json")) == plan_before);
+  CHECK(slurp(s.path("r/slurm.json")) == slurm_before);
+  // What it was started with, named, passes the checks: the resume goes on to ask Slurm, which
+  // does not answer here, so nothing is resubmitted.
+  const auto same = run(path + resume + "--worker " + bin("isobench-worker") + " --prestart 0", s);
+  CHECK(same.exit_code == 3);
+  CHECK_MESSAGE(same.err.find("squeue failed") != std::string::npos, same.err);
+  CHECK(slurp(s.path("sbatch-calls")) == "called\n");
 }
