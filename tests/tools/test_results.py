@@ -112,6 +112,21 @@ class TheChecksCanFail(unittest.TestCase):
         self.assertEqual(markers.differences(text, context)[0][2], "3 of 9")
 
 
+    def test_a_median_ratio_is_the_ratio_of_the_two_logs_medians(self):
+        # median_ratio against statistics.median over the same lines of the two archived logs
+        import re
+        import statistics
+        folder = ResultsFolder(os.path.join(REPO, "docs", "results", "2026-12-05-h100-python-ab-speed-check"))
+        pattern = r"# pytest-until-same-\d: exit 0, (\d+) ms"
+        new, old = ([float(x) for x in re.findall(pattern, folder.text(f"call-2/{side}/commands.log"))]
+                    for side in ("ps-new", "ps-pre44"))
+        self.assertEqual((len(new), len(old)), (3, 3))
+        expected = f"{statistics.median(new) / statistics.median(old):.2f}x"
+        text = ('<!-- figure median_ratio call-2/ps-new/commands.log call-2/ps-pre44/commands.log '
+                f'"{pattern}" -->edited<!-- /figure -->')
+        context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
+        self.assertEqual(markers.differences(text, context)[0][2], expected)
+
     def test_a_simulation_count_edited_in_its_table(self):
         # the simulation's tables are re-derived from the program's hits/trials, not copied
         folder = os.path.join(REPO, "docs", "results", "verdict-simulation")

@@ -33,6 +33,19 @@ def quote_range(ctx, args, opts):
         return f"{min(found):.{digits}f}"
     return f"{min(found):.{digits}f}-{max(found):.{digits}f}"
 
+@kind("median_ratio")
+def median_ratio(ctx, args, opts):
+    """The median of a regex's first group over every match in one raw output file against its
+    median in another (two builds' commands.log, say): `median_ratio NUMERATOR_FILE
+    DENOMINATOR_FILE REGEX` -> "1.05x" (`digits=` as quote_range)."""
+    def median(path):
+        found = sorted(float(x) for x in re.findall(" ".join(args[2:]), ctx.text(path)))
+        if not found:
+            raise FigureError(f"{path}: /{' '.join(args[2:])}/ matches nothing")
+        middle = len(found) // 2
+        return found[middle] if len(found) % 2 else (found[middle - 1] + found[middle]) / 2
+    return f"{median(args[0]) / median(args[1]):.{int(opts.get('digits', 2))}f}x"
+
 @kind("wall_ratio")
 def wall_ratio(ctx, args, opts):
     """The ratio of two commands' wall times in a bench/gpu commands.log (its "# NAME: exit N, MS
