@@ -2,14 +2,18 @@
 (data/do_bench_suite.py) and the stand-in triton.testing (fake_triton/triton/testing.py): the
 collection lists each test's timing calls under stable names, an instance's set-up stops its test
 inside the call it names and launch() runs that call's callable there, the call returns a value
-of do_bench's kind, autotuner calls pass through to the stand-in's own do_bench, and a file that
-times nothing, or a wrong timing, is one line. Through orchestrate (the A/B with a planted
+of do_bench's kind, autotuner calls pass through to the stand-in's own do_bench, a file that
+times nothing, or a wrong timing, is one line, and a worker's set-up of a CUDA instance
+(worker_library's callback) records the Triton IR of what the call launches
+(data/do_bench_kernels.py). Through orchestrate (the A/B with a planted
 slowdown, exit 2 on bad input): tests/integration/test_pytest_bridge.cpp."""
 
+import ctypes
 import io
 import json
 import os
 import sys
+import shutil
 import tempfile
 import threading
 import unittest
@@ -20,11 +24,12 @@ sys.path.insert(0, os.path.join(HERE, "fake_triton"))
 
 import triton.testing  # noqa: E402 - the stand-in, from the path above
 
-from isobench import do_bench, pytest_bridge  # noqa: E402
+from isobench import autotune, do_bench, pytest_bridge, triton_ir, worker_library  # noqa: E402
 
 SUITE = os.path.join(HERE, "data", "do_bench_suite.py")
 NONE = os.path.join(HERE, "data", "do_bench_none.py")
 SOFTMAX = os.path.join(HERE, "data", "do_bench_softmax.py")
+KERNELS = os.path.join(HERE, "data", "do_bench_kernels.py")
 
 
 def quietly(function, *args, **kwargs):
@@ -193,6 +198,107 @@ class InPlace(unittest.TestCase):
         before = triton.testing.CALLS["do_bench"]
         self.assertIsInstance(triton.testing.do_bench(lambda: None, quantiles=[0.5, 0.8]), list)
         self.assertEqual(triton.testing.CALLS["do_bench"], before + 1)
+
+
+class Worker:
+    """What worker_library's set-up callback asks of the worker (worker_library.WorkerLibrary)."""
+
+    def __init__(self):
+        self.device_index = 0
+        self.current_stream = worker_library._CurrentStream()
+        self.autotune = autotune.AutotuneLedger()
+
+
+class IrOfTheCall(unittest.TestCase):
+    """A worker's set-up of a do_bench instance through worker_library's callback, as for a CUDA
+    instance (a stream; no torch here, so the stream is only passed on): the side's first worker
+    records the Triton IR of what the call's callable launches into the instance's artifact
+    folder (ISOBENCH_ARTIFACT_DIR, which the worker sets with setenv before each set-up)."""
+
+    STREAM = 0x5000
+    GEMS, TORCH = "test_softmax_kernels#2", "test_softmax_kernels#1"
+
+    def setUp(self):
+        self.assertNotIn("torch", sys.modules)
+        self.root = tempfile.mkdtemp()
+        self.libc = ctypes.CDLL(None)
+        self.libc.setenv.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        self.libc.unsetenv.argtypes = [ctypes.c_char_p]
+
+    def tearDown(self):
+        if do_bench.DoBenchInstance.holder is not None:
+            do_bench.DoBenchInstance.holder.release()
+        suite = self.suite()
+        if suite is not None:  # the process's state, as a fresh worker's: nothing tuned, nothing called
+            suite.GEMS_CALLS.clear()
+            suite._chosen.clear()
+        self.libc.unsetenv(b"ISOBENCH_ARTIFACT_DIR")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def set_up(self, call, folder):
+        """One worker's set-up of the instance `call`, its artifact folder `folder`: the kernel
+        and its handle."""
+        self.libc.setenv(b"ISOBENCH_ARTIFACT_DIR", folder.encode(), 1)
+        test = do_bench.DoBenchTest(KERNELS, "test_softmax_kernels")
+        kernel = worker_library.BenchmarkKernel(KERNELS, "test_softmax_kernels", test, Worker())
+        handle = kernel._create()
+        error = ctypes.create_string_buffer(512)
+        code = quietly(kernel._setup, handle, json.dumps({"call": call}).encode(), self.STREAM, 0,
+                       ctypes.addressof(error), len(error))
+        self.assertEqual(code, 0, error.value)
+        return kernel, handle
+
+    @staticmethod
+    def suite():
+        return next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == KERNELS), None)
+
+    @staticmethod
+    def index(folder):
+        with open(os.path.join(folder, triton_ir.FOLDER, triton_ir.INDEX)) as f:
+            return json.load(f)
+
+    def test_the_first_worker_records_what_the_call_launches_not_what_its_tuner_did(self):
+        gems = os.path.join(self.root, "gems")
+        kernel, handle = self.set_up(self.GEMS, gems)
+        index = self.index(gems)
+        # the call's launches, in order; not the block sizes its tuning step launched through the
+        # do_bench calls that passed through (256 and 128, twice each, in the call's first call)
+        self.assertEqual([(e["order"], e["name"], e["constants"]) for e in index["launches"]],
+                         [(0, "softmax_kernel", {"BLOCK": 128}), (1, "norm_kernel", {"BLOCK": 32})])
+        first, second = index["launches"]
+        self.assertEqual(first["files"], ["0-softmax_kernel-w4-s3-BLOCK128/softmax_kernel.%s" % stage
+                                          for stage in triton_ir.STAGES])
+        self.assertEqual(second["num_warps"], 8)
+        with open(os.path.join(gems, triton_ir.FOLDER, "1-norm_kernel-w8-s3-BLOCK32/norm_kernel.ttgir")) as f:
+            self.assertEqual(f.read(), "// ttgir norm_kernel BLOCK=32 contract\n")
+        # the SASS is the orchestrator's, after the samples: the cubin is left for it
+        self.assertEqual(first["cubin"], "0-softmax_kernel-w4-s3-BLOCK128/softmax_kernel.cubin")
+        # the set-up called the callable twice (its first call, then the one recorded), and the
+        # launch hook is gone before any timed launch
+        self.assertEqual(len(self.suite().GEMS_CALLS), 2)
+        self.assertIsNone(triton.knobs.runtime.launch_enter_hook)
+        for _ in range(3):
+            self.assertEqual(quietly(kernel._launch, handle), 0)
+        self.assertEqual(len(self.suite().GEMS_CALLS), 5)
+        self.assertEqual(self.index(gems), index)
+        # a call that launches nothing of Triton's (a FlagGems torch operator's): an empty record
+        torch = os.path.join(self.root, "torch")
+        self.set_up(self.TORCH, torch)
+        self.assertEqual(self.index(torch), {"launches": [], "schema_version": triton_ir.SCHEMA_VERSION})
+
+    def test_a_later_worker_of_the_side_leaves_the_record_as_the_first_wrote_it(self):
+        folder = os.path.join(self.root, "gems")
+        self.set_up(self.GEMS, folder)
+        calls = len(self.suite().GEMS_CALLS)
+        path = os.path.join(folder, triton_ir.FOLDER, triton_ir.INDEX)
+        with open(path, "w") as f:
+            f.write('{"written by": "the first worker"}\n')
+        os.remove(os.path.join(folder, triton_ir.FOLDER, "0-softmax_kernel-w4-s3-BLOCK128/softmax_kernel.ttgir"))
+        self.set_up(self.GEMS, folder)  # another worker of the side: the same instance, the same folder
+        self.assertEqual(self.index(folder), {"written by": "the first worker"})
+        self.assertFalse(os.path.exists(os.path.join(folder, triton_ir.FOLDER,
+                                                     "0-softmax_kernel-w4-s3-BLOCK128/softmax_kernel.ttgir")))
+        self.assertEqual(len(self.suite().GEMS_CALLS), calls + 1)  # its first call only: nothing recorded
 
 
 if __name__ == "__main__":
