@@ -1,7 +1,8 @@
 """The IR of the Triton kernels an instance launched (docs/python.md, "The IR of what ran").
 
-When an instance's set-up is over, the worker launches it once more, untimed, with a Triton
-launch hook installed: every Triton kernel that one launch of the instance runs is noted, in
+When an instance's set-up is over (a `python:` benchmark's, or a do_bench suite's call, whose
+set-up has already called the callable once: worker_library's set-up callback serves both), the
+worker launches it once more, untimed, with a Triton launch hook installed: every Triton kernel that one launch of the instance runs is noted, in
 launch order, by name and by its CUDA function handle. The compiled kernel behind each handle is
 found among the JIT functions of the loaded modules (their compiled-kernel caches), and its IR
 stages are written to the instance's artifact folder (ISOBENCH_ARTIFACT_DIR):
