@@ -573,6 +573,43 @@ TEST_CASE("a do_bench suite's autotune choices: recorded per side, an instance w
   }
 }
 
+// The IR of what a do_bench call launches (docs/python.md, "do_bench suites"), through the run's
+// archive, compare and ir-diff. A worker records it for CUDA instances only, and this A/B runs on
+// --device cpu, so tests/python/data/do_bench_kernels.py's test_ir_on_the_cpu records its call's
+// launches itself (isobench.triton_ir), in its instance's set-up; the worker's own record is
+// tests/python/test_do_bench.py's. The candidate compiles softmax_kernel without FP fusion, which
+// the stand-in Triton's TTGIR shows ("nocontract"); norm_kernel is the same on both sides.
+TEST_CASE("a do_bench instance's TTGIR: archived per side, the instance whose TTGIR differs named by compare, ir-diff prints it") {
+  Scratch s("pytest-bridge-do-bench-ir");
+  const std::string id = "test_ir_on_the_cpu::test_ir_on_the_cpu#1";
+  const auto r = run(bin("orchestrate") + " ab --quiet --format none --device cpu --pytest " + source_dir() +
+                         "/tests/python/data/do_bench_kernels.py -k ir_on_the_cpu --python-path " + source_dir() +
+                         "/tests/python/fake_triton --candidate-env DO_BENCH_IR_FUSION=0 --samples 4 --inner 2"
+                         " --fail-on never --out " + s.path("run"),
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto archived = read_json(s.path("run/artifacts.json"));
+  for (std::size_t side = 0; side < 2; ++side) {
+    std::set<std::string> paths;
+    for (const auto& file : archived["sides"][side]["instances"][id]["files"]) paths.insert(file["path"].get<std::string>());
+    INFO("side " << side);
+    CHECK(paths.count("triton/kernels.json") == 1);
+    CHECK(paths.count("triton/0-softmax_kernel-w4-s3-BLOCK128/softmax_kernel.ttgir") == 1);
+    CHECK(paths.count("triton/1-norm_kernel-w8-s3-BLOCK32/norm_kernel.ttgir") == 1);
+  }
+  const auto compared = run(bin("orchestrate") + " compare " + s.path("run"), s);
+  CHECK(compared.out.find(id + ": triton/0-softmax_kernel-w4-s3-BLOCK128/softmax_kernel.ttgir differs") != std::string::npos);
+  CHECK(compared.out.find("norm_kernel.ttgir differs") == std::string::npos);
+  CHECK(compared.out.find("TTGIR differs for 1 instance: " + id + " (") != std::string::npos);
+  const auto json = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+  CHECK(nlohmann::json::parse(json.out)["artifacts"]["ttgir_differ"] == nlohmann::json::array({id}));
+  const auto diff = run(bin("orchestrate") + " ir-diff " + s.path("run") + " '" + id + "'", s);
+  CHECK(diff.exit_code == 0);
+  CHECK(diff.out.find("-// ttgir softmax_kernel BLOCK=128 contract\n+// ttgir softmax_kernel BLOCK=128 nocontract") !=
+        std::string::npos);
+  CHECK(diff.out.find("== launch 1: norm_kernel") != std::string::npos);
+}
+
 // A do_bench file whose import needs a CUDA context (it reaches torch.cuda._lazy_init; here the
 // stand-in torch of tests/python/fake_torch): the run's zygotes try it with CUDA deferred and leave
 // it (tests/python/test_deferred_cuda.py), every worker imports it and says so in workers.log, and
