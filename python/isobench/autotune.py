@@ -27,6 +27,16 @@ the configuration it used in an instance's set-up (its `best_config` after the r
 the side's first worker to set the instance up into the instance's artifact folder,
 `triton_autotune.json`; `compare` lists the instances whose file differs between the sides (their
 autotuners chose differently) among the artifacts that differ.
+
+An autotuner with a database of its own (FlagGems' LibTuner: `cache` is a table of its tuner
+database, looked up as a dict is) is replayed through that `cache` (`DatabaseView`), since no
+global holds it: its lookups in a set-up are recorded per key in describe(), `{"tuner_database":
+[{"kernel", "key", "config"}]}`, which the orchestrator pins as the rest; a worker given that
+record hands each recorded key its configuration, found among this side's `configs`, without
+reading or tuning its database. Where that cannot be (a key not in the record, a configuration
+this side lacks, a key of another shape) the tuner decides for itself, from this side's database,
+and the instance's artifact folder says so with the reason (`tuner_replay.json`, "fallbacks").
+ISOBENCH_TUNER_REPLAY=0 leaves every such tuner to its own database.
 """
 
 import json
@@ -38,6 +48,8 @@ from . import benchmark as contract
 from . import module_scan
 
 RECORD_KEY = "triton_autotune"
+TUNER_KEY = "tuner_database"   # describe()'s choices of the autotuners with a database (DatabaseView)
+REPLAY_VARIABLE = "ISOBENCH_TUNER_REPLAY"
 
 
 class AutotuneError(contract.ContractError):
@@ -184,6 +196,7 @@ def rescan():
 
 
 CHOICES_FILE = "triton_autotune.json"
+REPLAY_FILE = "tuner_replay.json"
 
 
 def _own_dict(value):
@@ -194,16 +207,60 @@ def _own_dict(value):
         return {}
 
 
+def replay_wanted():
+    """Whether database tuners replay the pinned choices (ISOBENCH_TUNER_REPLAY, on unless "0")."""
+    return os.environ.get(REPLAY_VARIABLE, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+class DatabaseView:
+    """A database tuner's `cache` (FlagGems' LibTuner: a table of its tuner database), seen
+    through by the watch: a recorded key is handed its configuration without the database, the
+    others go to the database, and every lookup in a set-up is noted. LibTuner sets `cache` anew
+    when its configs or timing protocol change, so the watch puts a view back before each run."""
+
+    def __init__(self, tuner, database, watch):
+        self.tuner, self.database, self.watch = tuner, database, watch
+        self.name = kernel_name(tuner)
+        self.imposed = {}   # repr(JSON key) -> the configuration replayed for it
+
+    def __contains__(self, key):
+        config = self.watch.impose(self.tuner, self.name, _json_key(key))
+        if config is not None:
+            self.imposed[repr(_json_key(key))] = config
+            return True
+        return key in self.database
+
+    def __getitem__(self, key):
+        config = self.imposed.get(repr(_json_key(key)))
+        if config is None:
+            config = self.database[key]
+        self.watch.note_key(self.name, _json_key(key), config)
+        return config
+
+    def __setitem__(self, key, config):
+        self.database[key] = config  # this side's own tuning stays in its database
+
+    def __getattr__(self, name):
+        return getattr(self.database, name)
+
+
 class ChoiceWatch:
     """Which configuration each autotuner used in a set-up, every autotuner of this process:
     begin() before a set-up, end() after it returns [{"kernel", "config"}]. rescan() finds the
     autotuners of modules imported since (a do_bench file imported in the worker, during its
-    first set-up, calls it before the first launch)."""
+    first set-up, calls it before the first launch). A database tuner's lookups are recorded per
+    key (keyed()) and replayed from the record begin() is given (DatabaseView)."""
 
     def __init__(self):
-        self.watched = {}   # id(tuner) -> tuner
-        self.modules = -1   # len(sys.modules) at the last scan
-        self.used = None    # kernel -> config fields, while a set-up runs
+        self.watched = {}      # id(tuner) -> tuner
+        self.modules = -1      # len(sys.modules) at the last scan
+        self.used = None       # kernel -> config fields, while a set-up runs
+        self.keys = None       # repr([kernel, key]) -> {"kernel", "key", "config"}, while a set-up runs
+        self.pins = {}         # repr([kernel, key]) -> config fields: every record this worker was given
+        self.key_sizes = {}    # kernel -> the number of fields of its recorded keys
+        self.replaying = False  # this set-up was given a record to replay
+        self.replayed = {}     # repr([kernel, key]) -> {"kernel", "key", "config"}, this set-up
+        self.fallbacks = {}    # repr([kernel, key]) -> {"kernel", "key", "reason"}, this set-up
 
     def rescan(self):
         if len(sys.modules) == self.modules:
@@ -229,6 +286,9 @@ class ChoiceWatch:
         original, name, watch = tuner.run, kernel_name(tuner), self
 
         def run(*args, **kwargs):
+            cache = _own_dict(tuner).get("cache")
+            if cache is not None and type(cache) is not dict and not isinstance(cache, (DatabaseView, _RecordingCache)):
+                tuner.cache = DatabaseView(tuner, cache, watch)
             result = original(*args, **kwargs)
             if watch.used is not None:
                 config = _own_dict(tuner).get("best_config")
@@ -238,16 +298,83 @@ class ChoiceWatch:
 
         tuner.run = run  # an instance attribute: Triton's launches and LibEntry call self.run / fn.run
 
-    def begin(self):
+    def begin(self, pinned=None):
+        """Before a set-up: `pinned` is the instance's pinned describe() (None in the worker that
+        records it, or where nothing was pinned)."""
         self.rescan()
-        self.used = {}
+        self.used, self.keys, self.replayed, self.fallbacks = {}, {}, {}, {}
+        self.replaying = pinned is not None and replay_wanted()
+        for record in (pinned or {}).get(TUNER_KEY, []):
+            self.pins[repr([record["kernel"], record["key"]])] = record["config"]
+            self.key_sizes[record["kernel"]] = len(record["key"])
+
+    def note_key(self, kernel, key, config):
+        if self.keys is not None:
+            self.keys[repr([kernel, key])] = {"kernel": kernel, "key": key, "config": config_fields(config)}
+
+    def impose(self, tuner, kernel, key):
+        """The recorded configuration of a database tuner's key, among this side's configs; None
+        where there is none to replay (the tuner decides, and a set-up that replays notes why)."""
+        if not self.replaying:
+            return None
+        where = repr([kernel, key])
+        wanted = self.pins.get(where)
+        if wanted is not None:
+            configs = list(getattr(tuner, "configs", None) or [])
+            matching = [c for c in configs if config_fields(c) == wanted]
+            if matching:
+                self.replayed[where] = {"kernel": kernel, "key": key, "config": wanted}
+                return matching[0]
+            reason = ("the recorded configuration %s is not among this side's %d configurations"
+                      % (json.dumps(wanted, sort_keys=True), len(configs)))
+        elif kernel not in self.key_sizes:
+            reason = "the record has no choice of this kernel (the recording worker's set-up did not reach its tuner)"
+        elif self.key_sizes[kernel] != len(key):
+            reason = ("the recorded keys have %d fields, this side's tuner %d: its key= or its tensors differ"
+                      % (self.key_sizes[kernel], len(key)))
+        else:
+            reason = "the record has no choice for this key"
+        if self.keys is not None:  # outside a set-up the launch goes on, unrecorded
+            self.fallbacks[where] = {"kernel": kernel, "key": key, "reason": reason}
+        return None
+
+    def keyed(self):
+        """The database tuners' lookups of the set-up under way, for describe()."""
+        return [self.keys[k] for k in sorted(self.keys or {})]
 
     def end(self):
         used, self.used = self.used or {}, None
+        self.keys = None
         return [{"kernel": kernel, "config": used[kernel]} for kernel in sorted(used)]
+
+    def replay_record(self):
+        """What the set-up just over replayed and where it fell back, or None where it was given
+        no record or met no database tuner."""
+        if not self.replaying or not (self.replayed or self.fallbacks):
+            return None
+        return {"replayed": [self.replayed[k] for k in sorted(self.replayed)],
+                "fallbacks": [self.fallbacks[k] for k in sorted(self.fallbacks)]}
 
 
 WATCH = ChoiceWatch()
+
+
+def describe_record(pinned_choices, database_choices):
+    """An instance's describe(): the plain autotuners' choices and the database tuners', each key
+    left out when empty."""
+    record = {}
+    if pinned_choices:
+        record[RECORD_KEY] = pinned_choices
+    if database_choices:
+        record[TUNER_KEY] = database_choices
+    return record
+
+
+def _write_json(path, value):
+    with open(path + ".tmp", "w") as f:
+        json.dump(value, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 def record_choices(choices, folder):
@@ -259,7 +386,22 @@ def record_choices(choices, folder):
     if os.path.exists(path):
         return
     os.makedirs(folder, exist_ok=True)
-    with open(path + ".tmp", "w") as f:
-        json.dump({"choices": choices}, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(path + ".tmp", path)
+    _write_json(path, {"choices": choices})
+
+
+def record_replay(replay, folder):
+    """What a set-up replayed and where it fell back, in the instance's artifact folder: the
+    side's first worker writes it, a later one adds the fallbacks it met that the file lacks."""
+    if replay is None or folder is None:
+        return
+    path = os.path.join(folder, REPLAY_FILE)
+    if os.path.exists(path):
+        with open(path) as f:
+            kept = json.load(f)
+        new = [f for f in replay["fallbacks"] if f not in kept.get("fallbacks", [])]
+        if not new:
+            return
+        kept["fallbacks"] = kept.get("fallbacks", []) + new
+        replay = kept
+    os.makedirs(folder, exist_ok=True)
+    _write_json(path, replay)

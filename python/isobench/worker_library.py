@@ -93,7 +93,7 @@ class BenchmarkKernel:
         self.launches = {}   # handle -> timed.launch, the hot path
         self.errors = {}     # handle -> why its last launch failed
         self.pinned = {}     # handle -> the run's pinned choice for it (a describe() of an earlier worker)
-        self.chosen = {}     # handle -> the autotune configurations its set-up used
+        self.chosen = {}     # handle -> its describe(): the autotune configurations its set-up used
         self.next_handle = 1
         self._callbacks = (_CREATE(self._create), _SETUP(self._setup), _LAUNCH(self._launch),
                            _RELEASE(self._teardown), _RELEASE(self._destroy), _CHECK(self._check),
@@ -117,14 +117,15 @@ class BenchmarkKernel:
             if stream is not None:
                 self.worker.current_stream.enter(stream, self.worker.device_index)
             self.worker.autotune.begin(self.pinned.get(handle))
-            autotune.WATCH.begin()
+            autotune.WATCH.begin(self.pinned.get(handle))
             try:
                 timed = contract.set_up(self.function, params, seed, device, stream)
             finally:
-                self.chosen[handle] = self.worker.autotune.end()
+                self.chosen[handle] = autotune.describe_record(self.worker.autotune.end(), autotune.WATCH.keyed())
                 choices = autotune.WATCH.end()
             self.worker.autotune.check_found()
             autotune.record_choices(choices, triton_ir.artifact_folder())
+            autotune.record_replay(autotune.WATCH.replay_record(), triton_ir.artifact_folder())
             if stream is not None:
                 folder = triton_ir.artifact_folder()
                 if triton_ir.wanted(folder):  # the IR of what it launches: one more launch, untimed
@@ -171,8 +172,7 @@ class BenchmarkKernel:
         self.pinned[handle] = json.loads(choice_json.decode())
 
     def _describe(self, handle, out, out_len):
-        chosen = self.chosen.get(handle)
-        text = json.dumps({autotune.RECORD_KEY: chosen} if chosen else {})
+        text = json.dumps(self.chosen.get(handle) or {})
         if len(text.encode()) >= out_len:
             return 1
         _write(out, out_len, text)

@@ -1,7 +1,9 @@
 """isobench.autotune with a stand-in autotuner (tests/python/fake_triton): what a set-up's
 autotuning records, what a pinned choice makes a fresh process use without autotuning, and the
 refusals: a pinned configuration this side lacks, a kernel it does not have, autotuning after the
-set-up. The orchestrator's side (pinning, --replay-from) is tests/integration/test_pytest_bridge.cpp."""
+set-up; and the replay of a database tuner's choices (a stand-in of FlagGems' LibEntry and LibTuner,
+tests/python/fake_flaggems) with each fallback and its reason. The orchestrator's side (pinning,
+--replay-from) is tests/integration/test_pytest_bridge.cpp."""
 
 import os
 import sys
@@ -9,9 +11,11 @@ import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_triton"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_flaggems"))
 
 import triton  # noqa: E402 - the stand-in, from the path above
 
+from flag_gems import libentry  # noqa: E402 - the stand-in, from the path above
 from isobench import autotune  # noqa: E402
 
 CONFIGS = [triton.Config({"BLOCK": 64}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=8, num_stages=2)]
@@ -186,9 +190,10 @@ class ChoiceRecording(unittest.TestCase):
         module.database(32)
         pinned = ledger.end()
         chosen = watch.end()
-        # the ledger pins the plain autotuner only, and leaves the database's cache as it was
+        # the ledger pins the plain autotuner only; the database's cache is seen through by the watch
         self.assertEqual([r["kernel"] for r in pinned], ["autotune_test_kernels.make_module.<locals>.scale"])
-        self.assertIsInstance(module.database.cache, DatabaseCache)
+        self.assertIsInstance(module.database.cache, autotune.DatabaseView)
+        self.assertIsInstance(module.database.cache.database, DatabaseCache)
         self.assertEqual([(r["kernel"], r["config"]["kwargs"]) for r in chosen],
                          [("autotune_test_kernels.database", {"BLOCK": 128}),
                           ("autotune_test_kernels.make_module.<locals>.scale", {"BLOCK": 128}),
@@ -209,6 +214,143 @@ class ChoiceRecording(unittest.TestCase):
             with open(os.path.join(folder, autotune.CHOICES_FILE)) as f:
                 self.assertEqual(json.load(f), {"choices": first})
             self.assertFalse(os.path.exists(os.path.join(folder, "none")))
+
+
+SOFTMAX = "flaggems_test_kernels.softmax"
+FAST = {"kwargs": {"TILE": 128}, "num_warps": 8, "num_stages": 2, "num_ctas": 1}
+
+
+def make_flaggems_module(configs=CONFIGS, key=("n",), cache_dir="side-0"):
+    """A module as FlagGems' ops are: a LibEntry global holding a LibTuner, whose database lives
+    under FLAGGEMS_CACHE_DIR (one per side; a fresh process sees it empty)."""
+    os.environ["FLAGGEMS_CACHE_DIR"] = cache_dir
+    libentry.DATABASES.pop(cache_dir, None)
+    module = types.ModuleType("flaggems_test_kernels")
+    module.ran = []
+
+    def softmax(x, n, TILE, num_warps, num_stages, num_ctas, m=1):
+        module.ran.append((n, TILE, num_warps))
+
+    softmax.__module__, softmax.__qualname__ = module.__name__, "softmax"
+    tiles = [triton.Config({"TILE": c.kwargs["BLOCK"]}, num_warps=c.num_warps, num_stages=c.num_stages)
+             for c in configs]
+    module.softmax = libentry.LibEntry(libentry.libtuner(configs=tiles, key=list(key))(softmax))
+    module.tuner = module.softmax.fn
+    sys.modules[module.__name__] = module
+    return module
+
+
+class DatabaseTunerReplay(unittest.TestCase):
+    """A database tuner (FlagGems' LibTuner behind its LibEntry): the recording worker's choices
+    per key, replayed by a fresh worker (the candidate's) without its database, and where replay
+    cannot be, the tuner's own choice with the reason noted."""
+
+    def setUp(self):
+        self.addCleanup(sys.modules.pop, "flaggems_test_kernels", None)
+        for name in ("FAKE_TRITON_BEST", "FLAGGEMS_CACHE_DIR", autotune.REPLAY_VARIABLE):
+            self.addCleanup(os.environ.pop, name, None)
+
+    def record(self):
+        """The baseline's first worker: FAKE_TRITON_BEST=1 makes its tuner pick TILE 128."""
+        os.environ["FAKE_TRITON_BEST"] = "1"
+        module = make_flaggems_module()
+        watch = autotune.ChoiceWatch()
+        watch.begin(None)
+        module.softmax(libentry.Tensor("torch.float16"), 1000)
+        keyed = watch.keyed()
+        watch.end()
+        self.assertIsNone(watch.replay_record())  # nothing given to replay: nothing to say
+        return autotune.describe_record([], keyed)
+
+    def candidate(self, pinned, n=1000, **module_options):
+        """A fresh worker of the other side, whose own tuner would pick TILE 64."""
+        os.environ["FAKE_TRITON_BEST"] = "0"
+        module = make_flaggems_module(cache_dir="side-1", **module_options)
+        watch = autotune.ChoiceWatch()
+        watch.begin(pinned)
+        module.softmax(libentry.Tensor("torch.float16"), n)
+        keyed = watch.keyed()
+        watch.end()
+        return module, watch.replay_record(), keyed
+
+    def test_the_recording_worker_records_each_key_it_looked_up(self):
+        self.assertEqual(self.record(), {autotune.TUNER_KEY: [{"kernel": SOFTMAX, "key": [1024, "torch.float16"],
+                                                               "config": FAST}]})
+
+    def test_a_fresh_worker_replays_the_recorded_choice_without_its_database(self):
+        pinned = self.record()
+        module, replay, keyed = self.candidate(pinned)
+        self.assertEqual(module.ran, [(1000, 128, 8)])
+        self.assertEqual(module.tuner.benchmarked, 0)
+        self.assertEqual(libentry.DATABASES["side-1"], {"softmax_2": {}})  # not read, not written
+        self.assertEqual(replay, {"replayed": [{"kernel": SOFTMAX, "key": [1024, "torch.float16"], "config": FAST}],
+                                  "fallbacks": []})
+        self.assertEqual(keyed, pinned[autotune.TUNER_KEY])  # its describe() is the recording's
+        # a launch the LibEntry has seen does not reach the tuner; one it has not, replays again
+        module.softmax(libentry.Tensor("torch.float16"), 1000)
+        module.softmax(libentry.Tensor("torch.float16"), 999)
+        self.assertEqual(module.ran[1:], [(1000, 128, 8), (999, 128, 8)])
+        self.assertEqual(module.tuner.benchmarked, 0)
+
+    def test_a_tuner_that_sets_its_table_anew_is_replayed_through_the_new_one(self):
+        pinned = self.record()
+        module, _, _ = self.candidate(pinned)
+        module.tuner.set_configs(list(module.tuner.configs))
+        module.softmax(libentry.Tensor("torch.float16"), 1001)
+        self.assertEqual(module.ran[-1], (1001, 128, 8))
+        self.assertIsInstance(module.tuner.cache, autotune.DatabaseView)
+
+    def assert_fell_back(self, replay, key, reason):
+        self.assertEqual(replay["replayed"], [])
+        self.assertEqual([(f["kernel"], f["key"]) for f in replay["fallbacks"]], [(SOFTMAX, key)])
+        self.assertIn(reason, replay["fallbacks"][0]["reason"])
+
+    def test_a_key_not_recorded_is_tuned_by_the_side_and_marked(self):
+        module, replay, _ = self.candidate(self.record(), n=3000)
+        self.assertEqual(module.ran, [(3000, 64, 4)])  # its own choice, from its own tuning
+        self.assertEqual(module.tuner.benchmarked, 2)
+        self.assertEqual(len(libentry.DATABASES["side-1"]["softmax_2"]), 1)  # kept in its database
+        self.assert_fell_back(replay, [4096, "torch.float16"], "the record has no choice for this key")
+
+    def test_a_configuration_this_side_lacks_is_tuned_by_the_side_and_marked(self):
+        other = [triton.Config({"BLOCK": 64}, num_warps=4), triton.Config({"BLOCK": 256}, num_warps=8)]
+        module, replay, _ = self.candidate(self.record(), configs=other)
+        self.assertEqual(module.ran, [(1000, 64, 4)])
+        self.assert_fell_back(replay, [1024, "torch.float16"],
+                              'the recorded configuration {"kwargs": {"TILE": 128}, "num_ctas": 1, "num_stages": 2, '
+                              '"num_warps": 8} is not among this side\'s 2 configurations')
+
+    def test_a_tuner_keyed_otherwise_is_tuned_by_the_side_and_marked(self):
+        module, replay, _ = self.candidate(self.record(), key=("n", "m"))
+        self.assertEqual(module.ran, [(1000, 64, 4)])
+        self.assert_fell_back(replay, [1024, 1, "torch.float16"],
+                              "the recorded keys have 2 fields, this side's tuner 3")
+
+    def test_a_kernel_the_record_lacks_is_tuned_by_the_side_and_marked(self):
+        module, replay, _ = self.candidate({})  # given a record, with no choice of this tuner
+        self.assertEqual(module.ran, [(1000, 64, 4)])
+        self.assert_fell_back(replay, [1024, "torch.float16"], "the record has no choice of this kernel")
+
+    def test_replay_off_leaves_each_side_to_its_database(self):
+        pinned = self.record()
+        os.environ[autotune.REPLAY_VARIABLE] = "0"
+        module, replay, _ = self.candidate(pinned)
+        self.assertEqual(module.ran, [(1000, 64, 4)])
+        self.assertIsNone(replay)
+
+    def test_the_replay_file_keeps_the_first_and_adds_new_fallbacks(self):
+        import json
+        import tempfile
+        first = {"replayed": [{"kernel": "k", "key": [1], "config": {}}], "fallbacks": []}
+        fell = {"kernel": "k", "key": [2], "reason": "the record has no choice for this key"}
+        with tempfile.TemporaryDirectory() as folder:
+            autotune.record_replay(first, folder)
+            autotune.record_replay({"replayed": [], "fallbacks": []}, folder)
+            autotune.record_replay({"replayed": [], "fallbacks": [fell]}, folder)
+            autotune.record_replay({"replayed": [], "fallbacks": [fell]}, folder)
+            autotune.record_replay(None, folder)
+            with open(os.path.join(folder, autotune.REPLAY_FILE)) as f:
+                self.assertEqual(json.load(f), {"replayed": first["replayed"], "fallbacks": [fell]})
 
 
 if __name__ == "__main__":
