@@ -1,8 +1,10 @@
 #include "orchestrator/python/python_sides.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "orchestrator/errors.hpp"
@@ -131,6 +133,35 @@ void per_side_flaggems_cache(std::vector<nlohmann::json>& sides, const std::stri
     sides[side]["variables"] = variables;
     sides[side]["flaggems_cache"] = {{"dir", folder}, {"chosen_by", "per side"}, {"existed", false}};
     log.note(side_label(side) + ": FLAGGEMS_CACHE_DIR=" + folder + " (FlagGems' tuner database, one per side, new)");
+  }
+}
+
+// FlagGems' tuner choices are replayed from the run's record (python/isobench/autotune.py,
+// DatabaseView: the baseline's first worker records each tuner's choice per key, every later
+// worker of both sides is handed it): each side gets ISOBENCH_TUNER_REPLAY=1 unless its options or
+// the orchestrator's environment give the variable (another value than 1 leaves each side's tuner to
+// its own database; a run without do_bench instances does not set it). python.json's side
+// records which, as "tuner_replay": {"on", "chosen_by": "default" | "the side's options" |
+// "the environment"}; note_tuner_fallbacks adds the instances where replay fell back.
+void tuner_replay_choice(std::vector<nlohmann::json>& sides, const Log& log) {
+  const std::string prefix = "ISOBENCH_TUNER_REPLAY=";
+  for (std::size_t side = 0; side < sides.size(); ++side) {
+    std::string given, chosen_by = "the side's options";
+    for (const auto& v : sides[side].value("variables", std::vector<std::string>{}))
+      if (v.rfind(prefix, 0) == 0) given = v.substr(prefix.size());
+    const char* inherited = std::getenv("ISOBENCH_TUNER_REPLAY");
+    if (given.empty() && inherited && *inherited) given = inherited, chosen_by = "the environment";
+    if (given.empty()) {
+      given = "1", chosen_by = "default";
+      auto variables = sides[side].value("variables", std::vector<std::string>{});
+      variables.push_back(prefix + given);
+      sides[side]["variables"] = variables;
+    }
+    const bool on = given == "1" || given == "on" || given == "yes" || given == "true";
+    sides[side]["tuner_replay"] = {{"on", on}, {"chosen_by", chosen_by}};
+    if (!on)
+      log.note(side_label(side) + ": ISOBENCH_TUNER_REPLAY=" + given + " as given by " + chosen_by +
+               ": FlagGems' tuners choose from the side's own database, not the run's record");
   }
 }
 
@@ -302,7 +333,10 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
   } else {
     std::vector<std::string> caches;
     sides = new_sides(workers, plan.schedule.sides, options, sweep_path, run_dir, caches);
-    if (!run_dir.empty() && any_pytest_flag(plan, "timing", "do_bench")) per_side_flaggems_cache(sides, run_dir, log);
+    if (!run_dir.empty() && any_pytest_flag(plan, "timing", "do_bench")) {
+      per_side_flaggems_cache(sides, run_dir, log);
+      tuner_replay_choice(sides, log);
+    }
     // Folders of the sides' own environments are shared only by equal environments; folders the
     // user gave are shared whatever the sides' settings.
     if (caches.size() == 2 && !caches[0].empty() && caches[0] == caches[1])
@@ -378,6 +412,48 @@ void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDir
     runner.workers.at(side).launcher = sides.zygotes[side];
   }
   dir.write_json("python.json", sides.record);
+}
+
+void note_tuner_fallbacks(const RunDirectory& dir, const std::string& artifact_root, const Log& warnings) {
+  if (artifact_root.empty() || !dir.exists("python.json")) return;
+  auto python = dir.read_json("python.json");
+  if (!python.contains("sides") || !python["sides"].is_array()) return;
+  bool changed = false;
+  std::error_code ec;
+  for (std::size_t side = 0; side < python["sides"].size(); ++side) {
+    auto& record = python["sides"][side];
+    if (!record.contains("tuner_replay")) continue;
+    const fs::path folder = fs::path(artifact_root) / ("side-" + std::to_string(side));
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+      if (fs::is_regular_file(it->path() / "tuner_replay.json", ec)) files.push_back(it->path() / "tuner_replay.json");
+    std::sort(files.begin(), files.end());
+    std::size_t replayed = 0;
+    nlohmann::json fallbacks = nlohmann::json::array();
+    std::string listed;
+    for (const auto& file : files) {
+      std::ifstream in(file);
+      const auto replay = nlohmann::json::parse(in, nullptr, false);
+      if (replay.is_discarded() || !replay.is_object()) continue;
+      const std::string instance = file.parent_path().filename().string();
+      if (!replay.value("replayed", nlohmann::json::array()).empty()) ++replayed;
+      const auto fell = replay.value("fallbacks", nlohmann::json::array());
+      for (const auto& f : fell)
+        fallbacks.push_back({{"instance", instance}, {"kernel", f.value("kernel", "")},
+                             {"key", f.value("key", nlohmann::json::array())}, {"reason", f.value("reason", "")}});
+      if (!fell.empty() && fell[0].is_object())
+        listed += (listed.empty() ? "" : "; ") + instance + " (" + fell[0].value("kernel", "") + ": " +
+                  fell[0].value("reason", "") + ")";
+    }
+    record["tuner_replay"]["instances_replayed"] = replayed;
+    record["tuner_replay"]["fallbacks"] = fallbacks;
+    changed = true;
+    if (!fallbacks.empty())
+      warnings.warning(side_label(side) + ": FlagGems' tuner replay fell back for " + std::to_string(fallbacks.size()) +
+                       (fallbacks.size() == 1 ? " key" : " keys") + ", which ran with the side's own tuning: " + listed +
+                       " (python.json, sides[" + std::to_string(side) + "].tuner_replay.fallbacks)");
+  }
+  if (changed) dir.write_json("python.json", python);
 }
 
 }  // namespace isobench::orchestrator

@@ -34,18 +34,23 @@ class PythonSidesStarted final : public StartedSides {
 
   void attach(RunnerOptions& runner, const RunDirectory& dir, RunLog& log) override {
     attach_python_sides(sides_, runner, dir, log, log_);
+    dir_ = &dir;
+    artifact_root_ = runner.artifact_root;
     sass_.emplace(sides_, runner.artifact_root);
     runner.on_sides_reported = [this] { sass_->start(); };
   }
 
   void finish(RunLog& log) override {
     if (sass_) sass_->finish(log, log_);
+    if (dir_) note_tuner_fallbacks(*dir_, artifact_root_, log_);
   }
 
  private:
   PythonSides sides_;
   Log log_;
   std::optional<SassStep> sass_;
+  const RunDirectory* dir_ = nullptr;  // the run's, which outlives the run's sides
+  std::string artifact_root_;
 };
 
 }  // namespace

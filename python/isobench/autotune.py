@@ -17,8 +17,8 @@ for itself: another configuration is another kernel, measured as a change. So in
 
 Nothing here imports triton: the autotuners are found among the loaded modules' globals, as
 instances of `triton.runtime.autotuner.Autotuner` when that module is loaded. An autotuner whose
-`cache` is not a dict (FlagGems' LibTuner keeps its choices in its tuner database) is not pinned:
-its database decides.
+`cache` is not a dict (FlagGems' LibTuner keeps its choices in its tuner database) is not pinned
+here: ChoiceWatch replays it through that `cache` (below).
 
 What each side chose is recorded too (`ChoiceWatch`), for pinned autotuners and for those that are
 not (one behind a wrapper, as FlagGems' LibEntry holds its LibTuner; one with a database of its
@@ -36,7 +36,8 @@ record hands each recorded key its configuration, found among this side's `confi
 reading or tuning its database. Where that cannot be (a key not in the record, a configuration
 this side lacks, a key of another shape) the tuner decides for itself, from this side's database,
 and the instance's artifact folder says so with the reason (`tuner_replay.json`, "fallbacks").
-ISOBENCH_TUNER_REPLAY=0 leaves every such tuner to its own database.
+All of it only with ISOBENCH_TUNER_REPLAY=1 (the orchestrator's default for do_bench runs); without
+it such a tuner is left to its own database, unrecorded but for its best_config.
 """
 
 import json
@@ -208,8 +209,10 @@ def _own_dict(value):
 
 
 def replay_wanted():
-    """Whether database tuners replay the pinned choices (ISOBENCH_TUNER_REPLAY, on unless "0")."""
-    return os.environ.get(REPLAY_VARIABLE, "1").strip().lower() not in ("0", "off", "no", "false")
+    """Whether database tuners are recorded and replayed: ISOBENCH_TUNER_REPLAY=1, which the
+    orchestrator sets for the sides of a run with do_bench instances unless told otherwise
+    (python_sides.cpp); a `python:` benchmark's database tuners are left alone."""
+    return os.environ.get(REPLAY_VARIABLE, "").strip().lower() in ("1", "on", "yes", "true")
 
 
 class DatabaseView:
@@ -258,6 +261,7 @@ class ChoiceWatch:
         self.keys = None       # repr([kernel, key]) -> {"kernel", "key", "config"}, while a set-up runs
         self.pins = {}         # repr([kernel, key]) -> config fields: every record this worker was given
         self.key_sizes = {}    # kernel -> the number of fields of its recorded keys
+        self.database_replay = False  # replay_wanted(), as the last set-up found it
         self.replaying = False  # this set-up was given a record to replay
         self.replayed = {}     # repr([kernel, key]) -> {"kernel", "key", "config"}, this set-up
         self.fallbacks = {}    # repr([kernel, key]) -> {"kernel", "key", "reason"}, this set-up
@@ -287,7 +291,7 @@ class ChoiceWatch:
 
         def run(*args, **kwargs):
             cache = _own_dict(tuner).get("cache")
-            if cache is not None and type(cache) is not dict and not isinstance(cache, (DatabaseView, _RecordingCache)):
+            if watch.database_replay and cache is not None and type(cache) is not dict and not isinstance(cache, (DatabaseView, _RecordingCache)):
                 tuner.cache = DatabaseView(tuner, cache, watch)
             result = original(*args, **kwargs)
             if watch.used is not None:
@@ -303,7 +307,8 @@ class ChoiceWatch:
         records it, or where nothing was pinned)."""
         self.rescan()
         self.used, self.keys, self.replayed, self.fallbacks = {}, {}, {}, {}
-        self.replaying = pinned is not None and replay_wanted()
+        self.database_replay = replay_wanted()
+        self.replaying = pinned is not None and self.database_replay
         for record in (pinned or {}).get(TUNER_KEY, []):
             self.pins[repr([record["kernel"], record["key"]])] = record["config"]
             self.key_sizes[record["kernel"]] = len(record["key"])

@@ -610,6 +610,88 @@ TEST_CASE("a do_bench instance's TTGIR: archived per side, the instance whose TT
   CHECK(diff.out.find("== launch 1: norm_kernel") != std::string::npos);
 }
 
+// FlagGems' tuner choices replayed (docs/python.md, "do_bench suites"): the stand-in LibEntry
+// and LibTuner (tests/python/fake_flaggems) of tests/python/data/do_bench_libtuner.py. A run whose
+// baseline picks TILE 128 (FAKE_TRITON_BEST=1) records it per key in instance_reports.json (on the
+// CPU nothing is pinned within a run; --replay-from hands the record to every worker, as a GPU
+// run's pins do). A run replaying it whose own tuners would pick TILE 64 runs 128 on both sides,
+// but for the candidate's softmax, whose configurations lack 128: it falls back to its own tuning,
+// said in its tuner_replay.json, python.json, a warning and compare's artifact lines.
+// ISOBENCH_TUNER_REPLAY=0 leaves each side to its own tuning.
+namespace {
+
+Result ab_libtuner(const Scratch& s, const std::string& out, const std::string& options) {
+  const std::string tests = source_dir() + "/tests/python";
+  return run(bin("orchestrate") + " ab --quiet --format none --device cpu --pytest " + tests +
+                 "/data/do_bench_libtuner.py --python-path " + tests + "/fake_triton:" + tests + "/fake_flaggems " +
+                 options + " --samples 3 --inner 2 --fail-on never --out " + s.path(out),
+             s);
+}
+
+// "side test" -> the TILE its triton_autotune.json says the set-up used.
+std::map<std::string, std::string> tiles_used(const Scratch& s, const std::string& run_dir) {
+  std::map<std::string, std::string> tiles;
+  for (const std::string side : {"side-0", "side-1"})
+    for (const auto& folder : std::filesystem::directory_iterator(s.path(run_dir + "/artifacts/" + side))) {
+      const auto choices = read_json((folder.path() / "triton_autotune.json").string())["choices"];
+      const std::string name = folder.path().filename().string();
+      tiles[side + " " + name.substr(0, name.find('_', 5))] = choices.at(0)["config"]["kwargs"]["TILE"].dump();
+    }
+  return tiles;
+}
+
+}  // namespace
+
+TEST_CASE("FlagGems' tuner choices: recorded per key, replayed on both sides, a fallback marked with its reason") {
+  Scratch s("pytest-bridge-do-bench-libtuner");
+  auto r = ab_libtuner(s, "recorded", "--baseline-env FAKE_TRITON_BEST=1 --candidate-env FAKE_TRITON_BEST=0");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto reports = read_json(s.path("recorded/instance_reports.json"));
+  for (const std::string id : {"test_softmax::test_softmax#1", "test_layernorm::test_layernorm#1"}) {
+    const auto& recorded = reports["instances"][id]["describe"]["tuner_database"];
+    REQUIRE_MESSAGE(recorded.size() == 1, id);
+    CHECK(recorded[0]["key"] == nlohmann::json::parse(R"([1024, "torch.float16"])"));
+    CHECK(recorded[0]["config"]["kwargs"]["TILE"] == 128);
+  }
+
+  r = ab_libtuner(s, "replayed", "--python-env FAKE_TRITON_BEST=0 --candidate-env DO_BENCH_TILES=64,256 --replay-from " +
+                                     s.path("recorded"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto tiles = tiles_used(s, "replayed");
+  CHECK(tiles["side-0 test_softmax"] == "128");
+  CHECK(tiles["side-0 test_layernorm"] == "128");
+  CHECK(tiles["side-1 test_layernorm"] == "128");
+  CHECK(tiles["side-1 test_softmax"] == "64");  // fell back: its own tuning
+  const std::string reason = "the recorded configuration {\"kwargs\": {\"TILE\": 128}, \"num_ctas\": 1, "
+                             "\"num_stages\": 3, \"num_warps\": 4} is not among this side's 2 configurations";
+  const auto python = read_json(s.path("replayed/python.json"));
+  CHECK(python["sides"][0]["tuner_replay"]["on"] == true);
+  CHECK(python["sides"][0]["tuner_replay"]["chosen_by"] == "default");
+  CHECK(python["sides"][0]["tuner_replay"]["instances_replayed"] == 2);
+  CHECK(python["sides"][0]["tuner_replay"]["fallbacks"].empty());
+  CHECK(python["sides"][1]["tuner_replay"]["instances_replayed"] == 1);
+  const auto& fallbacks = python["sides"][1]["tuner_replay"]["fallbacks"];
+  REQUIRE(fallbacks.size() == 1);
+  CHECK(fallbacks[0]["instance"].get<std::string>().rfind("test_softmax_test_softmax_1-", 0) == 0);
+  CHECK(fallbacks[0]["kernel"] == "do_bench_libtuner._softmax");
+  CHECK(fallbacks[0]["reason"] == reason);
+  CHECK(r.err.find("warning: side 1: FlagGems' tuner replay fell back for 1 key, which ran with the side's own tuning: "
+                   "test_softmax_test_softmax_1-") != std::string::npos);
+  const auto compared = run(bin("orchestrate") + " compare " + s.path("replayed"), s);
+  CHECK(compared.out.find("test_softmax::test_softmax#1: tuner_replay.json differs") != std::string::npos);
+  CHECK(compared.out.find("test_layernorm::test_layernorm#1: tuner_replay.json") == std::string::npos);
+
+  r = ab_libtuner(s, "own", "--python-env FAKE_TRITON_BEST=0 --python-env ISOBENCH_TUNER_REPLAY=0 --candidate-env "
+                            "DO_BENCH_TILES=64,128 --replay-from " + s.path("recorded"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  tiles = tiles_used(s, "own");
+  for (const auto& [where, tile] : tiles) CHECK_MESSAGE(tile == "64", where);
+  const auto own = read_json(s.path("own/python.json"));
+  CHECK(own["sides"][1]["tuner_replay"]["on"] == false);
+  CHECK(own["sides"][1]["tuner_replay"]["chosen_by"] == "the side's options");
+  CHECK(own["sides"][1]["tuner_replay"]["instances_replayed"] == 0);
+}
+
 // A do_bench file whose import needs a CUDA context (it reaches torch.cuda._lazy_init; here the
 // stand-in torch of tests/python/fake_torch): the run's zygotes try it with CUDA deferred and leave
 // it (tests/python/test_deferred_cuda.py), every worker imports it and says so in workers.log, and

@@ -190,10 +190,10 @@ class ChoiceRecording(unittest.TestCase):
         module.database(32)
         pinned = ledger.end()
         chosen = watch.end()
-        # the ledger pins the plain autotuner only; the database's cache is seen through by the watch
+        # the ledger pins the plain autotuner only; without ISOBENCH_TUNER_REPLAY=1 (a `python:`
+        # benchmark's workers) the database's cache is left as it was
         self.assertEqual([r["kernel"] for r in pinned], ["autotune_test_kernels.make_module.<locals>.scale"])
-        self.assertIsInstance(module.database.cache, autotune.DatabaseView)
-        self.assertIsInstance(module.database.cache.database, DatabaseCache)
+        self.assertIsInstance(module.database.cache, DatabaseCache)
         self.assertEqual([(r["kernel"], r["config"]["kwargs"]) for r in chosen],
                          [("autotune_test_kernels.database", {"BLOCK": 128}),
                           ("autotune_test_kernels.make_module.<locals>.scale", {"BLOCK": 128}),
@@ -249,6 +249,7 @@ class DatabaseTunerReplay(unittest.TestCase):
         self.addCleanup(sys.modules.pop, "flaggems_test_kernels", None)
         for name in ("FAKE_TRITON_BEST", "FLAGGEMS_CACHE_DIR", autotune.REPLAY_VARIABLE):
             self.addCleanup(os.environ.pop, name, None)
+        os.environ[autotune.REPLAY_VARIABLE] = "1"  # as the orchestrator sets it for a do_bench run
 
     def record(self):
         """The baseline's first worker: FAKE_TRITON_BEST=1 makes its tuner pick TILE 128."""
@@ -333,10 +334,14 @@ class DatabaseTunerReplay(unittest.TestCase):
 
     def test_replay_off_leaves_each_side_to_its_database(self):
         pinned = self.record()
-        os.environ[autotune.REPLAY_VARIABLE] = "0"
-        module, replay, _ = self.candidate(pinned)
-        self.assertEqual(module.ran, [(1000, 64, 4)])
-        self.assertIsNone(replay)
+        for off in ("0", ""):  # told so; or a `python:` benchmark's worker, not told
+            os.environ[autotune.REPLAY_VARIABLE] = off
+            module, replay, keyed = self.candidate(pinned)
+            self.assertEqual(module.ran, [(1000, 64, 4)])
+            self.assertEqual(module.tuner.benchmarked, 2)
+            self.assertIsNone(replay)
+            self.assertEqual(keyed, [])
+            self.assertNotIsInstance(module.tuner.cache, autotune.DatabaseView)
 
     def test_the_replay_file_keeps_the_first_and_adds_new_fallbacks(self):
         import json
