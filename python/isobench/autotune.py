@@ -344,7 +344,10 @@ class ChoiceWatch:
         return None
 
     def keyed(self):
-        """The database tuners' lookups of the set-up under way, for describe()."""
+        """The database tuners' lookups of the set-up under way, for describe(); None where they
+        are not recorded (replay_wanted() is not)."""
+        if not self.database_replay:
+            return None
         return [self.keys[k] for k in sorted(self.keys or {})]
 
     def end(self):
@@ -365,12 +368,14 @@ WATCH = ChoiceWatch()
 
 
 def describe_record(pinned_choices, database_choices):
-    """An instance's describe(): the plain autotuners' choices and the database tuners', each key
-    left out when empty."""
+    """An instance's describe(): the plain autotuners' choices, left out when none, and the
+    database tuners', left out when not recorded. An empty list is kept: pinned, it tells a later
+    worker that the recording set-up reached no database tuner, so one it reaches is a fallback
+    to mark, not a choice made silently."""
     record = {}
     if pinned_choices:
         record[RECORD_KEY] = pinned_choices
-    if database_choices:
+    if database_choices is not None:
         record[TUNER_KEY] = database_choices
     return record
 

@@ -328,7 +328,12 @@ class DatabaseTunerReplay(unittest.TestCase):
                               "the recorded keys have 2 fields, this side's tuner 3")
 
     def test_a_kernel_the_record_lacks_is_tuned_by_the_side_and_marked(self):
-        module, replay, _ = self.candidate({})  # given a record, with no choice of this tuner
+        watch = autotune.ChoiceWatch()
+        watch.begin(None)  # a recording set-up that reached no database tuner
+        recorded = autotune.describe_record([], watch.keyed())
+        watch.end()
+        self.assertEqual(recorded, {autotune.TUNER_KEY: []})  # kept, so that it is pinned
+        module, replay, _ = self.candidate(recorded)
         self.assertEqual(module.ran, [(1000, 64, 4)])
         self.assert_fell_back(replay, [1024, "torch.float16"], "the record has no choice of this kernel")
 
@@ -340,7 +345,8 @@ class DatabaseTunerReplay(unittest.TestCase):
             self.assertEqual(module.ran, [(1000, 64, 4)])
             self.assertEqual(module.tuner.benchmarked, 2)
             self.assertIsNone(replay)
-            self.assertEqual(keyed, [])
+            self.assertIsNone(keyed)
+            self.assertEqual(autotune.describe_record([], keyed), {})  # a `python:` benchmark's, as before
             self.assertNotIsInstance(module.tuner.cache, autotune.DatabaseView)
 
     def test_the_replay_file_keeps_the_first_and_adds_new_fallbacks(self):
