@@ -215,6 +215,11 @@ def replay_wanted():
     return os.environ.get(REPLAY_VARIABLE, "").strip().lower() in ("1", "on", "yes", "true")
 
 
+def _is_database(cache):
+    """A tuner's `cache` that is a table of a tuner database, not yet seen through."""
+    return cache is not None and type(cache) is not dict and not isinstance(cache, (DatabaseView, _RecordingCache))
+
+
 class DatabaseView:
     """A database tuner's `cache` (FlagGems' LibTuner: a table of its tuner database), seen
     through by the watch: a recorded key is handed its configuration without the database, the
@@ -291,7 +296,7 @@ class ChoiceWatch:
 
         def run(*args, **kwargs):
             cache = _own_dict(tuner).get("cache")
-            if watch.database_replay and cache is not None and type(cache) is not dict and not isinstance(cache, (DatabaseView, _RecordingCache)):
+            if watch.database_replay and _is_database(cache):
                 tuner.cache = DatabaseView(tuner, cache, watch)
             result = original(*args, **kwargs)
             if watch.used is not None:
