@@ -137,7 +137,7 @@ void per_side_flaggems_cache(std::vector<nlohmann::json>& sides, const std::stri
 }
 
 // FlagGems' tuner choices are replayed from the run's record (python/isobench/autotune.py,
-// DatabaseView: the baseline's first worker records each tuner's choice per key, every later
+// CacheView: the baseline's first worker records each tuner's choice per key, every later
 // worker of both sides is handed it): each side gets ISOBENCH_TUNER_REPLAY=1 unless its options or
 // the orchestrator's environment give the variable (another value than 1 leaves each side's tuner to
 // its own database; a run without do_bench instances does not set it). python.json's side

@@ -17,8 +17,9 @@ for itself: another configuration is another kernel, measured as a change. So in
 
 Nothing here imports triton: the autotuners are found among the loaded modules' globals, as
 instances of `triton.runtime.autotuner.Autotuner` when that module is loaded. An autotuner whose
-`cache` is not a dict (FlagGems' LibTuner keeps its choices in its tuner database) is not pinned
-here: ChoiceWatch replays it through that `cache` (below).
+`cache` is not a dict (FlagGems' LibTuner keeps its choices in its tuner database), or that no
+global holds (one behind FlagGems' LibEntry), is not pinned here: ChoiceWatch replays it through
+its `cache` (below).
 
 What each side chose is recorded too (`ChoiceWatch`), for pinned autotuners and for those that are
 not (one behind a wrapper, as FlagGems' LibEntry holds its LibTuner; one with a database of its
@@ -28,16 +29,17 @@ the side's first worker to set the instance up into the instance's artifact fold
 `triton_autotune.json`; `compare` lists the instances whose file differs between the sides (their
 autotuners chose differently) among the artifacts that differ.
 
-An autotuner with a database of its own (FlagGems' LibTuner: `cache` is a table of its tuner
-database, looked up as a dict is) is replayed through that `cache` (`DatabaseView`), since no
-global holds it: its lookups in a set-up are recorded per key in describe(), `{"tuner_database":
-[{"kernel", "key", "config"}]}`, which the orchestrator pins as the rest; a worker given that
-record hands each recorded key its configuration, found among this side's `configs`, without
-reading or tuning its database. Where that cannot be (a key not in the record, a configuration
-this side lacks, a key of another shape) the tuner decides for itself, from this side's database,
-and the instance's artifact folder says so with the reason (`tuner_replay.json`, "fallbacks").
-All of it only with ISOBENCH_TUNER_REPLAY=1 (the orchestrator's default for do_bench runs); without
-it such a tuner is left to its own database, unrecorded but for its best_config.
+A watched autotuner that no global holds (FlagGems' LibTuner behind its LibEntry, whose `cache`
+is a table of its tuner database looked up as a dict is; a plain Autotuner behind a LibEntry) is
+replayed through its `cache` (`CacheView`): its lookups in a set-up are recorded per key in
+describe(), `{"tuner_cache": [{"kernel", "key", "config"}]}`, which the orchestrator pins as the
+rest; a worker given that record hands each recorded key its configuration, found among this
+side's `configs`, without reading its cache or tuning. Where that cannot be (a key not in the
+record, a configuration this side lacks, a key of another shape) the tuner decides for itself
+(this side's database or its own tuning), and the instance's artifact folder says so with the
+reason (`tuner_replay.json`, "fallbacks"). All of it only with ISOBENCH_TUNER_REPLAY=1 (the
+orchestrator's default for do_bench runs); without it such a tuner is left alone, unrecorded but
+for its best_config.
 """
 
 import json
@@ -49,7 +51,7 @@ from . import benchmark as contract
 from . import module_scan
 
 RECORD_KEY = "triton_autotune"
-TUNER_KEY = "tuner_database"   # describe()'s choices of the autotuners with a database (DatabaseView)
+TUNER_KEY = "tuner_cache"   # describe()'s choices of the tuners no global holds (CacheView)
 REPLAY_VARIABLE = "ISOBENCH_TUNER_REPLAY"
 
 
@@ -144,7 +146,7 @@ class AutotuneLedger:
         for value in module_scan.loaded_globals():
             if module_scan.is_a(value, autotuner) and id(value) not in self.caches:
                 if type(value.cache) is not dict and not isinstance(value.cache, _RecordingCache):
-                    continue  # a tuner database of its own (FlagGems' LibTuner): not pinned, recorded by ChoiceWatch
+                    continue  # a tuner database of its own (FlagGems' LibTuner): ChoiceWatch's
                 if not isinstance(value.cache, _RecordingCache):
                     value.cache = _RecordingCache(value, value.cache)
                 self.caches[id(value)] = value.cache
@@ -209,25 +211,28 @@ def _own_dict(value):
 
 
 def replay_wanted():
-    """Whether database tuners are recorded and replayed: ISOBENCH_TUNER_REPLAY=1, which the
-    orchestrator sets for the sides of a run with do_bench instances unless told otherwise
-    (python_sides.cpp); a `python:` benchmark's database tuners are left alone."""
+    """Whether the tuners no global holds are recorded and replayed: ISOBENCH_TUNER_REPLAY=1,
+    which the orchestrator sets for the sides of a run with do_bench instances unless told
+    otherwise (python_sides.cpp); a `python:` benchmark's are left alone."""
     return os.environ.get(REPLAY_VARIABLE, "").strip().lower() in ("1", "on", "yes", "true")
 
 
-def _is_database(cache):
-    """A tuner's `cache` that is a table of a tuner database, not yet seen through."""
-    return cache is not None and type(cache) is not dict and not isinstance(cache, (DatabaseView, _RecordingCache))
+def _not_seen_through(cache):
+    """A watched tuner's `cache` that neither the ledger pins (a global's, a _RecordingCache by the
+    time it runs) nor a CacheView sees through yet: a LibTuner's table, or the dict of an
+    Autotuner behind a wrapper (FlagGems' LibEntry over a plain @triton.autotune)."""
+    return cache is not None and not isinstance(cache, (CacheView, _RecordingCache))
 
 
-class DatabaseView:
-    """A database tuner's `cache` (FlagGems' LibTuner: a table of its tuner database), seen
-    through by the watch: a recorded key is handed its configuration without the database, the
-    others go to the database, and every lookup in a set-up is noted. LibTuner sets `cache` anew
-    when its configs or timing protocol change, so the watch puts a view back before each run."""
+class CacheView:
+    """The `cache` of a tuner no global holds (FlagGems' LibTuner: a table of its tuner database;
+    an Autotuner behind a LibEntry: its dict), seen through by the watch: a recorded key is handed
+    its configuration without the cache, the others go to the cache (the tuner's own choice), and
+    every lookup in a set-up is noted. LibTuner sets `cache` anew when its configs or timing
+    protocol change, so the watch puts a view back before each run."""
 
-    def __init__(self, tuner, database, watch):
-        self.tuner, self.database, self.watch = tuner, database, watch
+    def __init__(self, tuner, cache, watch):
+        self.tuner, self.cache, self.watch = tuner, cache, watch
         self.name = kernel_name(tuner)
         self.imposed = {}   # repr(JSON key) -> the configuration replayed for it
 
@@ -236,28 +241,28 @@ class DatabaseView:
         if config is not None:
             self.imposed[repr(_json_key(key))] = config
             return True
-        return key in self.database
+        return key in self.cache
 
     def __getitem__(self, key):
         config = self.imposed.get(repr(_json_key(key)))
         if config is None:
-            config = self.database[key]
+            config = self.cache[key]
         self.watch.note_key(self.name, _json_key(key), config)
         return config
 
     def __setitem__(self, key, config):
-        self.database[key] = config  # this side's own tuning stays in its database
+        self.cache[key] = config  # this side's own tuning stays in its cache (a LibTuner's database)
 
     def __getattr__(self, name):
-        return getattr(self.database, name)
+        return getattr(self.cache, name)
 
 
 class ChoiceWatch:
     """Which configuration each autotuner used in a set-up, every autotuner of this process:
     begin() before a set-up, end() after it returns [{"kernel", "config"}]. rescan() finds the
     autotuners of modules imported since (a do_bench file imported in the worker, during its
-    first set-up, calls it before the first launch). A database tuner's lookups are recorded per
-    key (keyed()) and replayed from the record begin() is given (DatabaseView)."""
+    first set-up, calls it before the first launch). A CacheView's lookups are recorded per
+    key (keyed()) and replayed from the record begin() is given (CacheView)."""
 
     def __init__(self):
         self.watched = {}      # id(tuner) -> tuner
@@ -266,7 +271,7 @@ class ChoiceWatch:
         self.keys = None       # repr([kernel, key]) -> {"kernel", "key", "config"}, while a set-up runs
         self.pins = {}         # repr([kernel, key]) -> config fields: every record this worker was given
         self.key_sizes = {}    # kernel -> the number of fields of its recorded keys
-        self.database_replay = False  # replay_wanted(), as the last set-up found it
+        self.cache_replay = False  # replay_wanted(), as the last set-up found it
         self.replaying = False  # this set-up was given a record to replay
         self.replayed = {}     # repr([kernel, key]) -> {"kernel", "key", "config"}, this set-up
         self.fallbacks = {}    # repr([kernel, key]) -> {"kernel", "key", "reason"}, this set-up
@@ -296,8 +301,8 @@ class ChoiceWatch:
 
         def run(*args, **kwargs):
             cache = _own_dict(tuner).get("cache")
-            if watch.database_replay and _is_database(cache):
-                tuner.cache = DatabaseView(tuner, cache, watch)
+            if watch.cache_replay and _not_seen_through(cache):
+                tuner.cache = CacheView(tuner, cache, watch)
             result = original(*args, **kwargs)
             if watch.used is not None:
                 config = _own_dict(tuner).get("best_config")
@@ -312,8 +317,8 @@ class ChoiceWatch:
         records it, or where nothing was pinned)."""
         self.rescan()
         self.used, self.keys, self.replayed, self.fallbacks = {}, {}, {}, {}
-        self.database_replay = replay_wanted()
-        self.replaying = pinned is not None and self.database_replay
+        self.cache_replay = replay_wanted()
+        self.replaying = pinned is not None and self.cache_replay
         for record in (pinned or {}).get(TUNER_KEY, []):
             self.pins[repr([record["kernel"], record["key"]])] = record["config"]
             self.key_sizes[record["kernel"]] = len(record["key"])
@@ -323,7 +328,7 @@ class ChoiceWatch:
             self.keys[repr([kernel, key])] = {"kernel": kernel, "key": key, "config": config_fields(config)}
 
     def impose(self, tuner, kernel, key):
-        """The recorded configuration of a database tuner's key, among this side's configs; None
+        """The recorded configuration of a seen-through tuner's key, among this side's configs; None
         where there is none to replay (the tuner decides, and a set-up that replays notes why)."""
         if not self.replaying:
             return None
@@ -349,9 +354,9 @@ class ChoiceWatch:
         return None
 
     def keyed(self):
-        """The database tuners' lookups of the set-up under way, for describe(); None where they
+        """The seen-through tuners' lookups of the set-up under way, for describe(); None where they
         are not recorded (replay_wanted() is not)."""
-        if not self.database_replay:
+        if not self.cache_replay:
             return None
         return [self.keys[k] for k in sorted(self.keys or {})]
 
@@ -362,7 +367,7 @@ class ChoiceWatch:
 
     def replay_record(self):
         """What the set-up just over replayed and where it fell back, or None where it was given
-        no record or met no database tuner."""
+        no record or met no seen-through tuner."""
         if not self.replaying or not (self.replayed or self.fallbacks):
             return None
         return {"replayed": [self.replayed[k] for k in sorted(self.replayed)],
@@ -372,16 +377,16 @@ class ChoiceWatch:
 WATCH = ChoiceWatch()
 
 
-def describe_record(pinned_choices, database_choices):
+def describe_record(pinned_choices, cache_choices):
     """An instance's describe(): the plain autotuners' choices, left out when none, and the
-    database tuners', left out when not recorded. An empty list is kept: pinned, it tells a later
-    worker that the recording set-up reached no database tuner, so one it reaches is a fallback
+    seen-through tuners', left out when not recorded. An empty list is kept: pinned, it tells a
+    later worker that the recording set-up reached no such tuner, so one it reaches is a fallback
     to mark, not a choice made silently."""
     record = {}
     if pinned_choices:
         record[RECORD_KEY] = pinned_choices
-    if database_choices is not None:
-        record[TUNER_KEY] = database_choices
+    if cache_choices is not None:
+        record[TUNER_KEY] = cache_choices
     return record
 
 

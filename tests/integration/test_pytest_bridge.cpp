@@ -648,7 +648,7 @@ TEST_CASE("FlagGems' tuner choices: recorded per key, replayed on both sides, a 
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto reports = read_json(s.path("recorded/instance_reports.json"));
   for (const std::string id : {"test_softmax::test_softmax#1", "test_layernorm::test_layernorm#1"}) {
-    const auto& recorded = reports["instances"][id]["describe"]["tuner_database"];
+    const auto& recorded = reports["instances"][id]["describe"]["tuner_cache"];
     REQUIRE_MESSAGE(recorded.size() == 1, id);
     CHECK(recorded[0]["key"] == nlohmann::json::parse(R"([1024, "torch.float16"])"));
     CHECK(recorded[0]["config"]["kwargs"]["TILE"] == 128);

@@ -1,7 +1,7 @@
 """isobench.autotune with a stand-in autotuner (tests/python/fake_triton): what a set-up's
 autotuning records, what a pinned choice makes a fresh process use without autotuning, and the
 refusals: a pinned configuration this side lacks, a kernel it does not have, autotuning after the
-set-up; and the replay of a database tuner's choices (a stand-in of FlagGems' LibEntry and LibTuner,
+set-up; and the replay of the choices of tuners no global holds (a stand-in of FlagGems' LibEntry and LibTuner,
 tests/python/fake_flaggems) with each fallback and its reason. The orchestrator's side (pinning,
 --replay-from) is tests/integration/test_pytest_bridge.cpp."""
 
@@ -299,7 +299,7 @@ class DatabaseTunerReplay(unittest.TestCase):
         module.tuner.set_configs(list(module.tuner.configs))
         module.softmax(libentry.Tensor("torch.float16"), 1001)
         self.assertEqual(module.ran[-1], (1001, 128, 8))
-        self.assertIsInstance(module.tuner.cache, autotune.DatabaseView)
+        self.assertIsInstance(module.tuner.cache, autotune.CacheView)
 
     def assert_fell_back(self, replay, key, reason):
         self.assertEqual(replay["replayed"], [])
@@ -329,7 +329,7 @@ class DatabaseTunerReplay(unittest.TestCase):
 
     def test_a_kernel_the_record_lacks_is_tuned_by_the_side_and_marked(self):
         watch = autotune.ChoiceWatch()
-        watch.begin(None)  # a recording set-up that reached no database tuner
+        watch.begin(None)  # a recording set-up that reached no such tuner
         recorded = autotune.describe_record([], watch.keyed())
         watch.end()
         self.assertEqual(recorded, {autotune.TUNER_KEY: []})  # kept, so that it is pinned
@@ -347,7 +347,34 @@ class DatabaseTunerReplay(unittest.TestCase):
             self.assertIsNone(replay)
             self.assertIsNone(keyed)
             self.assertEqual(autotune.describe_record([], keyed), {})  # a `python:` benchmark's, as before
-            self.assertNotIsInstance(module.tuner.cache, autotune.DatabaseView)
+            self.assertNotIsInstance(module.tuner.cache, autotune.CacheView)
+
+    def test_a_plain_autotuner_behind_a_wrapper_is_replayed_through_its_dict(self):
+        """FlagGems' LibEntry over a plain @triton.autotune (its softmax backward kernels): no
+        global, so the ledger does not pin it; its dict cache is seen through as a LibTuner's table."""
+        def make(best):
+            os.environ["FAKE_TRITON_BEST"] = best
+            module = make_module()
+            module.entry = Entry(triton.autotune(configs=CONFIGS, key=["n"])(module.scale.fn))
+            module.entry.fn.base_fn = types.SimpleNamespace(__module__=module.__name__, __qualname__="wrapped")
+            return module
+
+        recording, watch = make("1"), autotune.ChoiceWatch()
+        watch.begin(None)
+        recording.entry.run(32)
+        recorded = autotune.describe_record([], watch.keyed())
+        watch.end()
+        config = {"kwargs": {"BLOCK": 128}, "num_warps": 8, "num_stages": 2, "num_ctas": 1}
+        self.assertEqual(recorded, {autotune.TUNER_KEY: [{"kernel": "autotune_test_kernels.wrapped", "key": [32],
+                                                          "config": config}]})
+        replaying, watch = make("0"), autotune.ChoiceWatch()
+        watch.begin(recorded)
+        replaying.entry.run(32)
+        replaying.entry.run(64)  # a key the record lacks: its own tuning, marked
+        watch.end()
+        self.assertEqual(replaying.ran, [(32, 128, 8), (64, 64, 4)])
+        self.assertEqual(replaying.entry.fn.benchmarked, 2)
+        self.assertEqual([f["key"] for f in watch.replay_record()["fallbacks"]], [[64]])
 
     def test_the_replay_file_keeps_the_first_and_adds_new_fallbacks(self):
         import json
