@@ -2,7 +2,8 @@
 # FlagGems' own benchmark file, unchanged, through the do_bench route (docs/python.md, "do_bench
 # suites"; issue 47) on the H200: its native runs beside `orchestrate ab --pytest`.
 #
-#   bench/gpu/flaggems_ab.sh OUT_DIR [PART...]     PART: setup native aa ab (default: all four)
+#   bench/gpu/flaggems_ab.sh OUT_DIR [PART...]     PART: setup probe native aa ab amax
+#                                                  (default: setup probe native aa ab)
 #
 #   setup   a venv (.flaggems/venv, --system-site-packages: the machine's torch and triton) with
 #           FlagGems 5.3.4 installed offline from .flaggems/wheels (the flag_gems wheel and the
@@ -11,12 +12,19 @@
 #           .flaggems/src, and the planted copy: the installed flag_gems copied to
 #           .flaggems/planted/flag_gems with its softmax computed twice (twice the GPU work of
 #           FlagGems' softmax, and only of it)                                             ~30 s
+#   probe   bench/gpu/deferred_cuda_probe.py on flag_gems and the benchmark's conftest and consts,
+#           from .flaggems/src: whether they import with CUDA deferred, as a zygote imports them,
+#           and whether children forked after it run FlagGems' softmax                   ~20 s
 #   native  `pytest benchmark/test_softmax.py --level core --mode kernel -k SELECT` once per side
 #           (the installed FlagGems, then the planted copy first on PYTHONPATH), timed   ~2 x 40 s
 #   aa      orchestrate ab --pytest on the same file, both sides the installed FlagGems (the
 #           candidate differs by an unused variable, as an ab run needs a difference)   ~3-5 min
 #   ab      the same against the planted copy: SLOWER expected for softmax/gems/* only,
 #           SAME for softmax/torch/* (the controls)                                     ~3-5 min
+#   amax    ab --pytest on benchmark/test_amax.py (-k test_amax, A/A, --samples 6): its
+#           amax_kernel is a FlagGems LibTuner, which test_softmax lacks, so this is the run that
+#           shows the tuner replay (docs/python.md, "do_bench suites"); the summary prints each
+#           side's python.json tuner_replay and the fallback warnings                     ~2-4 min
 #
 # Needs what bench/gpu/preamble.sh says (the device build, $bin), python3 3.12 with torch and
 # triton, no network, and .flaggems/ carried: `.flaggems/wheels` as made on the development
@@ -27,15 +35,14 @@
 # OUT_DIR/<step>.out/.err, durations in OUT_DIR/commands.log and OUT_DIR/times.txt, and
 # OUT_DIR/summary.txt holds the wall times, the two runs' verdict counts, each run's zygote lines
 # on the file's import (with CUDA deferred, or left to the workers and why) and how many workers
-# imported it. Before the runs, bench/gpu/deferred_cuda_probe.py says whether flag_gems imports
-# with CUDA deferred at all.
+# imported it.
 out=${1:?usage: flaggems_ab.sh OUT_DIR [setup|native|aa|ab]...}
 shift
-parts=${*:-setup native aa ab}
+parts=${*:-setup probe native aa ab}
 for p in $parts; do
   case "$p" in
-    setup|native|aa|ab) ;;
-    *) echo "flaggems_ab.sh: unknown part '$p' (setup, native, aa, ab)" >&2; exit 2 ;;
+    setup|probe|native|aa|ab|amax) ;;
+    *) echo "flaggems_ab.sh: unknown part '$p' (setup, probe, native, aa, ab, amax)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the native runs start in .flaggems/src
@@ -97,6 +104,11 @@ PLANT
 assert flag_gems.__file__.startswith('$planted'), flag_gems.__file__; assert hasattr(s, '_isobench_softmax_once')" || exit 1
 fi
 
+if [[ " $parts " == *" probe "* ]]; then
+  (cd "$src" && bounded probe 60 "$py" "$OLDPWD/bench/gpu/deferred_cuda_probe.py" flag_gems benchmark.conftest \
+     benchmark.consts)
+fi
+
 file=$src/benchmark/test_softmax.py
 if [[ " $parts " == *" native "* ]]; then
   # FlagGems' own run, from the folder holding benchmark/ (its tests import `from . import base`).
@@ -117,6 +129,12 @@ for p in $parts; do  # in the order given: the first gets the time when the dead
   case "$p" in
     aa) ab_run aa --candidate-env ISOBENCH_FLAGGEMS_SIDE=candidate ;;
     ab) ab_run ab --candidate-pythonpath "$planted" ;;
+    amax)
+      rm -rf "$out/amax-run"
+      timed amax bounded amax "${AB_CAP_S:-560}" "$bin/orchestrate" ab --format table --python "$py" \
+        --pytest "$src/benchmark/test_amax.py" -k test_amax --pytest-arg=--level \
+        --pytest-arg=core --pytest-arg=--mode --pytest-arg=kernel --samples 6 --out "$out/amax-run" \
+        --candidate-env ISOBENCH_FLAGGEMS_SIDE=candidate ;;
   esac
 done
 
@@ -136,5 +154,14 @@ done
     echo "$name workers that imported the file: $(grep -c " imported in worker " "$out/$name-run/workers.log" 2>/dev/null)"
     grep -h "imported in worker" "$out/$name-run/workers.log" 2>/dev/null | head -2
   done
+  if [ -f "$out/amax.out" ]; then
+    echo "amax verdicts: $(grep -oE ' (SAME|SLOWER|FASTER|UNCERTAIN)$' "$out/amax.out" | sort | uniq -c | tr -s ' \n' ' ')"
+    # The tuner replay: each side's record (on, chosen_by, instances_replayed, fallbacks), and
+    # the warning a side with fallbacks gets.
+    "$py" -c "import json, sys; p = json.load(open(sys.argv[1])); [print('amax side', i, json.dumps(s.get('tuner_replay'))) for i, s in enumerate(p['sides'])]" \
+      "$out/amax-run/python.json" 2>&1
+    grep -h "tuner replay fell back" "$out/amax.err" "$out/amax.log" 2>/dev/null
+  fi
+  [ -f "$out/probe.out" ] && { echo "probe:"; cat "$out/probe.out"; }
 } >>"$out/summary.txt"
 cat "$out/summary.txt"
