@@ -19,7 +19,7 @@ std::string dump_json(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-RunDirectory RunDirectory::create(const std::string& path) {
+void RunDirectory::check_unused(const std::string& path) {
   std::error_code ec;
   if (fs::exists(path, ec) && !fs::is_directory(path, ec)) throw UsageError(path + ": exists and is not a directory");
   if (fs::exists(path, ec) && !fs::is_empty(path, ec))
@@ -28,9 +28,18 @@ RunDirectory RunDirectory::create(const std::string& path) {
                           ? " (another orchestrate is measuring it now)"
                       : fs::exists(fs::path(path) / "run.json", ec) ? " (use --resume to finish it)"
                                                                     : ""));
+}
+
+RunDirectory RunDirectory::create_checked(const std::string& path) {
+  std::error_code ec;
   fs::create_directories(path, ec);
   if (ec) throw UsageError(path + ": cannot create run directory: " + ec.message());
   return RunDirectory(path);
+}
+
+RunDirectory RunDirectory::create(const std::string& path) {
+  check_unused(path);
+  return create_checked(path);
 }
 
 RunDirectory RunDirectory::open(const std::string& path) {

@@ -27,6 +27,12 @@ class RunDirectory {
  public:
   // Creates `path`; refuses (UsageError) one that exists and is not empty, or cannot be made.
   static RunDirectory create(const std::string& path);
+  // create()'s refusal alone, for a run that checks its directory before it starts what may write
+  // there: a zygote whose import makes the side's FlagGems database folder under
+  // <run>/flaggems-cache (FlagGems creates FLAGGEMS_CACHE_DIR when imported).
+  static void check_unused(const std::string& path);
+  // create() after check_unused(path): what the start wrote there is kept.
+  static RunDirectory create_checked(const std::string& path);
   // Opens an existing run directory; throws when it is missing or from a newer schema.
   static RunDirectory open(const std::string& path);
   // Opens an existing directory of another kind, which its `record` file marks (a bisection's

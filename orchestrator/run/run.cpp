@@ -113,9 +113,13 @@ OpenRun open_new_run(const RunRequest& request, Executor& executor) {
   executor.check(r.plan, request);
   r.memory_budget = machine.memory_budget_bytes;
   // What the workers need started is started now, so that what cannot start (code that does not
-  // load) is bad input, found before the run directory exists.
-  r.started = starter.start(r.plan, {workers, sweep.path, name_dir(sweep.name), nullptr, request.log}, start_log);
-  r.dir = std::make_unique<RunDirectory>(RunDirectory::create(dir));
+  // load) is bad input, found before the run directory exists. A used directory is refused before
+  // that start, which may write into it: a zygote importing FlagGems makes the side's tuner
+  // database folder, <run>/flaggems-cache/side-N, when it imports.
+  const std::string run_path = name_dir(sweep.name);
+  RunDirectory::check_unused(run_path);
+  r.started = starter.start(r.plan, {workers, sweep.path, run_path, nullptr, request.log}, start_log);
+  r.dir = std::make_unique<RunDirectory>(RunDirectory::create_checked(dir));
   r.lock.emplace(lock_run(*r.dir, dir, request.log));
   r.info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name},      {"started", utc_timestamp()},
             {"command_line", request.command_line}, {"resumed", nlohmann::json::array()}, {"status", "planned"}};
