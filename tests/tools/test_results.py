@@ -127,6 +127,37 @@ class TheChecksCanFail(unittest.TestCase):
         context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
         self.assertEqual(markers.differences(text, context)[0][2], expected)
 
+    def test_a_wall_ratio_over_a_sum_of_commands(self):
+        # wall_ratio's NAME+NAME side against the commands.log lines summed by hand
+        import re
+        folder = ResultsFolder(os.path.join(REPO, "docs", "results", "2026-12-05-h100-setup-batches"))
+        log = folder.text("call-1/sc/commands.log")
+
+        def ms(name):
+            return float(re.search(r"# %s: exit \d+, (\d+) ms" % re.escape(name), log).group(1))
+        expected = f"{ms('until-1-slower') / (ms('until-1-same') + ms('until-2-same')):.2f}x"
+        text = ('<!-- figure wall_ratio call-1/sc/commands.log until-1-slower until-1-same+until-2-same '
+                '-->edited<!-- /figure -->')
+        context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
+        self.assertEqual(markers.differences(text, context)[0][2], expected)
+        self.assertNotEqual(expected, f"{ms('until-1-slower') / ms('until-1-same'):.2f}x")
+
+    def test_most_samples_is_the_largest_side_count_of_the_run(self):
+        # most_samples against the samples journal counted by hand
+        import collections
+        import json
+        folder = ResultsFolder(os.path.join(REPO, "docs", "results", "2026-12-05-h100-python-ab-speed-check"))
+        run = "call-2/ps-new/runs/pytest-until-same-1"
+        counts = collections.Counter()
+        for line in folder.text(f"{run}/samples.jsonl").splitlines():
+            j = json.loads(line) if line.startswith("{") else {}
+            if "instance" in j and "value" in j:
+                counts[(j["instance"], j.get("side", 0))] += 1
+        text = f"<!-- figure most_samples {run} -->edited<!-- /figure -->"
+        context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
+        self.assertEqual(markers.differences(text, context)[0][2], str(max(counts.values())))
+        self.assertGreater(max(counts.values()), min(counts.values()))
+
     def test_a_simulation_count_edited_in_its_table(self):
         # the simulation's tables are re-derived from the program's hits/trials, not copied
         folder = os.path.join(REPO, "docs", "results", "verdict-simulation")

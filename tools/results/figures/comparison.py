@@ -90,6 +90,13 @@ def verdicts(ctx, args, opts):
     _, c = _ab(ctx, args[0])
     return f"{c.count(args[1])} of {len(c.ids)}"
 
+@kind("most_samples")
+def most_samples(ctx, args, opts):
+    """The most samples a side took for any instance of an A/B run: a sequential run's looks
+    (`most_samples RUN` -> "16")."""
+    _, c = _ab(ctx, args[0])
+    return str(max(max(n) for n in c.n.values()))
+
 @kind("same_verdicts")
 def same_verdicts(ctx, args, opts):
     """Whether several A/B runs gave one verdict to the same instances: `same_verdicts RUN...

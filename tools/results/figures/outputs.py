@@ -49,7 +49,9 @@ def median_ratio(ctx, args, opts):
 @kind("wall_ratio")
 def wall_ratio(ctx, args, opts):
     """The ratio of two commands' wall times in a bench/gpu commands.log (its "# NAME: exit N, MS
-    ms" lines): `wall_ratio FILE NUMERATOR DENOMINATOR` -> "1.09x" (`digits=` as quote_range)."""
+    ms" lines): `wall_ratio FILE NUMERATOR DENOMINATOR` -> "1.09x" (`digits=` as quote_range). A
+    side named NAME+NAME... is the commands' summed wall time (an A/B against a native run of
+    each side: `wall_ratio FILE ab native-baseline+native-candidate`)."""
     text = ctx.text(args[0])
 
     def ms(name):
@@ -57,7 +59,10 @@ def wall_ratio(ctx, args, opts):
         if len(found) != 1:
             raise FigureError(f"{args[0]}: the command {name} is there {len(found)} times, expected once")
         return float(found[0])
-    return f"{ms(args[1]) / ms(args[2]):.{int(opts.get('digits', 2))}f}x"
+
+    def total(names):
+        return sum(ms(name) for name in names.split("+"))
+    return f"{total(args[1]) / total(args[2]):.{int(opts.get('digits', 2))}f}x"
 
 
 @kind("summary_range")
