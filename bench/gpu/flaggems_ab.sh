@@ -21,7 +21,7 @@
 #           candidate differs by an unused variable, as an ab run needs a difference)   ~3-5 min
 #   ab      the same against the planted copy: SLOWER expected for softmax/gems/* only,
 #           SAME for softmax/torch/* (the controls)                                     ~3-5 min
-#   amax    ab --pytest on benchmark/test_amax.py (-k test_amax, A/A, --samples 6): its
+#   amax    ab --pytest on benchmark/test_amax.py (-k test_amax, A/A, --samples 10: at 6 no instance of 30 could be SLOWER or FASTER after Holm, and ab refuses it): its
 #           amax_kernel is a FlagGems LibTuner, which test_softmax lacks, so this is the run that
 #           shows the tuner replay (docs/python.md, "do_bench suites"); the summary prints each
 #           side's python.json tuner_replay and the fallback warnings                     ~2-4 min
@@ -133,7 +133,7 @@ for p in $parts; do  # in the order given: the first gets the time when the dead
       rm -rf "$out/amax-run"
       timed amax bounded amax "${AB_CAP_S:-560}" "$bin/orchestrate" ab --format table --python "$py" \
         --pytest "$src/benchmark/test_amax.py" -k test_amax --pytest-arg=--level \
-        --pytest-arg=core --pytest-arg=--mode --pytest-arg=kernel --samples 6 --out "$out/amax-run" \
+        --pytest-arg=core --pytest-arg=--mode --pytest-arg=kernel --samples 10 --out "$out/amax-run" \
         --candidate-env ISOBENCH_FLAGGEMS_SIDE=candidate ;;
   esac
 done
