@@ -27,7 +27,8 @@ line (orchestrator/python/zygote.cpp is the other end):
       (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]},
       with "timing": "do_bench" and "import_in_worker": true|false for a file timed through
       triton.testing.do_bench: isobench.do_bench; "import_in_worker": the collector saw its import
-      initialise CUDA, so the zygote imports it with CUDA deferred, or leaves it to each worker)
+      initialise CUDA, so the zygote imports it with CUDA deferred, or leaves it to each worker;
+      and "script": true for a benchmark script, M the script, F its stem: isobench.script_bridge)
     {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
     {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
   zygote -> orchestrator
@@ -62,6 +63,7 @@ from . import deferred_cuda
 from . import do_bench
 from . import fork_warmup
 from . import pytest_bridge
+from . import script_bridge
 from .worker_library import WorkerLibrary
 
 PROTOCOL = 1
@@ -287,6 +289,8 @@ class Zygote:
         a file that initialises CUDA when imported ("import_in_worker") is not imported here at
         all: each worker imports it."""
         args = pytest["args"]
+        if pytest.get("script"):
+            return self.script_test(path, test, pytest, instance)
         if pytest.get("timing") == "do_bench" and pytest.get("import_in_worker"):
             if not self.import_deferred(path, test, args, instance):
                 return do_bench.DoBenchTest(path, test, args, import_in_worker=True)
@@ -301,6 +305,21 @@ class Zygote:
         if not collected["benchmark"]:
             raise Refusal(path, test, instance, "%s::%s does not take the benchmark fixture here" % (path, test))
         return pytest_bridge.PytestTest(path, test, args)
+
+    def script_test(self, path, test, pytest, instance):
+        """The set-up function of a benchmark script's timing calls (isobench.script_bridge), the
+        script's top-level imports done here, unless they initialised CUDA at collection: then
+        each worker does them, as for a pytest file whose deferred import fell back."""
+        try:
+            found = script_bridge.ScriptTest(path, pytest["args"], import_in_worker=pytest.get("import_in_worker", False))
+            if found.import_in_worker:
+                self.fall_back({"file": path, "reason": "its imports initialised CUDA at collection"})
+            else:
+                found.import_here()
+        except BaseException as error:  # noqa: B036 - any failure to import is a refusal
+            raise Refusal(path, test, instance, "cannot import what %s imports: %s"
+                          % (path, contract.describe_exception(error))) from None
+        return found
 
     def import_deferred(self, path, test, args, instance):
         """Collects (and so imports) a file whose import initialised CUDA at collection with CUDA
@@ -492,6 +511,7 @@ def main():
 if __name__ == "__main__":
     sys.stdout.flush()
     code = main()
+    script_bridge.remove_linked_folders()  # the scripts' folders of links this zygote made
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # no atexit handler of a benchmark's modules (torch's) runs in the zygote either
