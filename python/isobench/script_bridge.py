@@ -18,7 +18,9 @@ through its link all the same.
 
 The zygote imports what the script imports at its top level (its import statements, not the rest
 of its code, which may run the benchmark where a script has no `if __name__ == "__main__"`), from
-the linked folder, so that torch, triton and the kernels' package are imported before the fork.
+the linked folder, so that torch, triton and the kernels' package are imported before the fork;
+where those imports initialised CUDA at collection (the driver, through torch.cuda.is_available()),
+with CUDA deferred (isobench.deferred_cuda), else in each worker.
 
     python3 -m isobench.script_bridge collect FILE [-- ARGS...]
 
@@ -162,8 +164,12 @@ def collect_script(path, args=()):
             raise ScriptError("%s: its imports fail: %s" % (path, folder.untranslated(
                 contract.describe_exception(error)))) from None
         took = time.monotonic() - began
+        from .deferred_cuda import driver_initialised
         from .pytest_bridge import _cuda_initialised
-        import_in_worker = _cuda_initialised()
+        # torch's CUDA, or the driver alone (torch.cuda.is_available(), which Liger's utils asks at
+        # import): either, initialised before the fork, leaves the workers no CUDA, so the zygote
+        # imports with CUDA deferred (or each worker imports).
+        import_in_worker = _cuda_initialised() or driver_initialised()
         try:
             do_bench.install()
         except do_bench.DoBenchError as error:
