@@ -155,6 +155,10 @@ def collect_script(path, args=()):
     stdout, stderr = sys.stdout, sys.stderr
     listing = do_bench._Listing()
     try:
+        try:  # before the imports, so that a module binding do_bench by name binds isobench's
+            do_bench.install()
+        except do_bench.DoBenchError as error:
+            raise ScriptError("%s: %s" % (path, error)) from None
         began = time.monotonic()
         try:
             import_dependencies(folder.script)
@@ -170,10 +174,6 @@ def collect_script(path, args=()):
         # import): either, initialised before the fork, leaves the workers no CUDA, so the zygote
         # imports with CUDA deferred (or each worker imports).
         import_in_worker = _cuda_initialised() or driver_initialised()
-        try:
-            do_bench.install()
-        except do_bench.DoBenchError as error:
-            raise ScriptError("%s: %s" % (path, error)) from None
         sys.stdout = sys.stderr = _LastLine(stderr)  # the script's printing is not the collection's answer
         do_bench._local.run = listing
         try:
@@ -213,7 +213,9 @@ class ScriptTest(do_bench.DoBenchTest):
         self.folder = linked_folder(path)
 
     def import_here(self):
-        """The script's top-level imports, in this process: the zygote's, once."""
+        """The script's top-level imports, in this process: the zygote's, once. isobench's do_bench
+        first, so that a module binding it by name (`from triton.testing import do_bench`) binds it."""
+        do_bench.install()
         import_dependencies(self.folder.script)
 
     def run_test(self, before_target):

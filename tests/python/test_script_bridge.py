@@ -166,6 +166,8 @@ class InPlace(Logged):
         self.assertEqual(triton.testing.CALLS, before)
         self.assertEqual(self.logged(), [])  # the loop did not run
         self.assertTrue(sys.modules["utils"].__file__.startswith(test.folder.folder))
+        # utils binds do_bench by name when imported: isobench's, installed before the imports
+        self.assertTrue(hasattr(sys.modules["utils"].do_bench, "isobench_original"))
         self.assertTrue(os.path.islink(test.folder.script))
         script_bridge.remove_linked_folders()
         self.assertFalse(os.path.exists(test.folder.root))
