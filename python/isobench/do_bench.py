@@ -17,8 +17,9 @@ Each timing call a test makes is an instance, named by what it measures:
 The names come from running the test, so they are the same on both sides of a run as long as the
 test makes the same calls. A FlagGems call of IMPL "torch" is a control: it times the torch
 operator, which an A/B of two FlagGems builds does not change, so it should come out SAME (the
-listing marks it `"control": true`, the report shows it apart). Other suites' calls have no rule
-that tells a control, and are none.
+listing marks it `"control": true`, the report shows it apart). So is a Liger-style call whose
+PROVIDER does not start with "liger" (Liger's "huggingface" and "torch" references). Other
+suites' calls have no rule that tells a control, and are none.
 
 At collection (`enumerate_calls`, in the orchestrator's collector process, which may touch CUDA)
 each test runs once with do_bench answering at once (the callable is not called, the answer is
@@ -130,9 +131,9 @@ def _is_run_input(value):
 
 
 def _liger_name(frame):
-    """KERNEL/PROVIDER/MODE/X when a function on the stack holds a run input shaped like
-    Liger-Kernel's SingleBenchmarkRunInput (x, kernel_provider, kernel_operation_mode), KERNEL
-    the `kernel_name` a caller of it holds (its run_benchmarks); else None."""
+    """(KERNEL/PROVIDER/MODE/X, PROVIDER) when a function on the stack holds a run input shaped
+    like Liger-Kernel's SingleBenchmarkRunInput (x, kernel_provider, kernel_operation_mode),
+    KERNEL the `kernel_name` a caller of it holds (its run_benchmarks); else None."""
     run_input, kernel, depth = None, None, 0
     while frame is not None and depth < 16 and kernel is None:
         if run_input is None:
@@ -143,8 +144,9 @@ def _liger_name(frame):
         frame, depth = frame.f_back, depth + 1
     if run_input is None:
         return None
-    parts = [kernel, run_input.kernel_provider, getattr(run_input, "kernel_operation_mode", None), run_input.x]
-    return "/".join(str(part) for part in parts if part not in (None, ""))
+    provider = str(run_input.kernel_provider)
+    parts = [kernel, provider, getattr(run_input, "kernel_operation_mode", None), run_input.x]
+    return "/".join(str(part) for part in parts if part not in (None, "")), provider
 
 
 def _caller_name(frame):
@@ -168,17 +170,19 @@ class _Names:
         self.seen = {}
 
     def next(self, frame):
-        """(name, control): control is True for a FlagGems torch-operator call."""
-        flaggems = _flaggems_name(frame)
-        liger = _liger_name(frame) if flaggems is None else None
-        generic = flaggems is None and liger is None
-        base, impl = flaggems if flaggems is not None else (liger, None) if liger is not None else \
-            (_caller_name(frame), None)
+        """(name, control): control is True for a FlagGems torch-operator call and a Liger-style
+        call of a provider other than Liger's own."""
+        named = _flaggems_name(frame)
+        control = named is not None and named[1] == "torch"
+        if named is None:
+            named = _liger_name(frame)
+            control = named is not None and not named[1].startswith("liger")
+        base = named[0] if named is not None else _caller_name(frame)
         count = self.seen.get(base, 0) + 1
         self.seen[base] = count
-        if generic:
+        if named is None:
             return "%s#%d" % (base, count), False
-        return (base if count == 1 else "%s#%d" % (base, count)), impl == "torch"
+        return (base if count == 1 else "%s#%d" % (base, count)), control
 
 
 def keywords_of(original, args, kwargs):

@@ -1,8 +1,8 @@
 // Benchmark scripts through the do_bench route (docs/python.md, "do_bench scripts"): `orchestrate ab
 // --script FILE --script-arg ARG...` and the sweep key `script:` on the stand-in scripts of
 // tests/python/fake_liger (in the style of Liger-Kernel's benchmark/scripts) with the stand-in
-// triton.testing. Each timing call of the script's run is an instance, KERNEL/PROVIDER/MODE/X; a
-// slowdown planted in one provider's forward is SLOWER there only; every worker runs the script
+// triton.testing. Each timing call of the script's run is an instance, KERNEL/PROVIDER/MODE/X (the
+// reference provider's the controls); a slowdown planted in one provider's forward is SLOWER there only; every worker runs the script
 // once and ends it inside its last call, and nothing the script writes lands beside it; bad input
 // is one line, exit 2, before anything runs.
 
@@ -52,6 +52,9 @@ TEST_CASE("a benchmark script: each timing call an instance, SLOWER only where p
       CHECK((verdict == "SAME" || verdict == "UNCERTAIN"));
   }
   CHECK(found.count("benchmark_norm::norm/reference/full/256") == 1);
+  // The reference provider's calls are the controls (Liger's huggingface and torch references).
+  for (const auto& row : nlohmann::json::parse(r.out)["instances"])
+    CHECK(row.value("control", false) == (row["instance"].get<std::string>().find("/reference/") != std::string::npos));
   const auto plan = read_json(s.path("run/plan.json"));
   CHECK(plan["call_chains"] == nlohmann::json::parse("[[0, 1, 2, 3, 4, 5, 6, 7]]"));
   const auto sweep = slurp(s.path("run/sweep.yaml"));
