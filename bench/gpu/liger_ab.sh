@@ -27,7 +27,8 @@
 # .liger/ (ignored by git, kept while the machine is warm: carry .liger/wheels, not .liger), so the
 # parts may be run as separate calls; a part finding no venv sets up first. MODEL (env) is the
 # script's --model (default llama_2_7b: x-values up to its 4096 positions); SAMPLES the ab runs'
-# --samples (default 12). Every command's output is in OUT_DIR/<step>.out/.err, durations in
+# --samples (default 12); TIMER their --timer (default: isobench's, a CUDA graph; `events` where
+# a backward's capture fails and its samples fall back, or to time as do_bench does). Every command's output is in OUT_DIR/<step>.out/.err, durations in
 # OUT_DIR/commands.log and OUT_DIR/times.txt; OUT_DIR/summary.txt holds the wall times, the native
 # medians, the two runs' verdict counts and SLOWER instances, their controls line, where the
 # script's imports were done (each zygote with CUDA deferred, or each worker), the graph fallbacks,
@@ -54,6 +55,7 @@ planted=$root/planted
 times=$out/times.txt
 model=${MODEL:-llama_2_7b}
 samples=${SAMPLES:-12}
+timer=(${TIMER:+--timer "$TIMER"})
 script=$src/benchmark/scripts/benchmark_rms_norm.py
 csv=$src/benchmark/data/all_benchmark_data.csv
 mkdir -p "$root"
@@ -108,7 +110,8 @@ ab_run() {  # NAME CANDIDATE-OPTIONS...
   local name=$1; shift
   rm -rf "$out/$name-run"
   timed "$name" bounded "$name" "${AB_CAP_S:-400}" "$bin/orchestrate" ab --format table --python "$py" \
-    --script "$script" --script-arg=--model --script-arg="$model" --samples "$samples" --out "$out/$name-run" "$@"
+    --script "$script" --script-arg=--model --script-arg="$model" --samples "$samples" "${timer[@]}" \
+    --out "$out/$name-run" "$@"
 }
 for p in $parts; do  # in the order given: the first gets the time when the deadline is short
   case "$p" in
@@ -119,7 +122,7 @@ done
 csv_after=$( [ -f "$csv" ] && sha256sum "$csv" | cut -c1-16 || echo none)
 
 {
-  echo "liger_ab.sh $(date -u +%FT%TZ): parts $parts, --model $model, --samples $samples"
+  echo "liger_ab.sh $(date -u +%FT%TZ): parts $parts, --model $model, --samples $samples ${timer[*]}"
   [ -f "$out/versions.out" ] && cat "$out/versions.out"
   [ -f "$times" ] && cat "$times"
   # The medians the script printed (its "Benchmark Data" JSON), per call, each side, and their ratio.
