@@ -91,7 +91,9 @@ struct Instance {
   // A test of a pytest file (python_function: its name in the file): {"args": [pytest's extra
   // arguments]}, with "timing": "do_bench" and "import_in_worker" for a timing call of a do_bench
   // suite (its params hold the call's name as "call"), and "control": true where the call is a
-  // control (FlagGems' torch operator: SAME expected in an A/B); null for every other kind.
+  // control (FlagGems' torch operator: SAME expected in an A/B), and "script": true where the
+  // test is a benchmark script's run (a `script:` entry; python_function: the file's stem); null
+  // for every other kind.
   nlohmann::json pytest;
 };
 
@@ -144,7 +146,8 @@ struct CollectedTest {
 
 // What a sweep's loading needs beyond the file: how its `pytest:` files are collected. Given the
 // sweep's name (a run's directory is named after it), a file (absolute), its -k selection and its
-// pytest arguments and its timing (auto | fixture | do_bench), returns the file's tests or throws
+// pytest arguments and its timing (auto | fixture | do_bench; script for a `script:` entry's file
+// and its arguments), returns the file's tests or throws
 // std::runtime_error with one line naming
 // the file. A run collects in its baseline side's environment, its zygotes importing the file
 // meanwhile (orchestrator/starters/python_starter.hpp); unset: python3 from PATH collects it, in this

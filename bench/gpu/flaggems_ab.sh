@@ -71,16 +71,7 @@ if [[ " $parts " == *" setup "* ]]; then
     exit 2
   fi
   rm -rf "$venv" "$src" "$planted"
-  # Without ensurepip (no python3-venv), a venv without pip, filled by the machine's pip (--python).
-  step venv python3 -m venv --system-site-packages "$venv" ||
-    step venv-without-pip python3 -m venv --without-pip --system-site-packages "$venv" || exit 1
-  # The machine's torch may live in a venv of its own (python3 on PATH), whose packages a venv made
-  # from it does not see: a .pth file puts them on the new venv's path.
-  base_site=$(python3 -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-  venv_site=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-  [ "$base_site" != "$venv_site" ] && echo "$base_site" >"$venv_site/_isobench_torch_env.pth"
-  pip=("$py" -m pip)
-  "$py" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$py")
+  torch_venv "$venv" || exit 1
   # --no-index: offline, from the carried folder only; what the machine's torch environment has
   # already (numpy, typing-extensions) is kept.
   step pip-install "${pip[@]}" install --no-index --find-links "$wheels" flag_gems==5.3.4 || exit 1

@@ -7,8 +7,8 @@
 # It creates $out, puts the CUDA toolkit's libraries on LD_LIBRARY_PATH, sets `bin` (the device
 # build's bin/, or $ISOBENCH_BIN for another build) and `log` ($out/commands.log, or
 # $out/commands-PART.log when the script was given a part, so parts run into one folder keep
-# their own logs), defines `step`, `bounded` and `gpu_state`, and records the GPU's state before
-# anything runs.
+# their own logs), defines `step`, `bounded`, `timed`, `torch_venv` and `gpu_state`, and records
+# the GPU's state before anything runs.
 # shellcheck shell=bash disable=SC2154,SC2034  # $out comes from the sourcing script, $bin is for it
 set -u
 mkdir -p "$out"
@@ -54,6 +54,23 @@ timed() {
   "$@" >>"$out/$name.log" 2>&1
   rc=$?
   printf '%s: %.3f s (exit %d)\n' "$name" "$(( $(date +%s%N) - t0 ))e-9" "$rc" >>"$times"
+}
+
+# `torch_venv VENV` makes a venv at VENV that sees the machine's torch and triton
+# (--system-site-packages), as steps `venv` (or `venv-without-pip`), and sets `pip` (an array) to
+# the command that installs into it.
+torch_venv() {
+  local venv=$1 base_site venv_site
+  # Without ensurepip (no python3-venv), a venv without pip, filled by the machine's pip (--python).
+  step venv python3 -m venv --system-site-packages "$venv" ||
+    step venv-without-pip python3 -m venv --without-pip --system-site-packages "$venv" || return 1
+  # The machine's torch may live in a venv of its own (python3 on PATH), whose packages a venv made
+  # from it does not see: a .pth file puts them on the new venv's path.
+  base_site=$(python3 -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  venv_site=$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  [ "$base_site" != "$venv_site" ] && echo "$base_site" >"$venv_site/_isobench_torch_env.pth"
+  pip=("$venv/bin/python" -m pip)
+  "$venv/bin/python" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$venv/bin/python")
 }
 
 # `gpu_state WHEN` keeps nvidia-smi's view of the GPUs (processes, memory, clocks, power) in

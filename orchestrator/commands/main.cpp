@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
                "  orchestrate --resume RUN_DIR          finish an interrupted run\n"
                "  orchestrate ab --baseline X --candidate Y SWEEP.yaml   A/B run of two worker builds\n"
                "  orchestrate ab --pytest FILE --candidate-python P   a pytest-benchmark file, two Python environments\n"
+               "  orchestrate ab --script FILE --candidate-python P   a benchmark script timed through do_bench, the same\n"
                "  orchestrate compare A B               compare two runs or sample files\n"
                "  orchestrate ir-diff RUN INSTANCE      the Triton IR an instance launched, baseline against candidate\n"
                "  orchestrate bisect --good REV --bad REV --build CMD --worker PATH SWEEP.yaml   the commit that made it slower\n"

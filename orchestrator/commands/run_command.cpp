@@ -35,11 +35,12 @@ std::unique_ptr<Executor> choose_executor(const RunRequest& request) {
   return std::make_unique<LocalExecutor>(worker_starter_for(request));
 }
 
-// What a run reads, which no output of it may replace: its sweep (or pytest file), the worker
-// builds, the run directories it reads (--like, --replay-from) or resumes.
-std::vector<GuardedPath> read_paths(const RunRequest& r, const std::string& pytest_file) {
+// What a run reads, which no output of it may replace: its sweep (or pytest file, or script), the
+// worker builds, the run directories it reads (--like, --replay-from) or resumes.
+std::vector<GuardedPath> read_paths(const RunRequest& r, const RunCommand& command) {
   return {{"the sweep", r.sweep_path, false},
-          {"the pytest file", pytest_file, false},
+          {"the pytest file", command.pytest.file, false},
+          {"the script", command.script.file, false},
           {"the baseline build", r.baseline, false},
           {"the candidate build", r.candidate, false},
           {"the worker", r.worker, false},
@@ -161,6 +162,16 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
                  "do_bench; the default) (docs/python.md, \"do_bench suites\")")
       ->check(CLI::IsMember({"auto", "fixture", "do_bench"}))
       ->needs(pytest);
+  auto* script = ab->add_option("--script", command.script.file,
+                                "a benchmark script to compare instead of a sweep (Liger-Kernel's "
+                                "benchmark/scripts/benchmark_*.py): run as `python FILE ARGS`, each call it makes "
+                                "through triton.testing.do_bench is an instance, run on the --device (docs/python.md, "
+                                "\"do_bench scripts\")")
+                     ->check(CLI::ExistingFile)
+                     ->excludes(pytest);
+  ab->add_option("--script-arg", command.script.args, "with --script: one more argument of the script; repeatable")
+      ->allow_extra_args(false)
+      ->needs(script);
   // One value per occurrence: a repeatable option that took every value after it would take the
   // sweep file too (`--candidate-set algo=1 sweep.yaml`, the README's own command).
   ab->add_option("--baseline-set", options.baseline_sets,
@@ -212,8 +223,8 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
   ab->callback([&command, &exit_code, spending, extend] {
     command.request.ab = true;
     auto& r = command.request;
-    if (!command.pytest.file.empty())
-      command.pytest.file = std::filesystem::absolute(command.pytest.file).lexically_normal().string();
+    for (auto* file : {&command.pytest.file, &command.script.file})
+      if (!file->empty()) *file = std::filesystem::absolute(*file).lexically_normal().string();
     // An A/B across Python environments: one worker build on both sides.
     if (r.baseline.empty() && r.candidate.empty() && r.python.any_side_given())
       r.baseline = r.candidate = default_worker_path();
@@ -239,17 +250,23 @@ int run_command(const RunCommand& command) {
           throw UsageError(std::string(flag) +
                            " is required (a worker build or a build of the sweep's plugin; a Python sweep may give "
                            "per-side Python options instead)");
-    auto read = read_paths(r, command.pytest.file);
+    auto read = read_paths(r, command);
     check_output_dir("--out", r.out_dir, read);
     read.push_back({"the run directory this run writes", r.out_dir, true});
     check_ci_outputs(command.ci, read);
-    if (!command.pytest.file.empty()) {
+    // --pytest and --script make the sweep (one excludes the other).
+    const auto make_sweep = [&r](const std::string& flag, const std::string& file, auto text) {
       if (!r.sweep_path.empty())
-        throw UsageError("--pytest " + command.pytest.file + " and a sweep file " + r.sweep_path +
-                         ": --pytest makes the sweep; give one of them");
-      r.made_sweep = {"--pytest " + command.pytest.file,
-                      [suite = command.pytest](const std::string& device) { return pytest_sweep_text(suite, device); }};
-    }
+        throw UsageError(flag + " " + file + " and a sweep file " + r.sweep_path + ": " + flag +
+                         " makes the sweep; give one of them");
+      r.made_sweep = {flag + " " + file, std::move(text)};
+    };
+    if (!command.pytest.file.empty())
+      make_sweep("--pytest", command.pytest.file,
+                 [suite = command.pytest](const std::string& device) { return pytest_sweep_text(suite, device); });
+    if (!command.script.file.empty())
+      make_sweep("--script", command.script.file,
+                 [suite = command.script](const std::string& device) { return script_sweep_text(suite, device); });
     const auto executor = choose_executor(r);
     const RunResult result = run(r, *executor);
     const int code = result.exit_code();

@@ -24,6 +24,7 @@ struct RunCommand {
   CiOutputs ci;  // ab: --junit, --summary
   bool fixed_n = false;  // ab --fixed-n: no sequential sampling by default (RunRequest::sequential_by_default)
   PytestSuite pytest;    // ab --pytest: the suite the run's sweep is made of (RunRequest::made_sweep)
+  ScriptSuite script;    // ab --script: the same for a benchmark script
 };
 
 // Adds the run options to the top-level app (or to the `ab` subcommand).

@@ -358,7 +358,8 @@ std::vector<std::string> ComparisonReport::control_lines() const {
   if (counts.n == 0) return {};
   std::vector<std::string> lines;
   lines.push_back("controls: " + std::to_string(counts.same) + " of " + std::to_string(counts.n) +
-                  " SAME (the torch-operator calls of FlagGems tests, which an A/B of two FlagGems builds leaves alone)");
+                  " SAME (the reference calls: FlagGems tests' torch operator, Liger-Kernel scripts' non-liger "
+                  "providers, which an A/B of the kernel library leaves alone)");
   for (const auto& c : compared) {
     if (!c.control || c.verdict == stats::Verdict::same) continue;
     const std::string head = "warning: control " + c.id + " is " + std::string(stats::to_string(c.verdict)) +

@@ -62,8 +62,13 @@ void PythonStarter::prepare_loading(SweepLoadOptions& options, const std::vector
                                                                 const std::string& select,
                                                                 const std::vector<std::string>& args,
                                                                 const std::string& timing) {
-    if (!early_) early_.emplace(options_, workers, run_dir(sweep_name));
-    for (auto& line : early_->import_pytest(file, args)) start_log.push_back(std::move(line));
+    // A benchmark script is not imported ahead of its plan: a zygote imports only its top-level
+    // import statements, from a folder of its own (isobench.script_bridge), which the pytest
+    // collection an early zygote does would not.
+    if (timing != "script") {
+      if (!early_) early_.emplace(options_, workers, run_dir(sweep_name));
+      for (auto& line : early_->import_pytest(file, args)) start_log.push_back(std::move(line));
+    }
     return collect_pytest_logged(options_, file, select, args, timing, start_log);
   };
 }

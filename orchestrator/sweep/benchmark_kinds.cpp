@@ -30,20 +30,29 @@ bool plain_name(const std::string& name, bool allow_dot_dash) {
 SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
   Kind kind;
   const std::string& path = entry.path;
-  if (entry.pytest) {
+  if (entry.script || entry.pytest) {
+    const bool script = entry.script.has_value();
+    if (script && (entry.pytest || entry.select || entry.timing))
+      fail((entry.pytest ? entry.pytest : entry.select ? entry.select : entry.timing)->Mark(), path,
+           "a benchmark script is run as it is, with its args: no pytest, select or timing");
     for (const auto* other : {&entry.kernel, &entry.plugin, &entry.command, &entry.python, &entry.function,
                               &entry.name, &entry.axes, &entry.cases, &entry.exclude})
       if (*other)
         fail((*other)->Mark(), path,
-             "a pytest benchmark takes its instances from the file's tests and their parametrization: no kernel, "
-             "plugin, command, python, function, name, axes, cases or exclude");
-    parse_pytest(entry, kind);
+             std::string(script ? "a benchmark script takes its instances from its timing calls"
+                                : "a pytest benchmark takes its instances from the file's tests and their "
+                                  "parametrization") +
+                 ": no kernel, plugin, command, python, function, name, axes, cases or exclude");
+    if (script)
+      parse_script(entry, kind);
+    else
+      parse_pytest(entry, kind);
     return kind;
   }
   if (entry.select || entry.args || entry.timing)
     fail((entry.select ? entry.select : entry.args ? entry.args : entry.timing)->Mark(),
          path + (entry.select ? ".select" : entry.args ? ".args" : ".timing"),
-         "only pytest benchmarks (pytest:) take select, args and timing");
+         "only pytest benchmarks (pytest:) take select, args and timing, and scripts (script:) args");
   if (entry.python) {
     if (entry.kernel || entry.plugin || entry.command)
       fail((entry.kernel ? entry.kernel : entry.plugin ? entry.plugin : entry.command)->Mark(), path,
@@ -54,7 +63,7 @@ SweepParser::Kind SweepParser::resolve_kind(const Entry& entry) {
   }
   if (entry.function || entry.device)
     fail((entry.function ? entry.function : entry.device)->Mark(), path + (entry.function ? ".function" : ".device"),
-         "only Python benchmarks (python:, pytest:) take a function and a device");
+         "only Python benchmarks (python:, pytest:, script:) take a function and a device");
   if (entry.command) {
     if (entry.kernel || entry.plugin)
       fail((entry.kernel ? entry.kernel : entry.plugin)->Mark(), path, "a benchmark is a kernel or a command, not both");
@@ -154,21 +163,12 @@ void SweepParser::parse_python(const Entry& entry, Kind& kind) const {
   if (!entry.function->IsScalar() || !is_python_identifier(entry.function->Scalar()))
     fail(entry.function->Mark(), path + ".function", "expected the name of a function (a Python identifier)");
   kind.python_function = entry.function->Scalar();
-  if (entry.device) {
-    const std::string device = entry.device->IsScalar() ? entry.device->Scalar() : "";
-    if (device != "cpu" && device != "cuda") fail(entry.device->Mark(), path + ".device", "must be cpu or cuda");
-    kind.python_backend = device == "cpu" ? kernels::Backend::cpu : kernels::Backend::cuda;
-  }
+  parse_device(entry, kind);
 }
 
 void SweepParser::parse_pytest(const Entry& entry, Kind& kind) const {
   const std::string& path = entry.path;
-  const YAML::Node& file = *entry.pytest;
-  if (!file.IsScalar() || file.Scalar().empty()) fail(file.Mark(), path + ".pytest", "expected the path of a test file");
-  kind.pytest_file = (std::filesystem::path(folder()) / file.Scalar()).lexically_normal().string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(kind.pytest_file, ec))
-    fail(file.Mark(), path + ".pytest", kind.pytest_file + ": no such file");
+  kind.pytest_file = parse_file(*entry.pytest, path + ".pytest", "a test file");
   if (entry.select) {
     if (!entry.select->IsScalar() || entry.select->Scalar().empty())
       fail(entry.select->Mark(), path + ".select", "expected a pytest -k expression");
@@ -181,19 +181,42 @@ void SweepParser::parse_pytest(const Entry& entry, Kind& kind) const {
            "expected auto, fixture or do_bench (how the file's tests time: docs/python.md)");
     kind.pytest_timing = timing;
   }
-  if (entry.args) {
-    if (!entry.args->IsSequence()) fail(entry.args->Mark(), path + ".args", "expected a list of pytest arguments");
-    for (std::size_t i = 0; i < entry.args->size(); ++i) {
-      if (!(*entry.args)[i].IsScalar())
-        fail((*entry.args)[i].Mark(), path + ".args[" + std::to_string(i) + "]", "expected a string");
-      kind.pytest_args.push_back((*entry.args)[i].Scalar());
-    }
+  kind.pytest_args = parse_args(entry, "pytest arguments");
+  parse_device(entry, kind);
+}
+
+void SweepParser::parse_script(const Entry& entry, Kind& kind) const {
+  kind.pytest_file = parse_file(*entry.script, entry.path + ".script", "a script");
+  kind.pytest_timing = "script";
+  kind.pytest_args = parse_args(entry, "the script's arguments");
+  parse_device(entry, kind);
+}
+
+std::string SweepParser::parse_file(const YAML::Node& file, const std::string& key, const std::string& what) const {
+  if (!file.IsScalar() || file.Scalar().empty()) fail(file.Mark(), key, "expected the path of " + what);
+  const std::string absolute = (std::filesystem::path(folder()) / file.Scalar()).lexically_normal().string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(absolute, ec)) fail(file.Mark(), key, absolute + ": no such file");
+  return absolute;
+}
+
+void SweepParser::parse_device(const Entry& entry, Kind& kind) const {
+  if (!entry.device) return;
+  const std::string device = entry.device->IsScalar() ? entry.device->Scalar() : "";
+  if (device != "cpu" && device != "cuda") fail(entry.device->Mark(), entry.path + ".device", "must be cpu or cuda");
+  kind.python_backend = device == "cpu" ? kernels::Backend::cpu : kernels::Backend::cuda;
+}
+
+std::vector<std::string> SweepParser::parse_args(const Entry& entry, const std::string& what) const {
+  std::vector<std::string> args;
+  if (!entry.args) return args;
+  if (!entry.args->IsSequence()) fail(entry.args->Mark(), entry.path + ".args", "expected a list of " + what);
+  for (std::size_t i = 0; i < entry.args->size(); ++i) {
+    if (!(*entry.args)[i].IsScalar())
+      fail((*entry.args)[i].Mark(), entry.path + ".args[" + std::to_string(i) + "]", "expected a string");
+    args.push_back((*entry.args)[i].Scalar());
   }
-  if (entry.device) {
-    const std::string device = entry.device->IsScalar() ? entry.device->Scalar() : "";
-    if (device != "cpu" && device != "cuda") fail(entry.device->Mark(), path + ".device", "must be cpu or cuda");
-    kind.python_backend = device == "cpu" ? kernels::Backend::cpu : kernels::Backend::cuda;
-  }
+  return args;
 }
 
 // A command's or a Python benchmark's axes are free-form: each axis takes the type its values

@@ -60,11 +60,13 @@ SweepParser::Entry SweepParser::read_entry(const YAML::Node& node, std::size_t i
                                        : k == "select"   ? &e.select
                                        : k == "args"     ? &e.args
                                        : k == "timing"   ? &e.timing
+                                       : k == "script"   ? &e.script
                                                          : nullptr;
     if (!field)
       fail(key.Mark(), e.path + "." + k,
            "unknown key" + suggestion(k, {"kernel", "plugin", "command", "python", "function", "device", "name",
-                                          "axes", "cases", "exclude", "settings", "pytest", "select", "args", "timing"}));
+                                          "axes", "cases", "exclude", "settings", "pytest", "select", "args", "timing",
+                                          "script"}));
     *field = value;
   }
   return e;
@@ -308,6 +310,8 @@ void SweepParser::produce_timing_calls(const Entry& entry, const Kind& kind, con
     if (!test.node_id.empty()) instance.pytest["node_id"] = test.node_id;
     // A control (a FlagGems torch-operator call): what an A/B of the code under test leaves alone.
     if (call.value("control", false)) instance.pytest["control"] = true;
+    // A benchmark script's run (isobench.script_bridge) rather than a pytest test.
+    if (kind.pytest_timing == "script") instance.pytest["script"] = true;
     claim_id(entry, instance.id, "the test makes two timing calls named " + name);
     instances.push_back(std::move(instance));
   }
@@ -335,7 +339,8 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
   // A refusal of the file is pytest's line naming it; in a sweep the user wrote, placed in it.
   const auto refuse = [&](const std::string& problem) {
     if (options_.generated) throw SweepError(problem);
-    fail(entry.pytest->Mark(), entry.path + ".pytest", problem);
+    const bool script = kind.pytest_timing == "script";
+    fail((script ? entry.script : entry.pytest)->Mark(), entry.path + (script ? ".script" : ".pytest"), problem);
   };
   std::vector<CollectedTest> tests;
   try {

@@ -38,24 +38,35 @@ std::string pytest_sweep_text(const PytestSuite& suite, const std::string& devic
   return sweep.dump(2) + "\n";
 }
 
+std::string script_sweep_text(const ScriptSuite& suite, const std::string& device) {
+  nlohmann::json entry = {{"script", suite.file}, {"device", device}};
+  if (!suite.args.empty()) entry["args"] = suite.args;
+  const nlohmann::json sweep = {{"name", "script-" + fs::path(suite.file).stem().string()},
+                                {"benchmarks", nlohmann::json::array({entry})}};
+  return sweep.dump(2) + "\n";
+}
+
 std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const std::string& select,
                                                 const std::vector<std::string>& args, const std::string& python,
                                                 const std::vector<std::string>& variables,
                                                 const std::string& timing) {
   const std::string interpreter = python.empty() ? "python3" : python;
+  // A benchmark script is listed by running it (isobench.script_bridge), a pytest file by pytest.
+  const bool script = timing == "script";
   // The package goes first on sys.path from the command line rather than through PYTHONPATH, so
   // the collector sees the environment a zygote started without Python options would see.
-  const std::string program =
-      "import sys; sys.path.insert(0, sys.argv.pop(1)); from isobench.pytest_bridge import _main; "
-      "sys.exit(_main(sys.argv[1:]))";
+  const std::string program = std::string("import sys; sys.path.insert(0, sys.argv.pop(1)); from isobench.") +
+                              (script ? "script_bridge" : "pytest_bridge") + " import _main; sys.exit(_main(sys.argv[1:]))";
   std::vector<std::string> argv = {"-c", program, own_python_package(), "collect", file};
   if (!select.empty()) argv.insert(argv.end(), {"--select", select});
-  argv.insert(argv.end(), {"--timing", timing});
+  if (!script) argv.insert(argv.end(), {"--timing", timing});
   argv.push_back("--");
   argv.insert(argv.end(), args.begin(), args.end());
   ProgramOutput collected;
   try {
-    collected = run_program(interpreter, argv, "the pytest collector runs the baseline's --python, python3 by default",
+    collected = run_program(interpreter, argv,
+                            std::string("the ") + (script ? "script's" : "pytest") +
+                                " collector runs the baseline's --python, python3 by default",
                             variables);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(file + ": cannot collect its tests: " + e.what());
@@ -63,7 +74,8 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
   auto answer = nlohmann::json::parse(last_line(collected.out), nullptr, false);
   if (answer.is_discarded() || !answer.is_object()) {
     const std::string why = last_line(collected.err);
-    throw std::runtime_error(file + ": the pytest collector (" + interpreter + ") ended with exit code " +
+    throw std::runtime_error(file + ": the " + (script ? "script's" : "pytest") + " collector (" + interpreter +
+                             ") ended with exit code " +
                              std::to_string(collected.exit_code) + (why.empty() ? "" : ": " + why));
   }
   if (answer.contains("error")) throw std::runtime_error(answer["error"].get<std::string>());

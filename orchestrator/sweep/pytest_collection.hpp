@@ -8,6 +8,9 @@
 // Python benchmark (python_module: the file, python_function: the test's name in it), set up by
 // the zygote's bridge; each side's zygote collects the file again (in a run, while this collection
 // runs: orchestrator/starters/python_starter.hpp) and refuses a test it lacks.
+// A `script:` entry (a benchmark script, docs/python.md "do_bench scripts") is collected here too,
+// with timing "script": the script is run once by python/isobench/script_bridge.py, its timing
+// calls listed as one test's, named by the file's stem.
 
 #include <string>
 #include <vector>
@@ -40,6 +43,15 @@ struct PytestSuite {
   std::string timing = "auto";  // --pytest-timing: auto | fixture | do_bench
 };
 std::string pytest_sweep_text(const PytestSuite& suite, const std::string& device);
+
+// `orchestrate ab --script FILE [--script-arg ARG]...`: a benchmark script (Liger-Kernel's
+// benchmark/scripts/benchmark_*.py) compared between two environments: one `script:` entry of
+// `file` (absolute) with its arguments, on `device`, named script-<file's stem>.
+struct ScriptSuite {
+  std::string file;
+  std::vector<std::string> args;
+};
+std::string script_sweep_text(const ScriptSuite& suite, const std::string& device);
 
 // <build>/python: the isobench package of the build whose bin/ holds this executable.
 std::string own_python_package();

@@ -52,6 +52,7 @@ class SweepParser {
     std::optional<YAML::Node> kernel, axes, cases, exclude, settings, plugin, command, name;
     std::optional<YAML::Node> python, function, device;  // a Python benchmark (docs/python.md)
     std::optional<YAML::Node> pytest, select, args, timing;  // a pytest file's benchmarks (docs/python.md)
+    std::optional<YAML::Node> script;  // a benchmark script's timing calls, with its args (docs/python.md)
   };
   // What an entry measures: the kernel spec (a command's made from its axes), and where it lives.
   struct Kind {
@@ -62,10 +63,11 @@ class SweepParser {
     // and device (the sweep's device:, default cuda).
     std::string python_module, python_function;
     kernels::Backend python_backend = kernels::Backend::cuda;
-    // A pytest file (absolute), its -k selection and its extra pytest arguments.
+    // A pytest file (absolute), its -k selection and its extra pytest arguments; or a benchmark
+    // script (absolute) and its arguments, timing "script": its run is one do_bench test.
     std::string pytest_file, pytest_select;
     std::vector<std::string> pytest_args;
-    std::string pytest_timing = "auto";  // auto | fixture | do_bench (timing:)
+    std::string pytest_timing = "auto";  // auto | fixture | do_bench (timing:); script (script:)
   };
   struct Axes {  // the entry's axes, in file order (the first varies slowest)
     std::vector<std::size_t> order;             // spec axis index per axes entry
@@ -106,6 +108,14 @@ class SweepParser {
   void parse_python(const Entry& entry, Kind& kind) const;
   // A `pytest:` entry's file, selection, arguments and device, into `kind`.
   void parse_pytest(const Entry& entry, Kind& kind) const;
+  // A `script:` entry's file, arguments and device, into `kind`.
+  void parse_script(const Entry& entry, Kind& kind) const;
+  // A `pytest:` or `script:` entry's file (`what`, at `key`), made absolute from the sweep's folder.
+  std::string parse_file(const YAML::Node& file, const std::string& key, const std::string& what) const;
+  // A Python entry's device: (cpu or cuda), into `kind`.
+  void parse_device(const Entry& entry, Kind& kind) const;
+  // A `pytest:` or `script:` entry's list of arguments.
+  std::vector<std::string> parse_args(const Entry& entry, const std::string& what) const;
 
   // expansion.cpp
   void expand_benchmark(const YAML::Node& node, std::size_t index, std::vector<Instance>& instances);

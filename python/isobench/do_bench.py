@@ -7,13 +7,19 @@ Each timing call a test makes is an instance, named by what it measures:
   IMPL "torch" for the torch operator and "gems" for the same call inside `flag_gems.use_gems()`
   (or the Benchmark's own gems_op), SHAPE the sizes of its tensor arguments ("1024x1024", several
   joined by ","), a repeat of a name within the test suffixed "#2", "#3", ...;
-- anything else: the function that called do_bench (its qualified name) and the ordinal of the
-  call among that function's calls in the test: "bench_softmax#1".
+- a call made on behalf of a run input in the style of Liger-Kernel's benchmark scripts (a
+  function on the stack holds an object with `x` and `kernel_provider`, its SingleBenchmarkRunInput,
+  and one holds `kernel_name`, its run_benchmarks): KERNEL/PROVIDER/MODE/X
+  ("rms_norm/liger/forward/1024"; MODE left out where the input has none), a repeat suffixed as above;
+- anything else: the function that called do_bench (its qualified name; a script's module-level
+  code is the file's stem) and the ordinal of the call among that function's calls in the test:
+  "bench_softmax#1".
 The names come from running the test, so they are the same on both sides of a run as long as the
 test makes the same calls. A FlagGems call of IMPL "torch" is a control: it times the torch
 operator, which an A/B of two FlagGems builds does not change, so it should come out SAME (the
-listing marks it `"control": true`, the report shows it apart). Other suites' calls have no rule
-that tells a control, and are none.
+listing marks it `"control": true`, the report shows it apart). So is a Liger-style call whose
+PROVIDER does not start with "liger" (Liger's "huggingface" and "torch" references). Other
+suites' calls have no rule that tells a control, and are none.
 
 At collection (`enumerate_calls`, in the orchestrator's collector process, which may touch CUDA)
 each test runs once with do_bench answering at once (the callable is not called, the answer is
@@ -117,14 +123,43 @@ def _flaggems_name(frame):
     return None
 
 
+def _is_run_input(value):
+    try:
+        return not isinstance(value, type) and hasattr(value, "kernel_provider") and hasattr(value, "x")
+    except Exception:  # noqa: BLE001 - a property that raises more than AttributeError: not one
+        return False
+
+
+def _liger_name(frame):
+    """(KERNEL/PROVIDER/MODE/X, PROVIDER) when a function on the stack holds a run input shaped
+    like Liger-Kernel's SingleBenchmarkRunInput (x, kernel_provider, kernel_operation_mode),
+    KERNEL the `kernel_name` a caller of it holds (its run_benchmarks); else None."""
+    run_input, kernel, depth = None, None, 0
+    while frame is not None and depth < 16 and kernel is None:
+        if run_input is None:
+            run_input = next((value for value in frame.f_locals.values() if _is_run_input(value)), None)
+        name = frame.f_locals.get("kernel_name")
+        if run_input is not None and isinstance(name, str):
+            kernel = name
+        frame, depth = frame.f_back, depth + 1
+    if run_input is None:
+        return None
+    provider = str(run_input.kernel_provider)
+    parts = [kernel, provider, getattr(run_input, "kernel_operation_mode", None), run_input.x]
+    return "/".join(str(part) for part in parts if part not in (None, "")), provider
+
+
 def _caller_name(frame):
-    """The function outside isobench and triton that made the call: its qualified name."""
+    """The function outside isobench and triton that made the call: its qualified name (a
+    module's own code, a script's loop, by the file's stem)."""
     ours = os.path.dirname(os.path.abspath(__file__))
     while frame is not None and (os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == ours
                                  or frame.f_globals.get("__name__", "").split(".")[0] == "triton"):
         frame = frame.f_back
     if frame is None:
         return "call"
+    if frame.f_code.co_name == "<module>":
+        return os.path.splitext(os.path.basename(frame.f_code.co_filename))[0]
     return getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
 
 
@@ -135,15 +170,19 @@ class _Names:
         self.seen = {}
 
     def next(self, frame):
-        """(name, control): control is True for a FlagGems torch-operator call."""
-        flaggems = _flaggems_name(frame)
-        generic = flaggems is None
-        base, impl = (_caller_name(frame), None) if generic else flaggems
+        """(name, control): control is True for a FlagGems torch-operator call and a Liger-style
+        call of a provider other than Liger's own."""
+        named = _flaggems_name(frame)
+        control = named is not None and named[1] == "torch"
+        if named is None:
+            named = _liger_name(frame)
+            control = named is not None and not named[1].startswith("liger")
+        base = named[0] if named is not None else _caller_name(frame)
         count = self.seen.get(base, 0) + 1
         self.seen[base] = count
-        if generic:
+        if named is None:
             return "%s#%d" % (base, count), False
-        return (base if count == 1 else "%s#%d" % (base, count)), impl == "torch"
+        return (base if count == 1 else "%s#%d" % (base, count)), control
 
 
 def keywords_of(original, args, kwargs):
@@ -234,8 +273,12 @@ class _TestRun:
     inside do_bench, and waits there until the worker moves it on to a later call (advance) or
     lets it go; the calls on the way answer at once."""
 
-    def __init__(self, run_test, label, stream, device_index):
+    def __init__(self, run_test, label, stream, device_index, ends_when_let_go=False):
         self.run_test, self.label = run_test, label
+        # A script's run ends inside the call it waits at when let go (_LetGo raised there), so
+        # nothing after its last timing call runs (the CSV a Liger-Kernel script writes at its
+        # end); a pytest test's call returns and the test ends at its next call, as before.
+        self.ends_when_let_go = ends_when_let_go
         self.stream, self.device_index = stream, device_index
         self.names = _Names()
         self.target = None
@@ -315,6 +358,8 @@ class _TestRun:
         self.arrived.set()
         self.resume.wait()
         self.resume.clear()  # before the next call waits on it; the worker sets it only once arrived
+        if self.released and self.ends_when_let_go:
+            raise _LetGo()
         return self.reply
 
 
@@ -342,7 +387,8 @@ class DoBenchInstance:
         else:
             if holder is not None:
                 holder.run.let_go()
-            run = _TestRun(self.test.run_test, self.test.label, self.stream, self.device_index)
+            run = _TestRun(self.test.run_test, self.test.label, self.stream, self.device_index,
+                           self.test.ENDS_WHEN_LET_GO)
             run.start(self.call)
         self.run = run
         DoBenchInstance.holder = self
@@ -378,6 +424,7 @@ class DoBenchTest:
     never imported it and this worker does, once, saying how long it took."""
 
     imported = set()
+    ENDS_WHEN_LET_GO = False  # a test goes on to its next timing call (_TestRun)
 
     def __init__(self, path, test, args=(), import_in_worker=False):
         self.path, self.test, self.args = path, test, list(args)

@@ -777,10 +777,16 @@ def _main(argv):
     select = rest[rest.index("--select") + 1] if "--select" in rest else ""
     # As collect_suite: auto, so that a do_bench file collected by hand lists its timing calls.
     timing = rest[rest.index("--timing") + 1] if "--timing" in rest else "auto"
-    bytecode.keep()  # the test file imports torch as each side's zygote does
+    return print_collection(lambda: collect_suite(os.path.abspath(path), select, extra, timing), BridgeError)
+
+
+def print_collection(collect, refusal):
+    """The collector's answer on standard output, one JSON line: what collect() returned, or
+    {"error": ...} with the one line of a `refusal` it raised; exit code 0 or 1."""
+    bytecode.keep()  # the file imports torch as each side's zygote does
     try:
-        answer = collect_suite(os.path.abspath(path), select, extra, timing)
-    except BridgeError as error:
+        answer = collect()
+    except refusal as error:
         answer = {"error": " ".join(str(error).split())}
     sys.stdout.write(json.dumps(answer) + "\n")
     sys.stdout.flush()

@@ -27,7 +27,8 @@ line (orchestrator/python/zygote.cpp is the other end):
       (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]},
       with "timing": "do_bench" and "import_in_worker": true|false for a file timed through
       triton.testing.do_bench: isobench.do_bench; "import_in_worker": the collector saw its import
-      initialise CUDA, so the zygote imports it with CUDA deferred, or leaves it to each worker)
+      initialise CUDA, so the zygote imports it with CUDA deferred, or leaves it to each worker;
+      and "script": true for a benchmark script, M the script, F its stem: isobench.script_bridge)
     {"op": "output", "path": PATH}        its and its workers' stdout and stderr from now on
     {"op": "fork", "serial": N, "args": [...]}  a worker with isobench-worker's arguments
   zygote -> orchestrator
@@ -62,6 +63,7 @@ from . import deferred_cuda
 from . import do_bench
 from . import fork_warmup
 from . import pytest_bridge
+from . import script_bridge
 from .worker_library import WorkerLibrary
 
 PROTOCOL = 1
@@ -124,6 +126,55 @@ def _libcuda_loaded():
             return any("libcuda.so" in line for line in maps)
     except OSError:
         return False
+
+
+class _PytestImport:
+    """How Zygote.import_deferred imports a pytest file: by collecting it."""
+
+    def __init__(self, zygote, path, args):
+        self.zygote, self.path, self.args = zygote, path, args
+
+    def prepare(self):
+        try:
+            pytest_bridge._pytest()  # pytest itself stays: the zygote's own modules hold it
+        except pytest_bridge.BridgeError:
+            pass  # the collection says so
+
+    def attempt(self):
+        """Why the file was not imported (a line), or None."""
+        try:  # pytest's session first: where the import reaches _lazy_init, collect() would import it again
+            pytest_bridge.prepare_for_workers(self.path, self.args)
+        except BaseException:  # noqa: B036 - collect() below says what went wrong
+            pass
+        if deferred_cuda.callers():
+            return None  # said as the lazy_init it reached
+        tests = self.zygote.collect(self.path, self.args)
+        return "it does not collect with CUDA deferred: %s" % tests if isinstance(tests, str) else None
+
+    def forget(self):
+        key = (self.path, tuple(self.args))
+        self.zygote.collected.pop(key, None)
+        pytest_bridge._PREPARED.pop(key, None)  # each worker makes its own session
+
+
+class _ScriptImport:
+    """How Zygote.import_deferred imports a benchmark script: its top-level import statements."""
+
+    def __init__(self, test):
+        self.test = test
+
+    def prepare(self):
+        pass
+
+    def attempt(self):
+        try:
+            self.test.import_here()
+        except BaseException as error:  # noqa: B036 - said as the reason its workers import it
+            return "its imports fail with CUDA deferred: %s" % contract.describe_exception(error)
+        return None
+
+    def forget(self):
+        pass
 
 
 class Channel:
@@ -287,8 +338,10 @@ class Zygote:
         a file that initialises CUDA when imported ("import_in_worker") is not imported here at
         all: each worker imports it."""
         args = pytest["args"]
+        if pytest.get("script"):
+            return self.script_test(path, test, pytest, instance)
         if pytest.get("timing") == "do_bench" and pytest.get("import_in_worker"):
-            if not self.import_deferred(path, test, args, instance):
+            if not self.import_deferred(path, test, args, instance, _PytestImport(self, path, args)):
                 return do_bench.DoBenchTest(path, test, args, import_in_worker=True)
         tests = self.collect(path, args)
         if isinstance(tests, str):
@@ -302,11 +355,32 @@ class Zygote:
             raise Refusal(path, test, instance, "%s::%s does not take the benchmark fixture here" % (path, test))
         return pytest_bridge.PytestTest(path, test, args)
 
-    def import_deferred(self, path, test, args, instance):
-        """Collects (and so imports) a file whose import initialised CUDA at collection with CUDA
-        deferred (isobench.deferred_cuda): True where it was imported here and its workers need
+    def script_test(self, path, test, pytest, instance):
+        """The set-up function of a benchmark script's timing calls (isobench.script_bridge), the
+        script's top-level imports done here; where they initialised CUDA at collection (Liger's
+        utils asks torch.cuda.is_available(), which initialises the driver), with CUDA deferred,
+        or by each worker where that fails, as for a pytest file."""
+        try:
+            found = script_bridge.ScriptTest(path, pytest["args"])
+        except OSError as error:
+            raise Refusal(path, test, instance, "cannot link the script's folder: %s" % error) from None
+        if pytest.get("import_in_worker"):
+            found.import_in_worker = not self.import_deferred(path, test, pytest["args"], instance,
+                                                              _ScriptImport(found))
+            return found
+        try:
+            found.import_here()
+        except BaseException as error:  # noqa: B036 - any failure to import is a refusal
+            raise Refusal(path, test, instance, "cannot import what %s imports: %s"
+                          % (path, contract.describe_exception(error))) from None
+        return found
+
+    def import_deferred(self, path, test, args, instance, importer):
+        """Imports a file whose import initialised CUDA at collection with CUDA deferred
+        (isobench.deferred_cuda), as `importer` imports it (a pytest file by collecting it, a
+        script by its import statements): True where it was imported here and its workers need
         not import it, False where they must (its import reached torch.cuda._lazy_init, or did not
-        collect here, or the device facts could not be had): then whatever the attempt imported
+        succeed here, or the device facts could not be had): then whatever the attempt imported
         is forgotten again, so that each worker imports it as a fresh process would. A CUDA
         initialised by the attempt (torch.cuda.is_initialized()) is a refusal: no worker forked from
         this zygote could use it; a CUDA driver initialised past torch is said in the notes."""
@@ -329,19 +403,12 @@ class Zygote:
         record["facts_seconds"] = round(self.facts.seconds, 3)
         record["devices"] = [d.get("name") for d in facts["devices"]]
         had_driver = deferred_cuda.driver_initialised()
-        try:
-            pytest_bridge._pytest()  # pytest itself stays: the zygote's own modules hold it
-        except pytest_bridge.BridgeError:
-            pass  # the collection below says so
+        importer.prepare()
         before = set(sys.modules)
         deferred_cuda.install(facts)
         deferred_cuda.clear_callers()
         began = time.monotonic()
-        try:  # pytest's session first: where the import reaches _lazy_init, collect() would import it again
-            pytest_bridge.prepare_for_workers(path, args)
-        except BaseException:  # noqa: B036 - collect() below says what went wrong
-            pass
-        tests = self.collect(path, args) if not deferred_cuda.callers() else None
+        problem = importer.attempt()
         record["seconds"] = round(time.monotonic() - began, 3)
         record["lazy_init"] = list(dict.fromkeys(deferred_cuda.callers()))
         if _cuda_initialised_by(path):
@@ -355,11 +422,10 @@ class Zygote:
                               "torch): a worker that cannot initialise CUDA fails for that" % path)
         if record["lazy_init"]:
             record["reason"] = "its import reached torch.cuda._lazy_init at %s" % ", ".join(record["lazy_init"])
-        elif isinstance(tests, str):
-            record["reason"] = "it does not collect with CUDA deferred: %s" % tests
+        elif problem is not None:
+            record["reason"] = problem
         if record["reason"] is not None:
-            self.collected.pop(key, None)
-            pytest_bridge._PREPARED.pop(key, None)  # each worker makes its own session
+            importer.forget()
             _forget_imports_since(before)
             return self.fall_back(record)
         record["imported"] = True
@@ -492,6 +558,7 @@ def main():
 if __name__ == "__main__":
     sys.stdout.flush()
     code = main()
+    script_bridge.remove_linked_folders()  # the scripts' folders of links this zygote made
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # no atexit handler of a benchmark's modules (torch's) runs in the zygote either

@@ -523,7 +523,7 @@ TEST_CASE("a do_bench suite's controls: marked in the JSON and the table, a cont
   CHECK(comparison["outcome"].get<std::string>().find("; controls 0 of 4 SAME (4 changed: suspect)") != std::string::npos);
   // compare on the run: the table marks each control and warns of each that is not SAME
   const auto table = run(bin("orchestrate") + " compare " + s.path("run"), s);
-  CHECK(table.out.find("controls: 0 of 4 SAME (the torch-operator calls of FlagGems tests") != std::string::npos);
+  CHECK(table.out.find("controls: 0 of 4 SAME (the reference calls: FlagGems tests' torch operator") != std::string::npos);
   for (const auto& id : controls) {
     CHECK(table.out.find(id + " (control)") != std::string::npos);
     CHECK(table.out.find("warning: control " + id + " is SLOWER") != std::string::npos);

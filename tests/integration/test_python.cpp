@@ -380,7 +380,7 @@ TEST_CASE("Python benchmarks are checked before anything runs: one line, exit co
        "benchmarks[0].axes.seed: \"seed\" is passed by the worker itself"},
       {good, "benchmarks:\n  - python: mod.py\n    function: f\n    kernel: cpu_copy\n", "",
        "a benchmark is a kernel, a command or a Python function, not several"},
-      {good, "benchmarks:\n  - kernel: cpu_copy\n    function: f\n", "", "only Python benchmarks (python:, pytest:) take"},
+      {good, "benchmarks:\n  - kernel: cpu_copy\n    function: f\n", "", "only Python benchmarks (python:, pytest:, script:) take"},
       {good, entry, "--python /nonexistent/python3", "--python /nonexistent/python3: not an executable"},
       {good, entry, "--python-env 1BAD=x", "--python-env 1BAD=x: expected NAME=VALUE"},
       {good, "benchmarks:\n  - kernel: cpu_copy\n", "--python python3", "this sweep has none"},

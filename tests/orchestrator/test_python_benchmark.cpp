@@ -93,7 +93,7 @@ TEST_CASE("python: entries are checked when the sweep is loaded, one line each")
   CHECK(s.error_of("benchmarks:\n  - python: kernels.py\n    function: f\n    command: [python3]\n") ==
         where + "4:14: benchmarks[0]: a benchmark is a kernel, a command or a Python function, not several");
   CHECK(s.error_of("benchmarks:\n  - kernel: cpu_copy\n    device: cpu\n") ==
-        where + "3:13: benchmarks[0].device: only Python benchmarks (python:, pytest:) take a function and a device");
+        where + "3:13: benchmarks[0].device: only Python benchmarks (python:, pytest:, script:) take a function and a device");
   CHECK(s.error_of("benchmarks:\n  - python: kernels.py\n    functon: f\n") ==
         where + "3:5: benchmarks[0].functon: unknown key (did you mean function?)");
 }

@@ -162,13 +162,13 @@ def read_lines(path):
 
 @unittest.skipUnless(os.environ.get("ISOBENCH_ORCHESTRATE"), "ISOBENCH_ORCHESTRATE names no orchestrate (ctest does)")
 class ThroughOrchestrate(unittest.TestCase):
-    def ab(self, scratch, data_file, expect=0):
+    def ab(self, scratch, data_file, expect=0, route="--pytest"):
         imports = os.path.join(scratch, "imports.txt")
         run = os.path.join(scratch, "run")
         env = dict(os.environ, DO_BENCH_IMPORTS=imports)
         env.pop("PYTHONPATH", None)
         done = subprocess.run([os.environ["ISOBENCH_ORCHESTRATE"], "ab", "--format", "none", "--device", "cpu",
-                               "--pytest", os.path.join(HERE, "data", data_file),
+                               route, os.path.join(HERE, "data", data_file),
                                "--python-path", os.path.join(HERE, "fake_triton"), "--python-path", FAKE_TORCH,
                                "--candidate-env", "X=1", "--samples", "8", "--inner", "5", "--out", run],
                               env=env, capture_output=True, text=True, timeout=600)
@@ -199,6 +199,19 @@ class ThroughOrchestrate(unittest.TestCase):
         said = [line for line in workers if "with CUDA deferred in" in line]
         self.assertEqual(len(said), 2, workers)
         self.assertEqual(len([line for line in log if "zygote-deferred-cuda" in line]), 2, log)
+        self.assertNotIn("imported in each worker", done.stderr)
+
+    def test_a_scripts_imports_that_ask_about_the_device_are_done_once_per_zygote(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            done, importers, python, workers, log = self.ab(scratch, "script_cuda_props.py", route="--script")
+        zygotes = {str(side["zygote"]["pid"]) for side in python["sides"]}
+        self.assertEqual(len(zygotes), 2)
+        self.assertEqual(len(importers - zygotes), 1, (importers, zygotes))  # and the collector, no worker
+        for side in python["sides"]:
+            (record,) = side["zygote"]["deferred_cuda"]["files"]
+            self.assertTrue(record["imported"], record)
+            self.assertEqual(record["devices"], ["Fake GPU 0"])
+        self.assertEqual(len([line for line in workers if "with CUDA deferred in" in line]), 2, workers)
         self.assertNotIn("imported in each worker", done.stderr)
 
     def test_a_file_that_needs_a_context_falls_back_to_each_worker_naming_the_line(self):
