@@ -66,6 +66,8 @@ struct Zygote::Process {
   std::optional<json> ready, refused;
   bool closed = false;         // end of file or an error on the socket
   bool loaded = false;         // sent its load request
+  // When it was started and when it said it was ready (the run's timeline: zygote-ready).
+  std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now(), ready_at;
 
   explicit Process(const ZygoteSpec& spec) : side(spec.side), shown(spec.interpreter + " -m isobench.zygote") {
     int pair[2];
@@ -214,6 +216,7 @@ struct Zygote::Process {
     const std::string op = message.value("op", "");
     if (op == "ready") {
       ready = message;
+      ready_at = std::chrono::system_clock::now();
     } else if (op == "refused") {
       refused = message;
     } else if (op == "forked") {
@@ -365,6 +368,10 @@ void Zygote::attach(const std::string& output_path, RunLog& log) {
 }
 
 const nlohmann::json& Zygote::ready() const { return *process_->ready; }
+
+std::chrono::system_clock::time_point Zygote::started_at() const { return process_->started_at; }
+
+std::chrono::system_clock::time_point Zygote::ready_at() const { return process_->ready_at; }
 
 std::uint64_t round_hash_seed(std::uint64_t base, std::uint32_t round) {
   std::uint64_t z = base + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(round) + 1);

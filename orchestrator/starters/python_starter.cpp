@@ -77,6 +77,14 @@ std::unique_ptr<StartedSides> PythonStarter::start(const Plan& plan, const Start
     early_.reset();
   }
   if (sides.zygotes.empty()) return nullptr;
+  // Each side's start and readiness at the times they happened: the run's wall time before its
+  // directory exists is mostly the zygotes' imports (bench/run_timeline.py).
+  for (std::size_t side = 0; side < sides.zygotes.size(); ++side) {
+    const auto& zygote = *sides.zygotes[side];
+    const std::string who = "side " + std::to_string(side) + ": pid " + std::to_string(zygote.pid());
+    start_log.push_back({utc_timestamp(zygote.started_at()), "zygote-spawned", who});
+    start_log.push_back({utc_timestamp(zygote.ready_at()), "zygote-ready", who + ", imports done"});
+  }
   return std::make_unique<PythonSidesStarted>(std::move(sides), context.log);
 }
 
