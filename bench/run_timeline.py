@@ -10,7 +10,9 @@ Each run's milestones, in ms from the orchestrator's start (t=0):
                       run.json "started", which is written right after them)
   run start           the run directory's log begins ("run-start")
   calibration         the calibration worker's spawn, its context ready, its timed phase, its exit
-  first spawn         the first measuring worker started
+  first spawn         the first measuring worker started (since 2026-12-06 behind the calibration
+                      worker, before it ends)
+  calibrated          the inner counts known (log "calibrated"; the run start without calibration)
   first sample        the first measuring worker's timed phase begins
   look K              the sequential design's looks (log "look")
   last sample         the last measuring worker's timed phase ends
@@ -20,7 +22,7 @@ Each run's milestones, in ms from the orchestrator's start (t=0):
   exit                the process ended
 
 and the critical path cut into parts: before the run (t=0 to run start), calibration (run start to
-the first measuring worker's spawn), the first worker's ramp (its spawn to the first sample), the
+the inner counts known), the first ramp (from there to the first sample), the
 measuring span (first sample to last sample; the sum of the workers' timed phases in it, and the
 time between looks: from the last sample before a look to the first one after it), and the end
 (last sample to exit).
@@ -141,6 +143,7 @@ def timeline(run, commands=None):
     marks["first sample"] = wall(first["measure_begin_ns"])
     for k, (t, text) in enumerate(tags.get("look", [])):
         marks[f"look {k + 1}"] = t
+    marks["calibrated"] = tags["calibrated"][0][0] if "calibrated" in tags else marks["run start"]
     marks["last sample"] = wall(max(w["measure_end_ns"] for w in measuring))
     if exits:
         marks["last exit"] = wall(max(exits.values()))
@@ -159,8 +162,8 @@ def timeline(run, commands=None):
             look_gaps.append(round((min(after) - max(before)) / 1e6, 1))
     parts = {
         "before the run": ms["run start"],
-        "calibration": round(ms["first spawn"] - ms["run start"], 1),
-        "first ramp": round(ms["first sample"] - ms["first spawn"], 1),
+        "calibration": round(ms["calibrated"] - ms["run start"], 1),
+        "first ramp": round(ms["first sample"] - ms["calibrated"], 1),
         "measuring span": round(ms["last sample"] - ms["first sample"], 1),
         "timed in span": round(timed, 1),
         "look gaps": look_gaps,

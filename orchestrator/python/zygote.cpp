@@ -316,6 +316,10 @@ class ForkedWorker final : public WorkerHandle {
     return *ended_;
   }
 
+  void signal_kill() override {
+    if (!poll()) kill_worker(pidfd_, pid_);
+  }
+
  private:
   std::shared_ptr<Zygote::Process> zygote_;
   pid_t pid_;

@@ -32,7 +32,8 @@ def write_run(folder, process_started=True, verdicts=True):
     os.makedirs(folder)
     t0 = 10.0
     log = [(t0 + 2.0, "zygote-spawned", "side 0"), (t0 + 2.5, "zygote-ready", "side 0"),
-           (t0 + 2.52, "run-start", "new run"), (t0 + 5.0, "look", "look 1 at 8 per side: 0 instances stopped"),
+           (t0 + 2.52, "run-start", "new run"), (t0 + 3.3, "calibrated", "f[n=1]: inner 10"),
+           (t0 + 5.0, "look", "look 1 at 8 per side: 0 instances stopped"),
            (t0 + 6.5, "look", "look 2 at 9 per side: 1 instances stopped"), (t0 + 6.8, "run-end", "complete")]
     if verdicts:
         log.append((t0 + 6.9, "verdicts", "compared in 0.010 s"))
@@ -91,6 +92,7 @@ class RunTimelineTest(unittest.TestCase):
         p = row["parts"]
         self.assertEqual(p["before the run"], 2520.0)
         self.assertAlmostEqual(p["calibration"], 780.0, delta=1)
+        self.assertEqual(m["calibrated"], 3300.0)
         self.assertAlmostEqual(p["first ramp"], 700.0, delta=1)
         self.assertAlmostEqual(p["measuring span"], 2200.0, delta=1)
         self.assertAlmostEqual(p["timed in span"], 300.0, delta=1)

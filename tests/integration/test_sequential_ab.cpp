@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -221,5 +222,101 @@ TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few s
       CHECK(plan["sequential"]["looks"] == nlohmann::json(c.looks));
     }
     if (!c.note.empty()) CHECK_MESSAGE(r.err.find(c.note) != std::string::npos, r.err);
+  }
+}
+
+namespace {
+
+// Where each journal line stands, and the serials of the workers started before the run log's
+// first line of `tag` (in the order the log has them).
+struct JournalOrder {
+  std::vector<nlohmann::json> events;  // every line, in order
+  std::size_t first_look = 0;          // the index of the first "look" line
+};
+
+JournalOrder journal_order(const std::string& path) {
+  JournalOrder order;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) order.events.push_back(nlohmann::json::parse(line));
+  for (std::size_t i = 0; i < order.events.size(); ++i)
+    if (order.events[i].value("type", "sample") == "look") {
+      order.first_look = i;
+      break;
+    }
+  return order;
+}
+
+std::set<std::uint64_t> serials_started_before(const std::string& log, const std::string& tag) {
+  std::set<std::uint64_t> serials;
+  for (const auto& line : lines(log)) {
+    if (line.find("[" + tag + "]") != std::string::npos) break;
+    const auto at = line.find("[worker-start] worker ");
+    if (at != std::string::npos) serials.insert(std::stoull(line.substr(at + 22)));
+  }
+  return serials;
+}
+
+}  // namespace
+
+TEST_CASE("ab --until-verdict with pre-start: the next look's first workers start before the look, wait for it, and "
+          "are taken or dropped; calibration starts the first measuring ones") {
+  const char* sweep_text = R"(name: seq
+settings: {warmup: 2, statistic: min, seed: 4, per: batch}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [100, 200]}
+)";
+  for (const std::string options : {"--prestart 1", "--prestart 1 --setup-batch 3"}) {
+    CAPTURE(options);
+    Scratch s("seq-next-call");
+    const auto sweep = s.write("seq.yaml", sweep_text);
+    const auto r = run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + bin("isobench-worker") +
+                           " --candidate " + bin("isobench-worker-slow10") + " --until-verdict --max-samples 64 " +
+                           options + " --format json --out " + s.path("run") + " " + sweep,
+                       s);
+    CHECK_MESSAGE(r.exit_code == 1, r.err);
+    const auto v = verdicts(nlohmann::json::parse(r.out));
+    REQUIRE(v.size() == 2);
+    for (const auto& [id, verdict] : v) CHECK_MESSAGE(verdict == "SLOWER", id);
+    const std::string log = s.path("run/log.txt");
+    const auto order = journal_order(s.path("run/samples.jsonl"));
+    REQUIRE(order.first_look > 0);
+    // At 8 per side no instance can stop (see the first case): the next look's jobs are those
+    // started before look 1, and taken.
+    const auto before_look = serials_started_before(log, "look");
+    std::set<std::uint64_t> measured_after_look, measured;
+    std::set<std::uint32_t> slots;
+    for (std::size_t i = 0; i < order.events.size(); ++i) {
+      const auto& e = order.events[i];
+      if (e.value("type", "sample") != "sample") continue;
+      CHECK_MESSAGE(slots.insert(e["slot"].get<std::uint32_t>()).second, "a slot measured twice");
+      measured.insert(e["worker_serial"].get<std::uint64_t>());
+      // No sample of a later look is taken before its look decided to take it.
+      if (e["sample"].get<int>() >= 8) {
+        CHECK(i > order.first_look);
+        measured_after_look.insert(e["worker_serial"].get<std::uint64_t>());
+      }
+    }
+    REQUIRE(!measured_after_look.empty());
+    CHECK_MESSAGE(before_look.count(*measured_after_look.begin()) == 1,
+                  "the first worker of look 2 was started before look 1: " << slurp(log));
+    // Workers started for a look that never came (the last one stopped both instances) are
+    // dropped: killed, never measured, journaled as dropped and their exits followed.
+    const auto dropped = read_jsonl(s.path("run/samples.jsonl"), "worker_dropped");
+    CHECK(!dropped.empty());
+    for (const auto& d : dropped) CHECK(measured.count(d["serial"].get<std::uint64_t>()) == 0);
+    CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").empty());
+    CHECK(slurp(log).find("[worker-teardown]") == std::string::npos);
+    // Measuring phases never overlap.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> phases;
+    for (const auto& w : read_jsonl(s.path("run/samples.jsonl"), "worker"))
+      if (w["what"] == "measure") phases.push_back({w["measure_begin_ns"], w["measure_end_ns"]});
+    std::sort(phases.begin(), phases.end());
+    for (std::size_t i = 1; i < phases.size(); ++i) CHECK(phases[i].first >= phases[i - 1].second);
+    // The first measuring worker was started behind the calibration worker, before its counts.
+    CHECK(serials_started_before(log, "calibrated").count(1) == 1);
+    const auto again = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+    CHECK(again.exit_code == 1);
+    CHECK(verdicts(nlohmann::json::parse(again.out)) == v);
   }
 }
