@@ -128,14 +128,19 @@ struct Zygote::Process {
     throw std::runtime_error("the zygote of " + side_name(side) + " (" + shown + ") " + problem);
   }
 
-  // Closes the socket (the zygote kills its workers and exits on end of file) and waits for it;
-  // one never loaded has no workers and may be importing for seconds: it is killed at once.
-  void release() {
+  // Closes the socket: the zygote kills its workers and exits on end of file.
+  void close_socket() {
     if (sock >= 0) {
       ::close(sock);
       sock = -1;
     }
     closed = true;
+  }
+
+  // Closes the socket and waits for it to exit; one never loaded has no workers and may be
+  // importing for seconds: it is killed at once.
+  void release() {
+    close_socket();
     if (proc) {
       const auto deadline = Clock::now() + std::chrono::seconds(5);
       while (loaded && !proc->poll() && Clock::now() < deadline) ::usleep(2000);
@@ -356,6 +361,8 @@ void Zygote::fork_per_round(std::uint64_t hash_seed_base) {
 }
 
 pid_t Zygote::pid() const { return process_->proc->pid(); }
+
+void Zygote::close() { process_->close_socket(); }
 
 Zygote::~Zygote() = default;
 

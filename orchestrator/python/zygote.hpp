@@ -75,6 +75,9 @@ class Zygote final : public WorkerLauncher {
   void fork_per_round(std::uint64_t hash_seed_base);
   // Throws ZygoteRefused, or std::runtime_error when it died or took longer than the spec allows.
   void wait_ready();
+  // Closes its socket: it kills its workers and exits, while the caller goes on; the destructor
+  // then waits for it. Nothing is forked after it.
+  void close();
   // Closes its socket: it kills its workers and exits. One never loaded is killed at once: it
   // has no workers, and it may be importing for seconds before it would read the socket again.
   ~Zygote() override;

@@ -41,6 +41,10 @@ class PythonSidesStarted final : public StartedSides {
   }
 
   void finish(RunLog& log) override {
+    // Every worker has exited: the zygotes exit now, beside the SASS step, the summary and the
+    // verdicts, rather than one after another once the run is over (a zygote that imported torch
+    // takes a while to exit).
+    for (auto& zygote : sides_.zygotes) zygote->close();
     if (sass_) sass_->finish(log, log_);
     if (dir_) note_tuner_fallbacks(*dir_, artifact_root_, log_);
   }
