@@ -156,7 +156,9 @@ def timeline(run, commands=None):
     timed = sum(w["measure_end_ns"] - w["measure_begin_ns"] for w in measuring) / 1e6
     look_gaps = []
     for t, _ in tags.get("look", []):
-        before = [w["measure_end_ns"] for w in measuring if wall(w["measure_end_ns"]) <= t]
+        # The look is logged within a millisecond of the last sample before it (the log's times
+        # are to the millisecond): 5 ms of slack.
+        before = [w["measure_end_ns"] for w in measuring if wall(w["measure_end_ns"]) <= t + 0.005]
         after = [w["measure_begin_ns"] for w in measuring if wall(w["measure_begin_ns"]) > t]
         if before and after:
             look_gaps.append(round((min(after) - max(before)) / 1e6, 1))

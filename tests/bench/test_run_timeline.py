@@ -33,7 +33,7 @@ def write_run(folder, process_started=True, verdicts=True):
     t0 = 10.0
     log = [(t0 + 2.0, "zygote-spawned", "side 0"), (t0 + 2.5, "zygote-ready", "side 0"),
            (t0 + 2.52, "run-start", "new run"), (t0 + 3.3, "calibrated", "f[n=1]: inner 10"),
-           (t0 + 5.0, "look", "look 1 at 8 per side: 0 instances stopped"),
+           (t0 + 4.1, "look", "look 1 at 8 per side: 0 instances stopped"),
            (t0 + 6.5, "look", "look 2 at 9 per side: 1 instances stopped"), (t0 + 6.8, "run-end", "complete")]
     if verdicts:
         log.append((t0 + 6.9, "verdicts", "compared in 0.010 s"))
@@ -87,7 +87,7 @@ class RunTimelineTest(unittest.TestCase):
         self.assertAlmostEqual(m["first sample"], 4000.0, delta=1)
         self.assertAlmostEqual(m["last sample"], 6200.0, delta=1)
         self.assertAlmostEqual(m["last exit"], 6600.0, delta=1)
-        self.assertEqual(m["look 1"], 5000.0)
+        self.assertEqual(m["look 1"], 4100.0)  # logged as the last sample before it ended
         self.assertEqual(m["verdicts"], 6900.0)
         p = row["parts"]
         self.assertEqual(p["before the run"], 2520.0)
