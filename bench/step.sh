@@ -8,5 +8,5 @@ step() {
   echo "\$ $*" >>"$log"
   "$@" >"$out/$name.out" 2>"$out/$name.err"
   rc=$?
-  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%TZ), load $(cut -d' ' -f1 /proc/loadavg)" >>"$log"
+  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%T.%3NZ), load $(cut -d' ' -f1 /proc/loadavg)" >>"$log"
 }

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -122,8 +124,9 @@ void RunLog::write(const LogLine& line) {
   std::fflush(file_);
 }
 
-std::string utc_timestamp() {
-  const auto now = std::chrono::system_clock::now();
+std::string utc_timestamp() { return utc_timestamp(std::chrono::system_clock::now()); }
+
+std::string utc_timestamp(std::chrono::system_clock::time_point now) {
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
@@ -142,6 +145,30 @@ std::string compact_utc_timestamp() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
   return buf;
+}
+
+std::optional<std::chrono::system_clock::time_point> process_start_time() {
+  // Field 22 of /proc/self/stat, after the command name in parentheses (which may hold spaces):
+  // the start in clock ticks since boot, on the clock CLOCK_BOOTTIME reads.
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i)
+    if (i == 22) {
+      const long ticks = ::sysconf(_SC_CLK_TCK);
+      timespec boot{};
+      if (ticks <= 0 || ::clock_gettime(CLOCK_BOOTTIME, &boot) != 0) return std::nullopt;
+      char* end = nullptr;
+      const double start = std::strtod(field.c_str(), &end);
+      if (end == field.c_str()) return std::nullopt;
+      const double age = boot.tv_sec + boot.tv_nsec / 1e9 - start / static_cast<double>(ticks);
+      return std::chrono::system_clock::now() -
+             std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(age));
+    }
+  return std::nullopt;
 }
 
 double unix_time_now() {

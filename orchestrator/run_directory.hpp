@@ -10,9 +10,11 @@
 //   log.txt          one marked line per event that matters; workers.log: the workers' output
 //   artifacts/       files benchmarks kept, per side and instance; artifacts.json: their hashes
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <ostream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -84,6 +86,11 @@ class RunLog {
 };
 
 std::string utc_timestamp();           // 2026-11-29T07:55:01.123Z
+std::string utc_timestamp(std::chrono::system_clock::time_point when);
+// When this process began (its exec, dynamic loading included: /proc/self/stat, to the kernel's
+// clock tick), for the timeline of a run from its command's start (run.json "process_started");
+// none where /proc does not say.
+std::optional<std::chrono::system_clock::time_point> process_start_time();
 std::string compact_utc_timestamp();   // 20261129-075501
 double unix_time_now();
 

@@ -32,6 +32,9 @@ class WorkerHandle {
   // SIGKILL, and wait until it is gone; returns how it ended (it may have ended on its own just
   // before).
   virtual ExitStatus kill() = 0;
+  // SIGKILL without waiting: poll() says when it is gone (a worker the run no longer needs,
+  // stopped beside others' teardown rather than one after another).
+  virtual void signal_kill() = 0;
 };
 
 // Starts the workers of one side that are not spawned from an executable (a Python side's

@@ -104,6 +104,10 @@ ExitStatus WorkerProcess::kill() {
   return *ended_;
 }
 
+void WorkerProcess::signal_kill() {
+  if (!poll()) ::kill(pid_, SIGKILL);
+}
+
 // The child is reaped: Boost's handle must not touch its pid again. Its destructor would
 // waitpid(pid, WNOHANG) and SIGKILL whatever runs under that pid, which by then may be a newer
 // worker that was given the same pid.

@@ -34,6 +34,7 @@ class WorkerProcess final : public WorkerHandle {
   pid_t pid() const override { return pid_; }
   std::optional<ExitStatus> poll() override;
   ExitStatus kill() override;
+  void signal_kill() override;
 
  private:
   struct Impl;

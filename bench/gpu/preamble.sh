@@ -26,7 +26,7 @@ step() {
   echo "\$ $*" >>"$log"
   "$@" >"$out/$name.out" 2>"$out/$name.err"
   local rc=$?
-  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%TZ)" >>"$log"
+  echo "# $name: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, ended $(date -u +%FT%T.%3NZ)" >>"$log"
   return $rc
 }
 

@@ -19,7 +19,13 @@
 #   aa-VARIANT        ISOBENCH_AA (default 6) more a/b runs of a variant (default, gate-off,
 #                     prestart-3, batch-K...): A/A false verdicts of the variant
 #   phases            bench/gpu/worker_phases.py over every run: each phase of a worker's life and
-#                     the measuring share of the cadence
+#                     the measuring share of the cadence; and bench/run_timeline.py: each run's wall
+#                     time from orchestrate's start to its exit, part by part (timelines.out)
+#
+# ISOBENCH_BIN_ALT (a second build's bin/): every round of `until` and `until-VARIANT` runs its
+# runs with that build's orchestrate too, right after this build's, named alt-NAME (its zygotes
+# run its own package and worker library), so that two builds alternate round by round on one
+# card with the same Triton cache (a before/after of a change to the orchestrator).
 #
 #   bench/gpu/setup_cadence.sh OUT [PART...]   (default: cold until gate-off prestart-2 prestart-3
 #                                               no-calibration)
@@ -43,10 +49,12 @@ cp "$here/test_setup_mod.py" "$folders/"
 export ISOBENCH_TRITON_CACHE=$out/triton-cache ISOBENCH_BYTECODE_CACHE=$out/bytecode-cache
 "$py" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" >"$out/versions.txt" 2>&1
 "$orchestrate" --version >>"$out/versions.txt" 2>&1
+[ -n "${ISOBENCH_BIN_ALT:-}" ] && "$ISOBENCH_BIN_ALT/orchestrate" --version >>"$out/versions.txt" 2>&1
 runs=()
+orch=$orchestrate  # the build ab() runs: ISOBENCH_BIN's, or ISOBENCH_BIN_ALT's in an alt- round
 ab() {  # ab NAME CANDIDATE_FOLDER [orchestrate ab options...]: exit 1 is a SLOWER verdict, not a failure
   local name=$1 candidate=$2; shift 2
-  bounded "$name" 120 "$orchestrate" ab --python "$py" --baseline-pythonpath "$folders/a" \
+  bounded "$name" 120 "$orch" ab --python "$py" --baseline-pythonpath "$folders/a" \
     --candidate-pythonpath "$folders/$candidate" --out "$out/runs/$name" "$@"
   runs+=("$name")
 }
@@ -75,12 +83,17 @@ variant_options() {
   esac
 }
 until_rounds() {  # until_rounds NAME [options...]: ISOBENCH_REPEATS rounds of both routes, a/c and a/b
-  local name=$1; shift
+  local name=$1 prefix; shift
   for i in $(seq 1 "${ISOBENCH_REPEATS:-2}"); do
-    pair "$name-$i" "$@"
-    ab "pytest-$name-$i-slower" c "$@" --pytest "$folders/test_setup_mod.py"
-    ab "pytest-$name-$i-same" b "$@" --pytest "$folders/test_setup_mod.py"
+    for prefix in "" ${ISOBENCH_BIN_ALT:+alt-}; do
+      orch=$orchestrate
+      [ -n "$prefix" ] && orch=$ISOBENCH_BIN_ALT/orchestrate
+      pair "$prefix$name-$i" "$@"
+      ab "${prefix}pytest-$name-$i-slower" c "$@" --pytest "$folders/test_setup_mod.py"
+      ab "${prefix}pytest-$name-$i-same" b "$@" --pytest "$folders/test_setup_mod.py"
+    done
   done
+  orch=$orchestrate
 }
 for p in $parts; do
   case "$p" in
@@ -109,5 +122,7 @@ done
 dirs=()
 for r in "${runs[@]}"; do [ -f "$out/runs/$r/samples.jsonl" ] && dirs+=("$out/runs/$r"); done
 [ ${#dirs[@]} -gt 0 ] && step phases python3 "$here/worker_phases.py" "${dirs[@]}" --json "$out/phases.json"
+[ ${#dirs[@]} -gt 0 ] && step timelines python3 "$here/../run_timeline.py" "${dirs[@]}" --commands "$log" \
+  --json "$out/timelines.json"
 gpu_state after
 cat "$log"

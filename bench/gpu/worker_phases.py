@@ -19,7 +19,8 @@ p90) of each phase of a measure worker's life:
                                      ("worker_exit" events)
 the measuring share (the sum of measure over the span, per GPU), the workers per set-up batch
 (median; 1 without batches), how many samples' timed regions overlapped another worker's context
-creation or exit on their own GPU (what the context gate prevents) and, in a run over several
+creation or exit on their own GPU (what the context gate prevents; workers started for a look that
+dropped them included) and, in a run over several
 GPUs (--gpus), on another GPU (which it does not), and how many overlapped another worker's
 set-up (released -> prepared) on their GPU (what releasing one worker, or one batch, only after
 the last has measured prevents).
@@ -123,11 +124,28 @@ def samples_beside(events, workers=None):
             if w.get("context_begin_ns") and w.get("device_ready_ns")]
     busy += [(w["serial"], w.get("gpu", 0), w["exit_from_ns"], w["exited_ns"]) for w in workers
              if w.get("exited_ns") and w.get("exit_from_ns")]
+    busy += dropped_busy(events)
     def overlaps(s, same_gpu):
         return any(serial != s["worker_serial"] and (g == s.get("gpu", 0)) == same_gpu and a < s["end_ns"] and
                    b > s["begin_ns"] for serial, g, a, b in busy)
     return {(s["worker_serial"], s["instance"], s["sample"], s["side"]): (overlaps(s, True), overlaps(s, False))
             for s in events if s.get("type") == "sample"}
+
+
+def dropped_busy(events):
+    """The contexts and exits of workers started for a look (or the measurement after calibration)
+    that did not take them ("worker_dropped" events: killed before any set-up), as samples_beside
+    counts them: [(serial, gpu, begin, end)]."""
+    exits = {e["serial"]: e["exited_ns"] for e in events if e.get("type") == "worker_exit"}
+    busy = []
+    for d in (e for e in events if e.get("type") == "worker_dropped"):
+        if d.get("context_begin_ns") and d.get("device_ready_ns"):
+            busy.append((d["serial"], d.get("gpu", 0), d["context_begin_ns"], d["device_ready_ns"]))
+        elif d.get("context_begin_ns"):  # killed while making its context
+            busy.append((d["serial"], d.get("gpu", 0), d["context_begin_ns"], d["dropped_ns"]))
+        if d["serial"] in exits:
+            busy.append((d["serial"], d.get("gpu", 0), d["dropped_ns"], exits[d["serial"]]))
+    return busy
 
 
 def samples_beside_setup(events, workers):

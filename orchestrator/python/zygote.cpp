@@ -66,6 +66,8 @@ struct Zygote::Process {
   std::optional<json> ready, refused;
   bool closed = false;         // end of file or an error on the socket
   bool loaded = false;         // sent its load request
+  // When it was started and when it said it was ready (the run's timeline: zygote-ready).
+  std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now(), ready_at;
 
   explicit Process(const ZygoteSpec& spec) : side(spec.side), shown(spec.interpreter + " -m isobench.zygote") {
     int pair[2];
@@ -126,14 +128,19 @@ struct Zygote::Process {
     throw std::runtime_error("the zygote of " + side_name(side) + " (" + shown + ") " + problem);
   }
 
-  // Closes the socket (the zygote kills its workers and exits on end of file) and waits for it;
-  // one never loaded has no workers and may be importing for seconds: it is killed at once.
-  void release() {
+  // Closes the socket: the zygote kills its workers and exits on end of file.
+  void close_socket() {
     if (sock >= 0) {
       ::close(sock);
       sock = -1;
     }
     closed = true;
+  }
+
+  // Closes the socket and waits for it to exit; one never loaded has no workers and may be
+  // importing for seconds: it is killed at once.
+  void release() {
+    close_socket();
     if (proc) {
       const auto deadline = Clock::now() + std::chrono::seconds(5);
       while (loaded && !proc->poll() && Clock::now() < deadline) ::usleep(2000);
@@ -214,6 +221,7 @@ struct Zygote::Process {
     const std::string op = message.value("op", "");
     if (op == "ready") {
       ready = message;
+      ready_at = std::chrono::system_clock::now();
     } else if (op == "refused") {
       refused = message;
     } else if (op == "forked") {
@@ -313,6 +321,10 @@ class ForkedWorker final : public WorkerHandle {
     return *ended_;
   }
 
+  void signal_kill() override {
+    if (!poll()) kill_worker(pidfd_, pid_);
+  }
+
  private:
   std::shared_ptr<Zygote::Process> zygote_;
   pid_t pid_;
@@ -350,6 +362,8 @@ void Zygote::fork_per_round(std::uint64_t hash_seed_base) {
 
 pid_t Zygote::pid() const { return process_->proc->pid(); }
 
+void Zygote::close() { process_->close_socket(); }
+
 Zygote::~Zygote() = default;
 
 void Zygote::attach(const std::string& output_path, RunLog& log) {
@@ -365,6 +379,10 @@ void Zygote::attach(const std::string& output_path, RunLog& log) {
 }
 
 const nlohmann::json& Zygote::ready() const { return *process_->ready; }
+
+std::chrono::system_clock::time_point Zygote::started_at() const { return process_->started_at; }
+
+std::chrono::system_clock::time_point Zygote::ready_at() const { return process_->ready_at; }
 
 std::uint64_t round_hash_seed(std::uint64_t base, std::uint32_t round) {
   std::uint64_t z = base + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(round) + 1);

@@ -9,6 +9,7 @@
 // have PR_SET_PDEATHSIG); the next start() starts it again, imports included, and says so in
 // the run log.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -74,6 +75,9 @@ class Zygote final : public WorkerLauncher {
   void fork_per_round(std::uint64_t hash_seed_base);
   // Throws ZygoteRefused, or std::runtime_error when it died or took longer than the spec allows.
   void wait_ready();
+  // Closes its socket: it kills its workers and exits, while the caller goes on; the destructor
+  // then waits for it. Nothing is forked after it.
+  void close();
   // Closes its socket: it kills its workers and exits. One never loaded is killed at once: it
   // has no workers, and it may be importing for seconds before it would read the socket again.
   ~Zygote() override;
@@ -94,6 +98,9 @@ class Zygote final : public WorkerLauncher {
   // What the zygote said when it was ready: its pid, Python version and executable, the
   // versions of torch, triton and numpy when imported, seconds per import, notes.
   const nlohmann::json& ready() const;
+  // When the running zygote was started, and when it said it was ready (after wait_ready()).
+  std::chrono::system_clock::time_point started_at() const;
+  std::chrono::system_clock::time_point ready_at() const;
   std::uint32_t restarts() const { return restarts_; }
   const ZygoteSpec& spec() const { return spec_; }
   pid_t pid() const;

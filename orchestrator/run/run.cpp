@@ -123,6 +123,9 @@ OpenRun open_new_run(const RunRequest& request, Executor& executor) {
   r.lock.emplace(lock_run(*r.dir, dir, request.log));
   r.info = {{"schema_version", kRunSchemaVersion}, {"sweep", sweep.name},      {"started", utc_timestamp()},
             {"command_line", request.command_line}, {"resumed", nlohmann::json::array()}, {"status", "planned"}};
+  // Where the run's wall time went before its directory existed (the zygotes' imports, the plan):
+  // the command's own start, for bench/run_timeline.py.
+  if (const auto began = process_start_time()) r.info["process_started"] = utc_timestamp(*began);
   // Until its sweep, plan and run.json are written the directory is no run that --resume could
   // finish (a full disk, a folder that vanished): it goes, and nothing was measured.
   try {
@@ -199,7 +202,13 @@ RunResult run(const RunRequest& request, Executor& executor) {
   if (measured.sides == 2 && (result.status == RunStatus::complete || result.status == RunStatus::incomplete) &&
       result.outcome.deterministic_failure.empty()) {
     RunLog log(result.dir + "/log.txt");
+    const auto began = std::chrono::steady_clock::now();
     result.comparison = compare_ab_run(result.dir, request.verdict, log, request.log);
+    if (result.comparison) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.3f", std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+      log.write("verdicts", std::string("compared in ") + seconds + " s");
+    }
   }
   return std::move(result);
 }

@@ -70,6 +70,9 @@ struct Worker {
   std::uint32_t group = 0;
   std::vector<std::unique_ptr<Worker>> peers;
   std::size_t pipe = 0;  // which GPU's pipeline it belongs to
+  // Started for a job of the next run_jobs call (Pipeline::next_call): it waits, as a pre-started
+  // worker does, and is never released until that call takes it.
+  bool for_next_call = false;
 };
 
 // A worker that reported everything and is tearing down on its own (its CUDA context, its
@@ -90,6 +93,8 @@ struct ExitingWorker {
   // never held, the worker exits on its own).
   bool exit_held = false;
   std::uint64_t exit_permit_ns = 0;
+  // A worker started for the next call whose job that call did not bring: killed, never measured.
+  bool dropped = false;
 };
 
 // One GPU's share of the run (--gpus): its jobs in plan order, the workers started for them
@@ -99,6 +104,9 @@ struct ExitingWorker {
 struct Pipeline {
   int gpu = 0;
   std::deque<Job> jobs;
+  // The jobs the next run_jobs call will most likely bring (the next look's, the measurement's
+  // after calibration): once `jobs` have all started, pre-start reaches into these.
+  std::deque<Job> next_call;
   std::deque<std::unique_ptr<Worker>> active;
   std::vector<ExitingWorker> exiting;
 };

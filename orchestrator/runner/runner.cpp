@@ -17,16 +17,17 @@ namespace isobench::orchestrator {
 namespace {
 
 // The plan's measure tasks that the journal does not hold yet, as jobs in plan order: those of
-// rounds below `rounds`, of instances not `stopped` (sequential sampling's looks).
+// rounds below `rounds` (and from `from`), of instances not `stopped` (sequential sampling's looks).
 std::deque<Job> measure_jobs(const RunState& s, std::uint32_t rounds = UINT32_MAX,
-                             const std::vector<bool>* stopped = nullptr) {
+                             const std::vector<bool>* stopped = nullptr, std::uint32_t from = 0) {
   std::deque<Job> jobs;
   for (const auto& run : s.plan.schedule.runs) {
     Job job;
     job.what = "measure";
     job.side = run.side;
     for (const auto& t : run.tasks) {
-      if (s.done_slots.count(t.slot) || t.round >= rounds || (stopped && (*stopped)[t.instance])) continue;
+      if (s.done_slots.count(t.slot) || t.round >= rounds || t.round < from || (stopped && (*stopped)[t.instance]))
+        continue;
       job.tasks.push_back({kMeasureTask, t.instance, t.slot, t.round});
       job.planned.push_back(t);
     }
@@ -65,7 +66,13 @@ void run_looks(RunState& s, WorkerPipelines& pipelines) {
     s.progress.phase("measuring, look " + std::to_string(k + 1) + " of " + std::to_string(design.looks.size()) +
                          " (" + std::to_string(n) + " per side, " + std::to_string(running) + " instances)",
                      s.outcome.samples_recorded);
-    pipelines.run_jobs(measure_jobs(s, static_cast<std::uint32_t>(n), &stopped));
+    // The next look's jobs as they are if no instance stops at this one: their first workers
+    // start (and make their contexts) while this look's last ones set up, as pre-start does within
+    // a look, rather than after the look.
+    std::deque<Job> next;
+    if (k + 1 < design.looks.size())
+      next = measure_jobs(s, static_cast<std::uint32_t>(design.looks[k + 1].n), &stopped, static_cast<std::uint32_t>(n));
+    pipelines.run_jobs(measure_jobs(s, static_cast<std::uint32_t>(n), &stopped), std::move(next));
     if (s.outcome.interrupted) return;
     nlohmann::json decided = nlohmann::json::array();
     for (std::size_t i = 0; i < n_instances; ++i) {
@@ -92,6 +99,22 @@ void run_looks(RunState& s, WorkerPipelines& pipelines) {
   s.outcome.samples_expected = expected;
 }
 
+// The first measuring jobs, as the calibration's next call (WorkerPipelines::run_jobs): those of
+// the first look, or all of them. None where a describe job will come between (a CUDA instance
+// whose choice nobody pins: the calibration worker reports the instances it calibrates, not the
+// others).
+std::deque<Job> first_measure_jobs(const RunState& s) {
+  for (std::uint32_t i = 0; i < s.plan.instances.size(); ++i) {
+    const auto& p = s.plan.instances[i];
+    if (p.replay.is_null() && p.worker.backend == "cuda" && p.inner != 0 &&
+        ipc::load_acquire(s.seg.instance(i).report_ready) == 0)
+      return {};
+  }
+  if (!s.plan.sequential) return measure_jobs(s);
+  const std::vector<bool> none(s.plan.instances.size(), false);
+  return measure_jobs(s, static_cast<std::uint32_t>(s.plan.sequential->design().looks.front().n), &none);
+}
+
 // The algorithm, as nvbench's measure_cold reads: pin the settings, calibrate, pin the choices,
 // measure, report, wait for the last worker.
 void execute(RunState& s) {
@@ -109,12 +132,17 @@ void execute(RunState& s) {
     e.inner = s.plan.instances[i].inner;
   }
   if (!s.plan.calibrated()) {
-    setup.calibrate();
+    // The first measuring workers start behind the calibration worker and make their contexts
+    // while it sets up, not after it.
+    setup.calibrate(first_measure_jobs(s));
     if (interrupt_requested()) {
       s.outcome.interrupted = true;
       return;
     }
-    if (!s.outcome.deterministic_failure.empty()) return;
+    if (!s.outcome.deterministic_failure.empty()) {
+      pipelines.drop_next_call();
+      return;
+    }
     s.dir.write_json("plan.json", s.plan.to_json());
   }
   setup.pin_choices();
@@ -129,6 +157,7 @@ void execute(RunState& s) {
     pipelines.run_jobs(measure_jobs(s));
   }
   if (s.outcome.interrupted) return;
+  pipelines.drop_next_call();  // the last look stopped every instance: their next look never comes
   setup.write_instance_reports();
   setup.write_kernel_records();
   pipelines.wait_for_exits();
@@ -163,11 +192,12 @@ RunOutcome Runner::run() {
   shape.n_slots = plan_.schedule.n_instances * plan_.schedule.samples * plan_.schedule.sides;
   // Each GPU's pipeline: the measuring worker, the pre-started ones, and one being replaced; with
   // set-up batches, the measuring batch, the pre-started batches, a batch that holds its lanes
-  // until its processes are gone, and one being replaced.
+  // until its processes are gone, and one being replaced. And one worker (or batch) more: those
+  // started for a look that dropped them hold their lanes until they are gone.
   const auto n_gpus = plan_gpus(plan_, options_.device).size();
   const auto prestart = static_cast<std::size_t>(std::max(0, options_.prestart));
   const auto batch = static_cast<std::size_t>(std::max(1, options_.setup_batch));
-  shape.n_lanes = static_cast<std::uint32_t>(n_gpus * (batch == 1 ? 2 + prestart : batch * (2 + prestart) + 1));
+  shape.n_lanes = static_cast<std::uint32_t>(n_gpus * (batch == 1 ? 3 + prestart : batch * (3 + prestart) + 1));
   shape.tasks_per_lane = static_cast<std::uint32_t>(max_tasks);
   shape.instances_json = ipc::encode_instances(table);
   const auto worlds = instance_worlds(plan_.instances);

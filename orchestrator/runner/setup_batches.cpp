@@ -55,7 +55,7 @@ bool SetupBatches::release_batch(Pipeline& pipe, std::size_t size) {
   std::vector<Worker*> batch;
   std::uint64_t bytes = 0;
   for (auto& w : pipe.active) {
-    if (w->released || batch.size() == size) break;
+    if (w->released || w->for_next_call || batch.size() == size) break;  // it waits for its call
     const std::uint64_t mine = s_.device_bytes_of(w->job);
     if (budget != 0 && !batch.empty() && bytes + mine > budget) break;
     batch.push_back(w.get());

@@ -147,7 +147,7 @@ void SetupPhases::write_kernel_records() {
   s_.dir.write_json("kernels.json", records);
 }
 
-void SetupPhases::calibrate() {
+void SetupPhases::calibrate(std::deque<Job> next_call) {
   Plan& plan = s_.plan;
   Job job;
   job.what = "calibration";
@@ -157,7 +157,7 @@ void SetupPhases::calibrate() {
   if (job.tasks.empty()) return;
   s_.progress.phase("calibrating inner counts (" + std::to_string(job.tasks.size()) + " instances)",
                     s_.outcome.samples_recorded);
-  pipelines_.run_jobs(setup_jobs(job));
+  pipelines_.run_jobs(setup_jobs(job), std::move(next_call));
   if (interrupt_requested()) return;
   nlohmann::json calibration = nlohmann::json::array();
   std::string failed;

@@ -26,7 +26,8 @@ class SetupPhases {
 
   // Pins the inner count of every instance that asks for "auto", with the baseline build; writes
   // calibration.json. Throws naming an instance whose calibration failed after every retry.
-  void calibrate();
+  // `next_call`: the jobs that will follow it (WorkerPipelines::run_jobs).
+  void calibrate(std::deque<Job> next_call = {});
   // Pins each CUDA instance's choice as the first worker to set it up made it (describe tasks),
   // unless the plan pins one already (a resumed run, --replay-from); writes plan.json when it
   // pinned something new.

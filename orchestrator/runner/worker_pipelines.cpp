@@ -19,6 +19,14 @@ std::string cause_of(const std::string& reason) {
   return cause;
 }
 
+// Two jobs that measure the same thing: the same kind, side and tasks in the same order.
+bool same_job(const Job& a, const Job& b) {
+  return a.what == b.what && a.side == b.side && a.tasks.size() == b.tasks.size() &&
+         std::equal(a.tasks.begin(), a.tasks.end(), b.tasks.begin(), [](const ipc::Task& x, const ipc::Task& y) {
+           return x.kind == y.kind && x.instance == y.instance && x.slot == y.slot && x.round == y.round;
+         });
+}
+
 }  // namespace
 
 std::size_t WorkerPipelines::batch_size(const std::deque<Job>& jobs) {
@@ -36,13 +44,26 @@ std::size_t WorkerPipelines::batch_size(const std::deque<Job>& jobs) {
   return size;
 }
 
-void WorkerPipelines::run_jobs(std::deque<Job> jobs) {
-  if (!s_.outcome.deterministic_failure.empty()) return;  // the run stopped on it
+void WorkerPipelines::run_jobs(std::deque<Job> jobs, std::deque<Job> next_call) {
+  if (!s_.outcome.deterministic_failure.empty()) {  // the run stopped on it
+    drop_next_call();
+    return;
+  }
   batch_ = batch_size(jobs);
   for (auto& job : jobs) s_.pipes[s_.pipe_of(job)].jobs.push_back(std::move(job));
+  for (auto& pipe : s_.pipes) {
+    take_next_call(pipe);
+    pipe.next_call.clear();
+  }
+  next_batch_ = batch_size(next_call);
+  for (auto& job : next_call)
+    if (s_.world_of(job) == 1) s_.pipes[s_.pipe_of(job)].next_call.push_back(std::move(job));
+  // Workers started for the next call wait beyond this one: it is done without them.
   auto busy = [&] {
-    return std::any_of(s_.pipes.begin(), s_.pipes.end(),
-                       [](const Pipeline& p) { return !p.jobs.empty() || !p.active.empty(); });
+    return std::any_of(s_.pipes.begin(), s_.pipes.end(), [](const Pipeline& p) {
+      return !p.jobs.empty() ||
+             std::any_of(p.active.begin(), p.active.end(), [](const auto& w) { return !w->for_next_call; });
+    });
   };
   auto sleep_for = std::chrono::microseconds(20);
   while (busy()) {
@@ -76,6 +97,86 @@ void WorkerPipelines::run_jobs(std::deque<Job> jobs) {
   for (auto& pipe : s_.pipes) batches_.release_exits(pipe);  // nothing more is measured in these jobs
 }
 
+// The workers the last call started for this one (all of the pipeline's active ones, in order)
+// take the jobs at the front of this call's, where theirs are the same and they would be batched
+// as this call batches; from the first that does not fit on, they are dropped.
+void WorkerPipelines::take_next_call(Pipeline& pipe) {
+  auto& active = pipe.active;
+  std::size_t k = 0;
+  for (; k < active.size(); ++k) {
+    Worker& w = *active[k];
+    if (!w.for_next_call || pipe.jobs.empty() || !same_job(w.job, pipe.jobs.front()) || w.batched != (batch_ > 1))
+      break;
+    w.for_next_call = false;
+    pipe.jobs.pop_front();
+  }
+  while (active.size() > k) {
+    auto w = std::move(active.back());
+    active.pop_back();
+    drop(std::move(w), "the next jobs differ");
+  }
+}
+
+void WorkerPipelines::drop_next_call() {
+  for (auto& pipe : s_.pipes) {
+    pipe.next_call.clear();
+    for (auto it = pipe.active.begin(); it != pipe.active.end();) {
+      if (!(*it)->for_next_call) {
+        ++it;
+        continue;
+      }
+      auto w = std::move(*it);
+      it = pipe.active.erase(it);
+      drop(std::move(w), "the run needs no more workers");
+    }
+  }
+}
+
+// A worker started for a next call that did not take it: killed without waiting (with others'
+// teardown, not one after another), its exit followed as any worker's, so the gate keeps it from
+// beside a timed phase; journaled as dropped, not as a worker of the run's phases.
+void WorkerPipelines::drop(std::unique_ptr<Worker> w, const char* why) {
+  const ipc::Lane& lane = s_.seg.lane(w->lane);
+  s_.journal.append_event({{"type", "worker_dropped"},
+                           {"serial", w->serial},
+                           {"pid", w->proc->pid()},
+                           {"side", w->job.side},
+                           {"gpu", s_.pipes[w->pipe].gpu},
+                           {"what", w->job.what},
+                           {"permit_ns", w->permit_ns},
+                           {"spawned_ns", lane.spawned_ns},
+                           {"attached_ns", lane.attached_ns},
+                           {"context_begin_ns", lane.context_begin_ns},
+                           {"device_ready_ns", lane.device_ready_ns},
+                           {"dropped_ns", ipc::monotonic_ns()}});
+  s_.log.write("worker-dropped", "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) +
+                                     ": started for the next jobs; " + why);
+  w->proc->signal_kill();
+  auto& exiting = s_.pipes[w->pipe].exiting;
+  exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, 0, w->lane});
+  exiting.back().dropped = true;
+}
+
+// Every job of this call has started: pre-start goes on into the next call's jobs, behind this
+// call's workers, never on an empty pipeline (a worker there would be this call's head), and for
+// one of its batches at most (one worker without batches): those that would be released first,
+// where a look that stops an instance drops them all.
+bool WorkerPipelines::start_for_next_call(Pipeline& pipe, std::size_t depth) {
+  std::size_t started = 0;
+  const auto waiting = static_cast<std::size_t>(
+      std::count_if(pipe.active.begin(), pipe.active.end(), [](const auto& w) { return w->for_next_call; }));
+  while (s_.outcome.deterministic_failure.empty() && pipe.jobs.empty() && !pipe.next_call.empty() &&
+         !pipe.active.empty() && pipe.active.size() < depth && waiting + started < next_batch_ &&
+         !s_.free_lanes.empty() && s_.world_of(pipe.active.front()->job) == 1) {
+    auto w = lanes_.start(std::move(pipe.next_call.front()), true, next_batch_ > 1);
+    pipe.next_call.pop_front();
+    w->for_next_call = true;
+    pipe.active.push_back(std::move(w));
+    ++started;
+  }
+  return started > 0;
+}
+
 // One look at a pipeline. The head of `active` is the only worker of the pipeline allowed to
 // measure; up to options.prestart more are started behind it and wait, loaded, for their turn
 // (with set-up batches, the head's batch and prestart batches more). True when something happened.
@@ -91,7 +192,10 @@ bool WorkerPipelines::step(Pipeline& pipe) {
     jobs.pop_front();
     event = true;
   }
-  if (active.empty()) return event;
+  event |= start_for_next_call(pipe, depth);
+  // A pipeline whose only workers wait for the next call (another GPU's pipeline still runs this
+  // one's jobs) admits nobody: its front would be released before its call.
+  if (active.empty() || active.front()->for_next_call) return event;
   Worker& head = *active.front();
   if (batched)
     event |= batches_.admit(pipe, batch_);
@@ -138,6 +242,17 @@ bool WorkerPipelines::step(Pipeline& pipe) {
     if (!status) continue;
     auto gone = std::move(active[k]);
     active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+    if (gone->for_next_call) {
+      // Not retried here: its job is the next call's, which starts it afresh; the workers started
+      // after it no longer line up with that call's jobs and are dropped there.
+      if (!reason.empty()) note_failure(*gone, reason, *status);
+      s_.log.write("worker-failed", "worker " + std::to_string(gone->serial) + " pid " +
+                                        std::to_string(gone->proc->pid()) + " (started for the next jobs): " +
+                                        (reason.empty() ? status->describe() : reason));
+      s_.free_lanes.push_back(gone->lane);
+      pipe.next_call.clear();
+      return true;
+    }
     if (!reason.empty()) note_failure(*gone, reason, *status);
     const bool deterministic = !reason.empty() && repeats_cause(*gone, reason);
     auto retry = reason.empty() || deterministic ? std::nullopt : retry_of(*gone);
@@ -343,7 +458,7 @@ void WorkerPipelines::reap_exiting() {
         ++it;
         continue;
       }
-      if (!status->ok())
+      if (!status->ok() && !it->dropped)
         s_.log.write("worker-teardown", "pid " + std::to_string(it->proc->pid()) + " ended with " +
                                             status->describe() + " after reporting all its samples");
       nlohmann::json event = {{"type", "worker_exit"},
@@ -352,6 +467,7 @@ void WorkerPipelines::reap_exiting() {
                               {"exited_ns", ipc::monotonic_ns()},
                               {"ok", status->ok()}};
       if (it->exit_permit_ns != 0) event["exit_permit_ns"] = it->exit_permit_ns;
+      if (it->dropped) event["dropped"] = true;  // killed: its "ok" is false, and nothing failed
       s_.journal.append_event(event);
       if (it->lane) s_.free_lanes.push_back(*it->lane);
       it = exiting.erase(it);

@@ -36,7 +36,18 @@ class WorkerPipelines {
   // run is interrupted (then outcome.interrupted is set). Measure jobs run in set-up batches
   // (options.setup_batch) when every one of them runs on one rank; calibration and describe
   // jobs, and measure jobs beside a multi-rank one, one worker at a time.
-  void run_jobs(std::deque<Job> jobs);
+  //
+  // `next_call`: the jobs the next call will most likely bring (the next look's of sequential
+  // sampling, the measurement's after calibration). Once every job of this call has started,
+  // pre-start reaches into them: up to the pre-start depth, their workers start and make their
+  // contexts as pre-started workers do, under the same gate (never beside a timed phase), and
+  // are never released here. The next call takes those whose jobs begin its own, in order, so its
+  // first workers do not start from nothing where a look or the calibration ended; the others are
+  // dropped (killed, never measured: a look that stopped an instance changes the next jobs).
+  void run_jobs(std::deque<Job> jobs, std::deque<Job> next_call = {});
+  // Drops every worker started for a next call that will not come (the run's last look stopped
+  // every instance).
+  void drop_next_call();
   // Waits (up to --worker-timeout) for the last workers' teardown, so the run ends with no child
   // left behind.
   void wait_for_exits();
@@ -60,12 +71,16 @@ class WorkerPipelines {
   bool any_exiting() const;
 
   std::size_t batch_size(const std::deque<Job>& jobs);
+  void take_next_call(Pipeline& pipe);
+  void drop(std::unique_ptr<Worker> w, const char* why);
+  bool start_for_next_call(Pipeline& pipe, std::size_t depth);
 
   RunState& s_;
   LaneHost& lanes_;
   SampleIntake& intake_;
   SetupBatches batches_;
   std::size_t batch_ = 1;  // workers to a set-up batch in the jobs running now; 1: no batches
+  std::size_t next_batch_ = 1;  // the same for the next call's jobs
   bool multi_rank_noted_ = false;
   // Per side: the cause of its last worker that failed having reported nothing, and whether any
   // of its workers has reported something in this run.

@@ -41,6 +41,10 @@ class PythonSidesStarted final : public StartedSides {
   }
 
   void finish(RunLog& log) override {
+    // Every worker has exited: the zygotes exit now, beside the SASS step, the summary and the
+    // verdicts, rather than one after another once the run is over (a zygote that imported torch
+    // takes a while to exit).
+    for (auto& zygote : sides_.zygotes) zygote->close();
     if (sass_) sass_->finish(log, log_);
     if (dir_) note_tuner_fallbacks(*dir_, artifact_root_, log_);
   }
@@ -82,6 +86,14 @@ std::unique_ptr<StartedSides> PythonStarter::start(const Plan& plan, const Start
     early_.reset();
   }
   if (sides.zygotes.empty()) return nullptr;
+  // Each side's start and readiness at the times they happened: the run's wall time before its
+  // directory exists is mostly the zygotes' imports (bench/run_timeline.py).
+  for (std::size_t side = 0; side < sides.zygotes.size(); ++side) {
+    const auto& zygote = *sides.zygotes[side];
+    const std::string who = "side " + std::to_string(side) + ": pid " + std::to_string(zygote.pid());
+    start_log.push_back({utc_timestamp(zygote.started_at()), "zygote-spawned", who});
+    start_log.push_back({utc_timestamp(zygote.ready_at()), "zygote-ready", who + ", imports done"});
+  }
   return std::make_unique<PythonSidesStarted>(std::move(sides), context.log);
 }
 

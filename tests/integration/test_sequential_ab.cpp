@@ -2,7 +2,8 @@
 // regression stops before the most samples, the same build stops SAME or runs out UNCERTAIN, an
 // interrupted sequential run resumes to the same decisions, and compare replays the looks of the
 // journal to the verdicts the run printed. ab samples so by default: which options take the fixed
-// n instead.
+// n instead. With pre-start, the next look's first workers (and the first measuring ones, behind
+// the calibration worker) start before their look and wait for it, taken or dropped there.
 
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -222,4 +224,144 @@ TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few s
     }
     if (!c.note.empty()) CHECK_MESSAGE(r.err.find(c.note) != std::string::npos, r.err);
   }
+}
+
+namespace {
+
+// Every journal line in order, and where the first look stands.
+struct JournalOrder {
+  std::vector<nlohmann::json> events;  // every line, in order
+  std::size_t first_look = 0;          // the index of the first "look" line
+};
+
+JournalOrder journal_order(const std::string& path) {
+  JournalOrder order;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) order.events.push_back(nlohmann::json::parse(line));
+  for (std::size_t i = 0; i < order.events.size(); ++i)
+    if (order.events[i].value("type", "sample") == "look") {
+      order.first_look = i;
+      break;
+    }
+  return order;
+}
+
+// The serials of the workers started before the run log's first line of `tag`.
+std::set<std::uint64_t> serials_started_before(const std::string& log, const std::string& tag) {
+  std::set<std::uint64_t> serials;
+  for (const auto& line : lines(log)) {
+    if (line.find("[" + tag + "]") != std::string::npos) break;
+    const auto at = line.find("[worker-start] worker ");
+    if (at != std::string::npos) serials.insert(std::stoull(line.substr(at + 22)));
+  }
+  return serials;
+}
+
+// What holds of a run whose pre-start reached into the next look, whatever each look decided: no
+// sample of a later look is taken before the look that decided to take it, no slot twice, no
+// dropped worker measured, no failure, the measuring phases one at a time, the run complete.
+// Returns the serials of the workers that measured samples of the second look on.
+std::set<std::uint64_t> check_next_call_run(const Scratch& s, int first_look_n) {
+  const auto order = journal_order(s.path("run/samples.jsonl"));
+  CHECK(order.first_look > 0);
+  std::set<std::uint64_t> measured_after_look, measured;
+  std::set<std::uint32_t> slots;
+  for (std::size_t i = 0; i < order.events.size(); ++i) {
+    const auto& e = order.events[i];
+    if (e.value("type", "sample") != "sample") continue;
+    CHECK_MESSAGE(slots.insert(e["slot"].get<std::uint32_t>()).second, "a slot measured twice");
+    measured.insert(e["worker_serial"].get<std::uint64_t>());
+    if (e["sample"].get<int>() >= first_look_n) {
+      CHECK(i > order.first_look);
+      measured_after_look.insert(e["worker_serial"].get<std::uint64_t>());
+    }
+  }
+  for (const auto& d : read_jsonl(s.path("run/samples.jsonl"), "worker_dropped"))
+    CHECK(measured.count(d["serial"].get<std::uint64_t>()) == 0);
+  CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").empty());
+  CHECK(slurp(s.path("run/log.txt")).find("[worker-teardown]") == std::string::npos);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> phases;
+  for (const auto& w : read_jsonl(s.path("run/samples.jsonl"), "worker"))
+    if (w["what"] == "measure") phases.push_back({w["measure_begin_ns"], w["measure_end_ns"]});
+  std::sort(phases.begin(), phases.end());
+  for (std::size_t i = 1; i < phases.size(); ++i) CHECK(phases[i].first >= phases[i - 1].second);
+  CHECK(read_json(s.path("run/run.json"))["status"] == "complete");
+  return measured_after_look;
+}
+
+}  // namespace
+
+TEST_CASE("ab --until-verdict with pre-start: the next look's first workers start before the look, wait for it, and "
+          "are taken or dropped; calibration starts the first measuring ones") {
+  const char* sweep_text = R"(name: seq
+settings: {warmup: 2, statistic: min, seed: 4, per: batch}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [100, 200]}
+)";
+  for (const std::string options : {"--prestart 1", "--prestart 1 --setup-batch 3"}) {
+    CAPTURE(options);
+    Scratch s("seq-next-call");
+    const auto sweep = s.write("seq.yaml", sweep_text);
+    const auto r = run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + bin("isobench-worker") +
+                           " --candidate " + bin("isobench-worker-slow10") + " --until-verdict --max-samples 64 " +
+                           options + " --format json --out " + s.path("run") + " " + sweep,
+                       s);
+    CHECK_MESSAGE(r.exit_code == 1, r.err);
+    const auto v = verdicts(nlohmann::json::parse(r.out));
+    REQUIRE(v.size() == 2);
+    for (const auto& [id, verdict] : v) CHECK_MESSAGE(verdict == "SLOWER", id);
+    const std::string log = s.path("run/log.txt");
+    const auto after_look = check_next_call_run(s, 8);
+    // At 8 per side no instance can stop (see the first case): the next look's jobs are those
+    // started before look 1, and taken.
+    REQUIRE(!after_look.empty());
+    CHECK_MESSAGE(serials_started_before(log, "look").count(*after_look.begin()) == 1,
+                  "the first worker of look 2 was started before look 1: " << slurp(log));
+    // Workers started for a look that never came (the last one stopped both instances) are
+    // dropped: killed, never measured, journaled as dropped and their exits followed.
+    CHECK(!read_jsonl(s.path("run/samples.jsonl"), "worker_dropped").empty());
+    // The first measuring worker was started behind the calibration worker, before its counts.
+    CHECK(serials_started_before(log, "calibrated").count(1) == 1);
+    const auto again = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+    CHECK(again.exit_code == 1);
+    CHECK(verdicts(nlohmann::json::parse(again.out)) == v);
+  }
+}
+
+TEST_CASE("ab --until-verdict with pre-start, Python sides forked from zygotes: instances that stop at different looks "
+          "drop the workers started for the jobs they would have had, and nothing else changes") {
+  // The same module on both sides, timed on the CPU: instances stop SAME (or run out UNCERTAIN) at
+  // looks of their own, so a look that stops one of them finds the next look's workers started
+  // for jobs that still hold it.
+  Scratch s("seq-next-call-python");
+  for (const char* side : {"a", "b"}) {
+    std::filesystem::create_directories(s.path(side));
+    s.write(std::string(side) + "/nextmod.py",
+            "import time\n"
+            "def spin(us, seed, device, stream):\n"
+            "    def launch():\n"
+            "        end = time.perf_counter() + us * 1e-6\n"
+            "        while time.perf_counter() < end:\n"
+            "            pass\n"
+            "    return launch\n");
+  }
+  const auto sweep = s.write("sweep.yaml", R"(settings: {samples: 24, inner: 20, statistic: min, seed: 5}
+benchmarks:
+  - python: nextmod
+    function: spin
+    device: cpu
+    axes: {us: [50, 100, 200]}
+)");
+  const auto r = run(bin("orchestrate") + " ab --device cpu --quiet --format json --prestart 1 --zygotes per-run " +
+                         "--baseline-pythonpath " + s.path("a") + " --candidate-pythonpath " + s.path("b") +
+                         " --out " + s.path("run") + " " + sweep,
+                     s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto v = verdicts(nlohmann::json::parse(r.out));
+  for (const auto& [id, verdict] : v) CHECK_MESSAGE((verdict == "SAME" || verdict == "UNCERTAIN"), id, verdict);
+  check_next_call_run(s, 8);
+  CHECK(!read_jsonl(s.path("run/samples.jsonl"), "worker_dropped").empty());
+  const auto again = run(bin("orchestrate") + " compare --json " + s.path("run"), s);
+  CHECK(verdicts(nlohmann::json::parse(again.out)) == v);
 }
