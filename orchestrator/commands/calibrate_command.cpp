@@ -19,6 +19,7 @@
 #include "orchestrator/printers/printer.hpp"
 #include "orchestrator/recorded_environment.hpp"
 #include "orchestrator/run/plan_run.hpp"
+#include "orchestrator/run/resume_checks.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sweep.hpp"
@@ -190,11 +191,7 @@ void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
     throw UsageError(resume + ": " + flag + " " + given + " is not what the calibration was started with (" + recorded +
                      "); a resumed calibration measures as it began: leave " + flag + " out");
   };
-  if (a.given.count("--worker")) {
-    std::error_code ec, ec2;
-    if (fs::weakly_canonical(fs::absolute(a.worker), ec) != fs::weakly_canonical(spec.worker, ec2))
-      refuse("--worker", a.worker, spec.worker);
-  }
+  if (a.given.count("--worker") && !same_file(a.worker, spec.worker)) refuse("--worker", a.worker, spec.worker);
   if (a.given.count("--device") && a.device != spec.device) refuse("--device", a.device, "--device " + spec.device);
   if (a.given.count("--gpu") && a.gpu != spec.gpu)
     refuse("--gpu", std::to_string(a.gpu), "--gpu " + std::to_string(spec.gpu));
