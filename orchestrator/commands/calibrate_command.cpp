@@ -107,10 +107,6 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   s.analysis.power_repetitions = a.power_repetitions;
   s.analysis.sequential_most = a.sequential_most;
   s.analysis.sequential_extend_to = a.extend_to;
-  if (std::find(s.analysis.alphas.begin(), s.analysis.alphas.end(), s.analysis.target_alpha) == s.analysis.alphas.end()) {
-    s.analysis.alphas.push_back(s.analysis.target_alpha);
-    std::sort(s.analysis.alphas.begin(), s.analysis.alphas.end());
-  }
   return s;
 }
 
@@ -212,10 +208,6 @@ std::string take_settings_over(ExperimentSpec& spec, const ExperimentSpec& store
   take("--extend-to", an.sequential_extend_to, had.sequential_extend_to, 1);
   take("--worker-timeout", spec.worker_timeout_s, stored.worker_timeout_s, 1);
   take("--retries", spec.retries, stored.retries, 1);
-  if (std::find(an.alphas.begin(), an.alphas.end(), an.target_alpha) == an.alphas.end()) {
-    an.alphas.push_back(an.target_alpha);
-    std::sort(an.alphas.begin(), an.alphas.end());
-  }
   if (a.given.count("--prestart") && spec.prestart != stored.prestart)
     throw UsageError(spec.dir + " holds a calibration measured with " +
                      (stored.prestart < 0 ? "the default pre-start" : "--prestart " + std::to_string(stored.prestart)) +
