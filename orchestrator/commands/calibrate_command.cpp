@@ -212,8 +212,7 @@ std::string take_settings_over(ExperimentSpec& spec, const ExperimentSpec& store
     throw UsageError(spec.dir + " holds a calibration measured with " +
                      (stored.prestart < 0 ? "the default pre-start" : "--prestart " + std::to_string(stored.prestart)) +
                      " (this one: --prestart " + std::to_string(spec.prestart) +
-                     "); leave --prestart out, or use "
-                     "another --out");
+                     "); leave --prestart out, or use another --out");
   spec.prestart = stored.prestart;
   return replaced;
 }
