@@ -420,7 +420,14 @@ double smallest_p_value(std::size_t n) {
   return n < 2 ? 1 : stats::verdict_feasibility(n, n, 0.5, 1).smallest_p;
 }
 
-CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& options) {
+CalibrationResult analyse(const CalibrationInput& input, const AnalysisOptions& given) {
+  // The target alpha is read among the alphas (the real slowdowns' verdicts per instance), however
+  // the options were made: from calibrate's flags or from an experiment.json (--resume).
+  AnalysisOptions options = given;
+  if (std::find(options.alphas.begin(), options.alphas.end(), options.target_alpha) == options.alphas.end()) {
+    options.alphas.push_back(options.target_alpha);
+    std::sort(options.alphas.begin(), options.alphas.end());
+  }
   const auto step = [&options] {
     if (options.checkpoint) options.checkpoint();
   };

@@ -19,6 +19,7 @@
 #include "orchestrator/printers/printer.hpp"
 #include "orchestrator/recorded_environment.hpp"
 #include "orchestrator/run/plan_run.hpp"
+#include "orchestrator/run/resume_checks.hpp"
 #include "orchestrator/run/run.hpp"
 #include "orchestrator/run_directory.hpp"
 #include "orchestrator/sweep.hpp"
@@ -106,10 +107,6 @@ ExperimentSpec spec_from_args(const CalibrateArgs& a) {
   s.analysis.power_repetitions = a.power_repetitions;
   s.analysis.sequential_most = a.sequential_most;
   s.analysis.sequential_extend_to = a.extend_to;
-  if (std::find(s.analysis.alphas.begin(), s.analysis.alphas.end(), s.analysis.target_alpha) == s.analysis.alphas.end()) {
-    s.analysis.alphas.push_back(s.analysis.target_alpha);
-    std::sort(s.analysis.alphas.begin(), s.analysis.alphas.end());
-  }
   return s;
 }
 
@@ -181,6 +178,45 @@ std::string shrunk(const ExperimentSpec& stored, const ExperimentSpec& grown) {
   return "";
 }
 
+// The settings of a calibration planned again over its directory (--out DIR) that decide how its
+// runs are read (--target-power, ...) or how failures are handled (--worker-timeout, --retries):
+// given, they replace the recorded ones, and the directory is analysed again with them: its runs
+// are kept and the analysis is a function of them, so nothing measured is lost and the earlier
+// reading comes back by giving the earlier settings. Left out, the recorded ones stay: a default
+// does not replace what was chosen. --prestart decides how samples are taken: given otherwise than
+// recorded, refused as a measurement setting is (a calibration's runs are pooled). Returns a note
+// naming each setting replaced, "" when none.
+std::string take_settings_over(ExperimentSpec& spec, const ExperimentSpec& stored, const CalibrateArgs& a) {
+  std::string replaced;
+  const auto take = [&](const char* flag, auto& value, const auto& was, double shown) {
+    if (!a.given.count(flag)) {
+      value = was;
+    } else if (value != was) {
+      std::ostringstream text;
+      text << flag << " " << static_cast<double>(value) * shown << " (was " << static_cast<double>(was) * shown << ")";
+      replaced += (replaced.empty() ? "" : ", ") + text.str();
+    }
+  };
+  auto& an = spec.analysis;
+  const auto& had = stored.analysis;
+  take("--target-power", an.target_power, had.target_power, 100);
+  take("--target-delta", an.target_delta, had.target_delta, 100);
+  take("--target-alpha", an.target_alpha, had.target_alpha, 1);
+  take("--max-n", an.max_n, had.max_n, 1);
+  take("--power-repetitions", an.power_repetitions, had.power_repetitions, 1);
+  take("--max-samples", an.sequential_most, had.sequential_most, 1);
+  take("--extend-to", an.sequential_extend_to, had.sequential_extend_to, 1);
+  take("--worker-timeout", spec.worker_timeout_s, stored.worker_timeout_s, 1);
+  take("--retries", spec.retries, stored.retries, 1);
+  if (a.given.count("--prestart") && spec.prestart != stored.prestart)
+    throw UsageError(spec.dir + " holds a calibration measured with " +
+                     (stored.prestart < 0 ? "the default pre-start" : "--prestart " + std::to_string(stored.prestart)) +
+                     " (this one: --prestart " + std::to_string(spec.prestart) +
+                     "); leave --prestart out, or use another --out");
+  spec.prestart = stored.prestart;
+  return replaced;
+}
+
 // A resumed calibration measures as it began (experiment.json): an option that would measure
 // otherwise is refused naming both, one that would plan other runs is not taken, and the recorded
 // worker build must still be there.
@@ -190,11 +226,7 @@ void check_resume_options(const CalibrateArgs& a, const ExperimentSpec& spec) {
     throw UsageError(resume + ": " + flag + " " + given + " is not what the calibration was started with (" + recorded +
                      "); a resumed calibration measures as it began: leave " + flag + " out");
   };
-  if (a.given.count("--worker")) {
-    std::error_code ec, ec2;
-    if (fs::weakly_canonical(fs::absolute(a.worker), ec) != fs::weakly_canonical(spec.worker, ec2))
-      refuse("--worker", a.worker, spec.worker);
-  }
+  if (a.given.count("--worker") && !same_file(a.worker, spec.worker)) refuse("--worker", a.worker, spec.worker);
   if (a.given.count("--device") && a.device != spec.device) refuse("--device", a.device, "--device " + spec.device);
   if (a.given.count("--gpu") && a.gpu != spec.gpu)
     refuse("--gpu", std::to_string(a.gpu), "--gpu " + std::to_string(spec.gpu));
@@ -282,9 +314,13 @@ FreshDirectory prepare_directory(ExperimentSpec& spec, const CalibrateArgs& args
       throw UsageError(spec.dir + " holds a calibration of " + lost +
                        ": a calibration only grows, and its runs would be left out; give at least what it holds, or "
                        "use another --out");
+    const std::string replaced = take_settings_over(spec, stored, args);
     // Its runs were measured in the environment it recorded (none before it was recorded).
     spec.environment_variables = stored.environment_variables;
     write_calibration_file(spec.dir, "experiment.json", spec.to_json().dump(2) + "\n");
+    if (!replaced.empty())
+      std::cerr << "calibrate: " << spec.dir << " is analysed again with " << replaced
+                << " (its runs are kept; the earlier settings, given again, read them as before)\n";
     return {};
   }
   spec.environment_variables = deciding_environment(sweep);

@@ -67,7 +67,8 @@ void add_run_options(CLI::App& app, RunCommand& command) {
   app.add_option("--worker", o.worker, "worker executable (default: isobench-worker beside orchestrate)");
   app.add_option("--worker-timeout", o.worker_timeout_s, "seconds without a worker heartbeat before it is killed")
       ->check(positive_number())
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.worker_timeout_given = true; });
   app.add_option("--prestart", o.prestart,
                  "workers started ahead of the measuring one, released one at a time (default 1 on the GPU, 0 on "
                  "the CPU; docs/measurement.md)")
@@ -88,10 +89,12 @@ void add_run_options(CLI::App& app, RunCommand& command) {
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "
                  "GPU's free memory, half the host's)")
-      ->check(whole_number());
+      ->check(whole_number())
+      ->each([&o](const std::string&) { o.memory_budget_given = true; });
   app.add_option("--retries", o.retries, "fresh workers tried for the samples of a failed one")
       ->check(CLI::Range(0, 100))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.retries_given = true; });
   auto* format = app.add_option_function<std::string>(
                        "--format", [&command](const std::string& v) { command.format = parse_format(v); },
                        "summary (A/B: verdicts) on stdout: table (default), json, csv, markdown or none")

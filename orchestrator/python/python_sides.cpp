@@ -7,7 +7,9 @@
 #include <fstream>
 #include <map>
 
+#include "ipc/artifact_folder.hpp"
 #include "orchestrator/errors.hpp"
+#include "orchestrator/plan.hpp"
 #include "orchestrator/python/triton_cache.hpp"
 
 namespace isobench::orchestrator {
@@ -415,32 +417,37 @@ void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDir
 }
 
 void note_tuner_fallbacks(const RunDirectory& dir, const std::string& artifact_root, const Log& warnings) {
-  if (artifact_root.empty() || !dir.exists("python.json")) return;
+  if (artifact_root.empty() || !dir.exists("python.json") || !dir.exists("plan.json")) return;
   auto python = dir.read_json("python.json");
   if (!python.contains("sides") || !python["sides"].is_array()) return;
+  std::vector<std::string> instance_ids;
+  for (const auto& p : Plan::from_json(dir.read_json("plan.json")).instances) instance_ids.push_back(p.worker.id);
   bool changed = false;
   std::error_code ec;
   for (std::size_t side = 0; side < python["sides"].size(); ++side) {
     auto& record = python["sides"][side];
     if (!record.contains("tuner_replay")) continue;
-    const fs::path folder = fs::path(artifact_root) / ("side-" + std::to_string(side));
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
-      if (fs::is_regular_file(it->path() / "tuner_replay.json", ec)) files.push_back(it->path() / "tuner_replay.json");
-    std::sort(files.begin(), files.end());
+    const fs::path side_folder = fs::path(artifact_root) / ("side-" + std::to_string(side));
     std::size_t replayed = 0;
     nlohmann::json fallbacks = nlohmann::json::array();
     std::string listed;
-    for (const auto& file : files) {
+    // By the plan's instances, in plan order: a fallback names the instance by its id, as every
+    // other record does, and its artifact folder beside it.
+    for (const auto& instance : instance_ids) {
+      const std::string folder = ipc::artifact_folder_name(instance);
+      const fs::path file = side_folder / folder / "tuner_replay.json";
+      if (!fs::is_regular_file(file, ec)) continue;
       std::ifstream in(file);
       const auto replay = nlohmann::json::parse(in, nullptr, false);
       if (replay.is_discarded() || !replay.is_object()) continue;
-      const std::string instance = file.parent_path().filename().string();
       if (!replay.value("replayed", nlohmann::json::array()).empty()) ++replayed;
       const auto fell = replay.value("fallbacks", nlohmann::json::array());
       for (const auto& f : fell)
-        fallbacks.push_back({{"instance", instance}, {"kernel", f.value("kernel", "")},
-                             {"key", f.value("key", nlohmann::json::array())}, {"reason", f.value("reason", "")}});
+        fallbacks.push_back({{"instance", instance},
+                             {"folder", folder},
+                             {"kernel", f.value("kernel", "")},
+                             {"key", f.value("key", nlohmann::json::array())},
+                             {"reason", f.value("reason", "")}});
       if (!fell.empty() && fell[0].is_object())
         listed += (listed.empty() ? "" : "; ") + instance + " (" + fell[0].value("kernel", "") + ": " +
                   fell[0].value("reason", "") + ")";

@@ -76,11 +76,11 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
 void attach_python_sides(PythonSides& sides, RunnerOptions& runner, const RunDirectory& dir, RunLog& log,
                          const Log& warnings);
 
-// After the run: the instances whose FlagGems tuner replay fell back (their
-// <artifact_root>/side-<s>/<instance>/tuner_replay.json, python/isobench/autotune.py) into
-// python.json's side, "tuner_replay": {"instances_replayed", "fallbacks": [{"instance", "kernel",
-// "key", "reason"}]}, each side with fallbacks warned of in `warnings`. Nothing without a side's
-// "tuner_replay" (a run with no do_bench instances).
+// After the run: the instances of the run's plan whose FlagGems tuner replay fell back (their
+// <artifact_root>/side-<s>/<artifact folder>/tuner_replay.json, python/isobench/autotune.py) into
+// python.json's side, "tuner_replay": {"instances_replayed", "fallbacks": [{"instance" (its id),
+// "folder" (its artifact folder), "kernel", "key", "reason"}]}, each side with fallbacks warned of
+// in `warnings`. Nothing without a side's "tuner_replay" (a run with no do_bench instances).
 void note_tuner_fallbacks(const RunDirectory& dir, const std::string& artifact_root, const Log& warnings);
 
 }  // namespace isobench::orchestrator

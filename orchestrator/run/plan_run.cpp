@@ -342,10 +342,13 @@ std::string plugin_fingerprint(const std::string& library) {
 
 // Two builds of the sweep's plugin run in the default worker (plan_ab_sides).
 std::vector<std::string> side_workers(const RunRequest& request) {
-  const std::string worker = fs::absolute(request.worker.empty() ? default_worker_path() : request.worker).string();
+  // Recorded absolute and without "." or "..", as resolved where the run started: --resume and the
+  // journal name the build however it was spelled then, from any directory.
+  const auto recorded = [](const std::string& path) { return fs::absolute(path).lexically_normal().string(); };
+  const std::string worker = recorded(request.worker.empty() ? default_worker_path() : request.worker);
   if (!request.ab) return {worker};
   if (is_library(request.baseline)) return {worker, worker};
-  return {fs::absolute(request.baseline).string(), fs::absolute(request.candidate).string()};
+  return {recorded(request.baseline), recorded(request.candidate)};
 }
 
 // A file the kernel cannot execute is found here, not by the first worker's start: that fails in

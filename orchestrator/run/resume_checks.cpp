@@ -36,12 +36,8 @@ void check_recorded_workers(const RunRequest& request, const Plan& plan, const s
     throw UsageError(resume + ": --worker is not taken: this A/B run measures the builds its plan names (" +
                      joined(plan.workers) + ")");
   if (!request.worker.empty()) {
-    std::error_code ec;
-    const auto given = fs::weakly_canonical(fs::absolute(request.worker), ec);
-    const bool same = std::all_of(plan.workers.begin(), plan.workers.end(), [&](const std::string& w) {
-      std::error_code ec2;
-      return fs::weakly_canonical(w, ec2) == given;
-    });
+    const bool same = std::all_of(plan.workers.begin(), plan.workers.end(),
+                                  [&](const std::string& w) { return same_file(request.worker, w); });
     if (!same)
       throw UsageError(resume + ": --worker " + request.worker + " is not the worker build the run was started with (" +
                        joined(plan.workers) + "); a resumed run measures with its own: leave --worker out");
@@ -107,6 +103,14 @@ void refuse_new_choices(const RunRequest& request, const std::string& resume) {
   if (!request.replay_from.empty())
     throw UsageError(resume + ": --replay-from is not taken: a resumed run measures its own plan");
   if (!request.like.empty()) throw UsageError(resume + ": --like is not taken: a resumed run measures its own plan");
+}
+
+bool same_file(const std::string& given, const std::string& recorded) {
+  std::error_code ec;
+  if (fs::equivalent(given, recorded, ec)) return true;
+  if (fs::exists(given, ec) || fs::exists(recorded, ec)) return false;
+  // Both gone (the recorded build removed since): their paths, resolved, are all there is to compare.
+  return fs::weakly_canonical(fs::absolute(given), ec) == fs::weakly_canonical(fs::absolute(recorded), ec);
 }
 
 void check_resubmission(const RunRequest& request, const Plan& plan, const RecordedMeasuring& measuring,

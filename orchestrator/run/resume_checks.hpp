@@ -24,6 +24,11 @@ struct RecordedMeasuring {
   std::optional<int> prestart;  // -1: the device's default, as --prestart left out
 };
 
+// Whether a path given now names the file a run recorded, however spelled: relative to this
+// directory or absolute, through "." and "..", a symbolic or a hard link (one device and inode).
+// Where neither file is there (a recorded build removed since), the resolved paths are compared.
+bool same_file(const std::string& given, const std::string& recorded);
+
 // The options that would choose again what a run chose when it was planned (a sweep file, --out,
 // a setting, --replay-from, --like): UsageError naming the first, "<resume>: --out is not taken: ...".
 void refuse_new_choices(const RunRequest& request, const std::string& resume);

@@ -49,6 +49,10 @@ struct RunRequest {
   // Whether --context-gate and --setup-batch were given: a resumed run takes the values it was
   // started with (run.json) and refuses others.
   bool context_gate_given = false, setup_batch_given = false;
+  // Whether --worker-timeout, --retries and --memory-budget were given: a run resumed here takes
+  // the values given (it records none; left out, the defaults), a Slurm run for the tasks that
+  // start from then on (left out, what slurm.json's task_options recorded).
+  bool worker_timeout_given = false, retries_given = false, memory_budget_given = false;
   // What is measured: overrides of the sweep's settings, an earlier run's choices to replay
   // (--replay-from), or an earlier run to measure like (--like: its inner counts, choices, seed and
   // sample-changing settings; orchestrator/run/like_run.hpp).

@@ -201,6 +201,26 @@ RecordedMeasuring task_measuring(const nlohmann::json& options, const std::strin
   return recorded;
 }
 
+// How a resubmitted task handles a worker that hangs or fails and how much memory a worker may
+// hold, as given to --resume: taken, as a run resumed here takes them (they decide what happens
+// around a sample, not what it measures: the plan's memory groups were dealt when it was planned).
+// Recorded in slurm.json's task_options, which every task reads as it starts, so they reach the
+// tasks resubmitted now and those still queued; what is not given is kept. Returns a note naming
+// each one changed, "" when none.
+std::string take_task_options(nlohmann::json& options, const RunRequest& request) {
+  std::string changed;
+  const auto take = [&](bool given, const char* key, const nlohmann::json& value, const std::string& flag) {
+    if (!given || options.value(key, nlohmann::json()) == value) return;
+    changed += (changed.empty() ? "" : ", ") + flag + " " + value.dump() + " (was " +
+               options.value(key, nlohmann::json()).dump() + ")";
+    options[key] = value;
+  };
+  take(request.worker_timeout_given, "worker_timeout_s", request.worker_timeout_s, "--worker-timeout");
+  take(request.retries_given, "retries", request.retries, "--retries");
+  take(request.memory_budget_given, "memory_budget_mib", request.memory_budget_mib, "--memory-budget");
+  return changed;
+}
+
 Plan read_plan(const RunDirectory& dir) {
   const auto j = dir.read_json("plan.json");
   check_schema_version(j, dir.file("plan.json"));
@@ -360,6 +380,10 @@ Measured SlurmExecutor::resume(const RunRequest& request) {
   for (const auto& [job, tasks] : queued) {
     live.insert(job);
     for (const auto& [index, state] : tasks) queued_shards.insert(index);
+  }
+  if (const auto changed = take_task_options(slurm.task_options, request); !changed.empty()) {
+    dir.write_json(kSlurmFile, slurm.to_json());
+    request.log.note("slurm: the tasks that start from now on take " + changed);
   }
   const auto merged = merge(dir, slurm, plan);
   std::vector<std::uint32_t> missing;

@@ -843,6 +843,10 @@ std::vector<BatteryCase> make_cases() {
        "calibrate: r holds a calibration of --modes process (this one: --modes sequential): a calibration only grows, "
        "and its runs would be left out; give at least what it holds, or use another --out",
        {}, "cp -r $FIX/calibration r && cp $FIX/ok.yaml ok.yaml"},
+      {"calibrate", "out-with-another-prestart", kCalibrateLikeFixture + "--modes process --prestart 1 --out r ok.yaml", 2,
+       "calibrate: r holds a calibration measured with the default pre-start (this one: --prestart 1); leave "
+       "--prestart out, or use another --out",
+       {}, "cp -r $FIX/calibration r && cp $FIX/ok.yaml ok.yaml"},
       // Every run would fail as the first did: said once, with its cause and log, and no --resume advised.
       with_sweep("calibrate", "worker-fails-before-its-first-sample",
                  "orchestrate calibrate --device cpu --quiet --runs 2 --modes sequential,process --worker /bin/false "

@@ -343,6 +343,41 @@ TEST_CASE("calibrate measures in the environment it began in, and a calibration 
   CHECK(read_json(second + "/run.json")["status"] == "complete");
 }
 
+TEST_CASE("calibrate --out over a calibration: analysis settings given are taken and said, left out kept") {
+  Scratch s("calibrate-analysis-over");
+  const std::string args = "--quiet --runs 2 --modes sequential --out " + s.path("cal");
+  auto r = calibrate(s, args + " --target-power 80 --worker-timeout 60");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto experiment = [&] { return read_json(s.path("cal/experiment.json")); };
+  CHECK(experiment()["analysis"]["target_power"] == 0.8);
+  // The same sweep again without them (to add runs, say): what the calibration chose stays, not
+  // the defaults, and nothing is said.
+  r = calibrate(s, args);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(experiment()["analysis"]["target_power"] == 0.8);
+  CHECK(experiment()["worker_timeout_s"] == 60.0);
+  CHECK_MESSAGE(r.err.find("analysed again") == std::string::npos, r.err);
+  // Given otherwise: its runs are read again with them, and stderr says which changed.
+  const std::string journal = slurp(s.path("cal/sequential/run-0/samples.jsonl"));
+  r = calibrate(s, args + " --target-power 70 --target-delta 10");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(experiment()["analysis"]["target_power"] == 0.7);
+  CHECK(experiment()["analysis"]["target_delta"] == 0.1);
+  CHECK_MESSAGE(
+      r.err.find(s.path("cal") + " is analysed again with --target-power 70 (was 80), --target-delta 10 (was 5)") !=
+          std::string::npos,
+      r.err);
+  CHECK(slurp(s.path("cal/sequential/run-0/samples.jsonl")) == journal);
+  // --prestart decides how samples are taken: another is refused, as a measurement setting is.
+  const std::string before = slurp(s.path("cal/experiment.json"));
+  r = calibrate(s, args + " --prestart 1");
+  CHECK(bad_input_problem(r,
+                          {s.path("cal") + " holds a calibration measured with the default pre-start (this one: "
+                                           "--prestart 1)"},
+                          s.path("none")) == "");
+  CHECK(slurp(s.path("cal/experiment.json")) == before);
+}
+
 TEST_CASE("calibrate: bad input exits 2 with one line and leaves no directory") {
   Scratch s("calibrate-bad");
   const std::vector<std::pair<std::string, std::string>> cases = {

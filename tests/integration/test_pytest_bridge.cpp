@@ -672,11 +672,12 @@ TEST_CASE("FlagGems' tuner choices: recorded per key, replayed on both sides, a 
   CHECK(python["sides"][1]["tuner_replay"]["instances_replayed"] == 1);
   const auto& fallbacks = python["sides"][1]["tuner_replay"]["fallbacks"];
   REQUIRE(fallbacks.size() == 1);
-  CHECK(fallbacks[0]["instance"].get<std::string>().rfind("test_softmax_test_softmax_1-", 0) == 0);
+  CHECK(fallbacks[0]["instance"] == "test_softmax::test_softmax#1");
+  CHECK(fallbacks[0]["folder"].get<std::string>().rfind("test_softmax_test_softmax_1-", 0) == 0);
   CHECK(fallbacks[0]["kernel"] == "do_bench_libtuner._softmax");
   CHECK(fallbacks[0]["reason"] == reason);
   CHECK(r.err.find("warning: side 1: FlagGems' tuner replay fell back for 1 key, which ran with the side's own tuning: "
-                   "test_softmax_test_softmax_1-") != std::string::npos);
+                   "test_softmax::test_softmax#1 (do_bench_libtuner._softmax: ") != std::string::npos);
   const auto compared = run(bin("orchestrate") + " compare " + s.path("replayed"), s);
   CHECK(compared.out.find("test_softmax::test_softmax#1: tuner_replay.json differs") != std::string::npos);
   CHECK(compared.out.find("test_layernorm::test_layernorm#1: tuner_replay.json") == std::string::npos);

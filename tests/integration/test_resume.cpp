@@ -357,6 +357,42 @@ TEST_CASE("a run started with --worker resumes with that build only; another --w
   CHECK(bad_input_problem(r, {"the run's worker build " + mine, "no such file"}, s.path("none")) == "");
 }
 
+TEST_CASE("--worker on --resume is judged by the file it names, not by how the path is spelled") {
+  Scratch s("resume-worker-path");
+  std::filesystem::create_directories(s.path("build/bin"));
+  std::filesystem::create_directories(s.path("elsewhere"));
+  const std::string mine = s.path("build/bin/my-worker");
+  std::filesystem::copy_file(bin("isobench-worker"), mine);
+  std::filesystem::permissions(mine, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+  // The same build under another name (a hard link), and another build (a copy).
+  std::filesystem::create_hard_link(mine, s.path("linked-worker"));
+  std::filesystem::copy_file(mine, s.path("copied-worker"));
+  const auto sweep = s.write("w.yaml",
+                             "settings: {samples: 4, warmup: 0, inner: 1, seed: 3}\n"
+                             "benchmarks:\n  - kernel: cpu_spin\n    axes: {microseconds: [5]}\n");
+  const std::string orchestrate = bin("orchestrate") + " --quiet ";
+  const auto in = [&](const std::string& dir) { return "cd " + s.path(dir) + " && " + orchestrate; };
+  auto r = run(
+      in(".") + "--device cpu --isolation process --per sample --worker ./build/bin/my-worker --out run " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Recorded resolved, so that the journal and every refusal name the build one way.
+  CHECK(read_json(s.path("run/plan.json")).at("workers") == nlohmann::json::array({mine}));
+  interrupt_after(s, "run", 1);
+
+  // Another build, named from another directory: refused in one line naming both, nothing measured.
+  r = run(in("elsewhere") + "--resume ../run --worker ../copied-worker", s);
+  CHECK(bad_input_problem(r, {"--worker ../copied-worker", "(" + mine + ")"}, s.path("none")) == "");
+  CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 1);
+  // The same file, spelled otherwise, from another directory, or by a hard link: taken.
+  for (const std::string worker : {"../build/bin/my-worker", "../build/./bin/../bin/my-worker", "../linked-worker"}) {
+    CAPTURE(worker);
+    interrupt_after(s, "run", 1);
+    r = run(in("elsewhere") + "--resume ../run --worker " + worker, s);
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(read_jsonl(s.path("run/samples.jsonl")).size() == 4);
+  }
+}
+
 TEST_CASE(
     "a run resumes only in the environment it was started in: a variable that decides what workers measure, "
     "set otherwise, is refused naming both values") {

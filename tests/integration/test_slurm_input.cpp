@@ -24,6 +24,17 @@ void check_refused(const std::string& args, const std::string& expected, const s
   CHECK_MESSAGE(problem.empty(), problem);
 }
 
+// A stand-in for Slurm in the scratch folder's bin/: an sbatch that takes the array, runs none of
+// it and notes each call in sbatch-calls, and a squeue of the given script body. Returns the
+// PATH=... that puts them first.
+std::string fake_slurm(const Scratch& s, const std::string& squeue_body) {
+  fs::create_directories(s.path("bin"));
+  const auto sbatch = s.write("bin/sbatch", "#!/bin/sh\necho called >> " + s.path("sbatch-calls") + "\necho 7\n");
+  const auto squeue = s.write("bin/squeue", "#!/bin/sh\n" + squeue_body);
+  for (const auto& tool : {sbatch, squeue}) fs::permissions(tool, fs::perms::owner_exec, fs::perm_options::add);
+  return "PATH=" + s.path("bin") + ":$PATH ";
+}
+
 }  // namespace
 
 TEST_CASE("--executor slurm needs a named device, a shard count that fits, and one GPU per instance") {
@@ -103,17 +114,14 @@ TEST_CASE("--resume of a Slurm run takes neither --like nor --replay-from") {
 
 TEST_CASE(
     "--resume of a Slurm run resubmits what it was started with: another build, setting or environment is refused") {
-  // An sbatch that takes the array, runs none of it and notes each call: the run is submitted
-  // (--no-wait) and its tasks never start, as while they wait in a queue. Every refusal comes
-  // before anything is resubmitted or squeue is asked.
+  // Slurm's stand-in (fake_slurm): the run is submitted (--no-wait) and its tasks never start, as
+  // while they wait in a queue. Every refusal comes before anything is resubmitted or squeue is
+  // asked.
   Scratch s("slurm-resume-checks");
   const auto sweep = s.write("sweep.yaml", kSweep);
-  fs::create_directories(s.path("bin"));
-  const auto sbatch = s.write("bin/sbatch", "#!/bin/sh\necho called >> " + s.path("sbatch-calls") + "\necho 7\n");
-  // And a squeue that cannot reach a controller, whatever the machine has.
-  const auto squeue = s.write("bin/squeue", "#!/bin/sh\necho 'squeue: no controller here' >&2\nexit 1\n");
-  for (const auto& tool : {sbatch, squeue}) fs::permissions(tool, fs::perms::owner_exec, fs::perm_options::add);
-  const std::string path = "env -u CUBLAS_WORKSPACE_CONFIG PATH=" + s.path("bin") + ":$PATH ";
+  // Its squeue cannot reach a controller, whatever the machine has.
+  const std::string path =
+      "env -u CUBLAS_WORKSPACE_CONFIG " + fake_slurm(s, "echo 'squeue: no controller here' >&2\nexit 1\n");
   const auto started =
       run(path + bin("orchestrate") + " --quiet --device cpu --executor slurm --shards 2 --no-wait --out " +
               s.path("r") + " " + sweep,
@@ -167,4 +175,35 @@ TEST_CASE(
   CHECK(same.exit_code == 3);
   CHECK_MESSAGE(same.err.find("squeue failed") != std::string::npos, same.err);
   CHECK(slurp(s.path("sbatch-calls")) == "called\n");
+}
+
+TEST_CASE("--resume of a Slurm run takes --worker-timeout, --retries and --memory-budget for the tasks it resubmits") {
+  // As a run resumed here takes them (they decide what happens around a sample, not what it
+  // measures): given, they replace slurm.json's task_options, which every task reads as it
+  // starts; left out, the recorded ones stay. A squeue that lists no task: every shard is
+  // resubmitted.
+  Scratch s("slurm-resume-task-options");
+  const auto sweep = s.write("sweep.yaml", kSweep);
+  const std::string orchestrate = "env " + fake_slurm(s, "exit 0\n") + bin("orchestrate") + " --quiet ";
+  auto r = run(orchestrate + "--device cpu --executor slurm --shards 2 --no-wait --worker-timeout 60 --out " +
+                   s.path("r") + " " + sweep,
+               s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto task_options = [&] { return read_json(s.path("r/slurm.json")).at("task_options"); };
+  CHECK(task_options().at("worker_timeout_s") == 60.0);
+  CHECK(task_options().at("retries") == 2);
+  CHECK(task_options().at("memory_budget_mib") == 0);
+
+  r = run(orchestrate + "--resume " + s.path("r") + " --no-wait --retries 5 --memory-budget 64", s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(slurp(s.path("sbatch-calls")) == "called\ncalled\n");
+  CHECK(task_options().at("worker_timeout_s") == 60.0);  // not given: the submission's, not the default
+  CHECK(task_options().at("retries") == 5);
+  CHECK(task_options().at("memory_budget_mib") == 64);
+
+  r = run(orchestrate + "--resume " + s.path("r") + " --no-wait --worker-timeout 300", s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(task_options().at("worker_timeout_s") == 300.0);
+  CHECK(task_options().at("retries") == 5);
+  CHECK(task_options().at("memory_budget_mib") == 64);
 }

@@ -174,6 +174,23 @@ TEST_SUITE("calibration analysis") {
     CHECK(realised.verdict_slower.hits == 9);
   }
 
+  TEST_CASE("a target alpha outside the alphas is read too: the real slowdowns' verdicts per instance count") {
+    // As calibrate --resume builds the options, from experiment.json: the default alphas and a
+    // target alpha given when it started.
+    std::mt19937_64 rng(11);
+    ModeRuns mode{"process", false, {}, {}};
+    for (int k = 0; k < 3; ++k) mode.baseline.push_back(noisy_run(rng, {1e-5}, 12, 0.005));
+    SlowdownRuns slow{10, {}};
+    for (int k = 0; k < 3; ++k) slow.runs.push_back(noisy_run(rng, {1e-5}, 12, 0.005, 1, 1.10));
+    mode.slowdowns.push_back(slow);
+    auto o = fast_options();
+    o.target_alpha = 0.02;
+    const auto r = analyse({"cpu", {{"a", "x"}}, {mode}}, o);
+    REQUIRE(r.modes[0].verdict.real_slower_per_instance.size() == 1);
+    CHECK(r.modes[0].verdict.real_slower_per_instance[0].trials == 9);
+    CHECK(r.modes[0].verdict.real_slower_per_instance[0].hits == 9);
+  }
+
   TEST_CASE("a realised slowdown more than a point from its target says it missed, in the report too") {
     std::mt19937_64 rng(12);
     const std::vector<double> bases = {1e-5, 2e-5};

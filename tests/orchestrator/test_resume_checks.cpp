@@ -100,6 +100,26 @@ TEST_CASE("the worker build the run recorded: another --worker is refused naming
   CHECK(refusal(given, Plan{}).empty());
 }
 
+TEST_CASE("--worker is judged by the file it names: another spelling, a relative path or a hard link is taken") {
+  TempDir dir("resume_checks");
+  const std::string recorded = worker_build(dir, "build/bin/isobench-worker");
+  Plan plan;
+  plan.workers = {recorded};
+  const auto taken = [&](const std::string& worker) {
+    RunRequest request;
+    request.worker = worker;
+    return refusal(request, plan);
+  };
+  CHECK(taken(std::filesystem::relative(recorded).string()) == "");
+  CHECK(taken((dir.path() / "build/./bin/../bin/isobench-worker").string()) == "");
+  const auto linked = dir.path() / "linked-worker";
+  std::filesystem::create_hard_link(recorded, linked);
+  CHECK(taken(linked.string()) == "");
+  // A copy is another file: refused, naming both.
+  const std::string copy = worker_build(dir, "copy/isobench-worker");
+  CHECK(contains(taken(copy), ": --worker " + copy + " is not the worker build the run was started with (" + recorded));
+}
+
 TEST_CASE("a plugin library rebuilt or gone since the run started is refused with both hashes") {
   TempDir dir("resume_checks");
   const auto library = dir.write("libplugin.so", "the code the run began with").string();
