@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "orchestrator/format/numbers.hpp"
 #include "orchestrator/interrupt.hpp"
 #include "orchestrator/run/like_run.hpp"
 #include "orchestrator/run/machine.hpp"
@@ -204,11 +204,10 @@ RunResult run(const RunRequest& request, Executor& executor) {
     RunLog log(result.dir + "/log.txt");
     const auto began = std::chrono::steady_clock::now();
     result.comparison = compare_ab_run(result.dir, request.verdict, log, request.log);
-    if (result.comparison) {
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%.3f", std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-      log.write("verdicts", std::string("compared in ") + seconds + " s");
-    }
+    if (result.comparison)
+      log.write("verdicts", "compared in " +
+                                format("%.3f", std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()) +
+                                " s");
   }
   return std::move(result);
 }
