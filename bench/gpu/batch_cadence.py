@@ -29,6 +29,8 @@ def cadence(events):
     workers = [e for e in events if e.get("type") == "worker"]
     dropped = [e for e in events if e.get("type") == "worker_dropped"]
     exits = {e["serial"]: e for e in events if e.get("type") == "worker_exit"}
+    if not any(w.get("batch") for w in workers):
+        return [], [], None
     t0 = min(e["spawned_ns"] for e in workers + dropped)
     ms = lambda ns: (ns - t0) / 1e6
     contexts = [(e.get("context_begin_ns") or 0, e.get("device_ready_ns") or 0, e in dropped)
@@ -60,6 +62,9 @@ def main(runs):
     for run in runs:
         rows, drops, end = cadence(events_of(run))
         print(f"### {run}\n")
+        if not rows:
+            print("no set-up batches (one worker at a time)\n")
+            continue
         print("| batch | workers | released | set up | contexts (dropped) | ctx done | permit | waited | measured |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for r in rows:
@@ -67,8 +72,9 @@ def main(runs):
                   f"{r['contexts']} ({r['dropped_contexts']}) | {r['contexts_done']:.0f} | {r['permit']:.0f} | "
                   f"{r['waited']:.0f} | {r['measured']:.0f} |")
         waited = sum(r["waited"] for r in rows)
+        last_exit = f"{end:.0f} ms" if end is not None else "not journaled"
         print(f"\nwaited for contexts after set-up: {waited:.0f} ms in all; "
-              f"{len(drops)} dropped workers; last exit {end:.0f} ms")
+              f"{len(drops)} dropped workers; last exit {last_exit}")
         for d in drops:
             context = f"{d['context']:.0f} ms" if d["context"] is not None else "none"
             exited = f"{d['exited']:.0f}" if d["exited"] is not None else "-"
