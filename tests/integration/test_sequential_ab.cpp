@@ -401,6 +401,19 @@ benchmarks:
         CHECK_MESSAGE((o.ready < c.permit || c.ready < o.permit), "beside the context of worker " << o.serial);
   }
   CHECK(early > 0);  // pre-start reached into the next looks
+  // And none of them, nor any other context, beside a timed sample (the context gate).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> made;
+  for (const auto& w : read_jsonl(s.path("run/samples.jsonl"), "worker"))
+    made.push_back({w["context_begin_ns"], w["device_ready_ns"]});
+  for (const auto& d : read_jsonl(s.path("run/samples.jsonl"), "worker_dropped")) {
+    if (d["context_begin_ns"].get<std::uint64_t>() == 0) continue;
+    const auto ready = d["device_ready_ns"].get<std::uint64_t>();  // 0: killed while making it
+    made.push_back({d["context_begin_ns"], ready != 0 ? ready : d["dropped_ns"].get<std::uint64_t>()});
+  }
+  for (const auto& x : read_jsonl(s.path("run/samples.jsonl")))
+    for (const auto& [begin, ready] : made)
+      CHECK_MESSAGE((ready < x["begin_ns"].get<std::uint64_t>() || x["end_ns"].get<std::uint64_t>() < begin),
+                    "sample " << x["slot"] << " beside a context");
 }
 
 TEST_CASE("ab --until-verdict with pre-start, Python sides forked from zygotes: instances that stop at different looks "
