@@ -3,7 +3,8 @@
 // interrupted sequential run resumes to the same decisions, and compare replays the looks of the
 // journal to the verdicts the run printed. ab samples so by default: which options take the fixed
 // n instead. With pre-start, the next look's first workers (and the first measuring ones, behind
-// the calibration worker) start before their look and wait for it, taken or dropped there.
+// the calibration worker) start before their look and wait for it, taken or dropped there; with
+// set-up batches they make their contexts one at a time, once the look's last batch is released.
 
 #include <doctest/doctest.h>
 #include <signal.h>
