@@ -20,7 +20,9 @@
 #                     prestart-3, batch-K...): A/A false verdicts of the variant
 #   phases            bench/gpu/worker_phases.py over every run: each phase of a worker's life and
 #                     the measuring share of the cadence; and bench/run_timeline.py: each run's wall
-#                     time from orchestrate's start to its exit, part by part (timelines.out)
+#                     time from orchestrate's start to its exit, part by part (timelines.out); and
+#                     bench/gpu/batch_cadence.py: a batched run's batches, the contexts beside each
+#                     set-up and how long a set-up batch waited for them (cadence.out)
 #
 # ISOBENCH_BIN_ALT (a second build's bin/): every round of `until` and `until-VARIANT` runs its
 # runs with that build's orchestrate too, right after this build's, named alt-NAME (its zygotes
@@ -124,5 +126,6 @@ for r in "${runs[@]}"; do [ -f "$out/runs/$r/samples.jsonl" ] && dirs+=("$out/ru
 [ ${#dirs[@]} -gt 0 ] && step phases python3 "$here/worker_phases.py" "${dirs[@]}" --json "$out/phases.json"
 [ ${#dirs[@]} -gt 0 ] && step timelines python3 "$here/../run_timeline.py" "${dirs[@]}" --commands "$log" \
   --json "$out/timelines.json"
+[ ${#dirs[@]} -gt 0 ] && step cadence python3 "$here/batch_cadence.py" "${dirs[@]}"
 gpu_state after
 cat "$log"

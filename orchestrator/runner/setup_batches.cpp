@@ -25,12 +25,15 @@ bool SetupBatches::admit(Pipeline& pipe, std::size_t size) {
   const bool due = !active.empty() && active.front()->released && !any_setting_up;
   if (!due) {
     changed |= release_exits(pipe);
+    // The contexts of the batch released next: this call's workers only (release_batch stops
+    // where the next call's begin, so theirs would only crowd this batch's set-up).
     std::size_t next = 0;
     for (auto& w : active) {
       if (w->released) continue;
-      if (next++ == size) break;
+      if (w->for_next_call || next++ == size) break;
       if (!w->permitted) changed |= lanes_.permit_context(*w);
     }
+    changed |= permit_next_call_context(pipe);
     if (!active.empty() && !active.front()->released) changed |= release_batch(pipe, size);
     return changed;
   }
@@ -71,6 +74,26 @@ bool SetupBatches::release_batch(Pipeline& pipe, std::size_t size) {
     lanes_.release(*w);
   }
   return !batch.empty();
+}
+
+// Workers started for the next call make their contexts one at a time, and only while this
+// call's last batch sets up: every worker of this call has been released (no batch of it needs a
+// context any more), and the batch's first measurement, once it is set up, waits for the one
+// context in flight at most. Made all at once, or beside an earlier batch, they held a prepared
+// batch back for as long as the driver took to make them one after another.
+bool SetupBatches::permit_next_call_context(Pipeline& pipe) {
+  bool setting_up_last = false;
+  for (auto& w : pipe.active) {
+    if (w->for_next_call) break;
+    if (!w->released) return false;
+    setting_up_last |= setting_up(lanes_, *w);
+  }
+  if (!setting_up_last) return false;
+  for (auto& w : pipe.active)
+    if (lanes_.creating_context(*w)) return false;
+  for (auto& w : pipe.active)
+    if (w->for_next_call && !w->permitted) return lanes_.permit_context(*w);
+  return false;
 }
 
 bool SetupBatches::release_exits(Pipeline& pipe) {

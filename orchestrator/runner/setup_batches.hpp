@@ -14,9 +14,10 @@
 //     sets up, as one worker's are today.
 //
 // The pre-start depth counts batches: prestart x K workers wait behind the batch, so the next
-// batch's contexts are made while this one sets up. A worker of a batch that fails is replaced
-// in its place in the order; its replacement is set up on its own, while its prepared
-// batch-mates wait, and measured in its turn.
+// batch's contexts are made while this one sets up. Workers started for the next call (the next
+// look's first batch) make theirs one at a time while this call's last batch sets up. A worker
+// of a batch that fails is replaced in its place in the order; its replacement is set up on its
+// own, while its prepared batch-mates wait, and measured in its turn.
 
 #include <cstddef>
 
@@ -38,6 +39,7 @@ class SetupBatches {
 
  private:
   bool release_batch(Pipeline& pipe, std::size_t size);
+  bool permit_next_call_context(Pipeline& pipe);
   std::uint64_t bytes_held(const Pipeline& pipe) const;
 
   RunState& s_;

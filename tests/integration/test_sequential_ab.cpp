@@ -3,7 +3,8 @@
 // interrupted sequential run resumes to the same decisions, and compare replays the looks of the
 // journal to the verdicts the run printed. ab samples so by default: which options take the fixed
 // n instead. With pre-start, the next look's first workers (and the first measuring ones, behind
-// the calibration worker) start before their look and wait for it, taken or dropped there.
+// the calibration worker) start before their look and wait for it, taken or dropped there; with
+// set-up batches they make their contexts one at a time, once the look's last batch is released.
 
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -327,6 +329,92 @@ benchmarks:
     CHECK(again.exit_code == 1);
     CHECK(verdicts(nlohmann::json::parse(again.out)) == v);
   }
+}
+
+namespace {
+
+// The look each measuring worker's samples belong to (0: the first; the looks' n from the
+// journal's look events), and one past the last look for the workers that were dropped.
+std::map<std::uint64_t, std::size_t> look_of_workers(const Scratch& s) {
+  std::vector<std::uint32_t> ends;
+  for (const auto& l : read_jsonl(s.path("run/samples.jsonl"), "look")) ends.push_back(l["n"].get<std::uint32_t>());
+  std::map<std::uint64_t, std::size_t> look;
+  for (const auto& x : read_jsonl(s.path("run/samples.jsonl"))) {
+    const auto round = x["round"].get<std::uint32_t>();
+    const auto k = static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), round) - ends.begin());
+    look[x["worker_serial"].get<std::uint64_t>()] = k;
+  }
+  for (const auto& d : read_jsonl(s.path("run/samples.jsonl"), "worker_dropped"))
+    look[d["serial"].get<std::uint64_t>()] = ends.size();
+  return look;
+}
+
+}  // namespace
+
+TEST_CASE("ab --until-verdict with set-up batches: the next look's workers make their contexts one at a time, only "
+          "once every worker of the look is released") {
+  // 16 workers to the first look in batches of 3: the look's last batch is one worker, so the
+  // next look's workers would make their contexts beside the batch before it if they rode along
+  // with the look's next batch; and the last look's next batch is dropped.
+  Scratch s("seq-next-call-batches");
+  const auto sweep = s.write("seq.yaml", R"(name: seq
+settings: {warmup: 2, statistic: min, seed: 4, per: batch}
+benchmarks:
+  - kernel: cpu_spin
+    axes: {microseconds: [100, 200]}
+)");
+  const auto r = run(bin("orchestrate") + " ab --device cpu --quiet --baseline " + bin("isobench-worker") +
+                         " --candidate " + bin("isobench-worker-slow10") +
+                         " --until-verdict --max-samples 64 --prestart 1 --setup-batch 3 --format json --out " +
+                         s.path("run") + " " + sweep,
+                     s);
+  CHECK_MESSAGE(r.exit_code == 1, r.err);
+  check_next_call_run(s, 8);
+  const auto look = look_of_workers(s);
+  struct Context {
+    std::uint64_t serial, permit, ready;
+    std::size_t look;
+  };
+  std::vector<Context> contexts;
+  std::map<std::size_t, std::uint64_t> last_release, last_measured;  // by look
+  for (const auto& w : read_jsonl(s.path("run/samples.jsonl"), "worker")) {
+    if (w["what"] != "measure") continue;
+    const auto serial = w["serial"].get<std::uint64_t>();
+    REQUIRE(look.count(serial));
+    const auto k = look.at(serial);
+    last_release[k] = std::max(last_release[k], w["released_ns"].get<std::uint64_t>());
+    last_measured[k] = std::max(last_measured[k], w["measure_end_ns"].get<std::uint64_t>());
+    contexts.push_back({serial, w["permit_ns"], w["device_ready_ns"], k});
+  }
+  for (const auto& d : read_jsonl(s.path("run/samples.jsonl"), "worker_dropped"))
+    contexts.push_back({d["serial"], d["permit_ns"], d["device_ready_ns"], look.at(d["serial"])});
+  // A worker of a later look whose context was permitted before the look before it had measured
+  // was started for the next look: its context came once that look's last batch was released,
+  // and no other context was being made from its permit to its device's readiness.
+  std::size_t early = 0;
+  for (const auto& c : contexts) {
+    if (c.look == 0 || c.permit == 0 || c.permit >= last_measured[c.look - 1]) continue;
+    ++early;
+    CAPTURE(c.serial);
+    CHECK(c.permit >= last_release[c.look - 1]);
+    for (const auto& o : contexts)
+      if (o.serial != c.serial && o.permit != 0)
+        CHECK_MESSAGE((o.ready < c.permit || c.ready < o.permit), "beside the context of worker " << o.serial);
+  }
+  CHECK(early > 0);  // pre-start reached into the next looks
+  // And none of them, nor any other context, beside a timed sample (the context gate).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> made;
+  for (const auto& w : read_jsonl(s.path("run/samples.jsonl"), "worker"))
+    made.push_back({w["context_begin_ns"], w["device_ready_ns"]});
+  for (const auto& d : read_jsonl(s.path("run/samples.jsonl"), "worker_dropped")) {
+    if (d["context_begin_ns"].get<std::uint64_t>() == 0) continue;
+    const auto ready = d["device_ready_ns"].get<std::uint64_t>();  // 0: killed while making it
+    made.push_back({d["context_begin_ns"], ready != 0 ? ready : d["dropped_ns"].get<std::uint64_t>()});
+  }
+  for (const auto& x : read_jsonl(s.path("run/samples.jsonl")))
+    for (const auto& [begin, ready] : made)
+      CHECK_MESSAGE((ready < x["begin_ns"].get<std::uint64_t>() || x["end_ns"].get<std::uint64_t>() < begin),
+                    "sample " << x["slot"] << " beside a context");
 }
 
 TEST_CASE("ab --until-verdict with pre-start, Python sides forked from zygotes: instances that stop at different looks "
