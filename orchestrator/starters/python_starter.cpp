@@ -70,11 +70,18 @@ void PythonStarter::prepare_loading(SweepLoadOptions& options, const std::vector
     // import statements, from a folder of its own (isobench.script_bridge), which the pytest
     // collection an early zygote does would not.
     if (timing != "script") {
-      if (!early_) early_.emplace(options_, workers, run_dir(sweep_name));
+      if (!early_) {
+        early_.emplace(options_, workers, run_dir(sweep_name), timing);
+        found_unused_ = early_->found_unused();
+      }
       for (auto& line : early_->import_pytest(file, args)) start_log.push_back(std::move(line));
     }
     return collect_pytest_logged(options_, file, select, args, timing, start_log);
   };
+}
+
+bool PythonStarter::found_unused(const std::string& run_dir) const {
+  return !found_unused_.empty() && found_unused_ == run_dir;
 }
 
 std::unique_ptr<StartedSides> PythonStarter::start(const Plan& plan, const StartContext& context,

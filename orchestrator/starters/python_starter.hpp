@@ -25,10 +25,12 @@ class PythonStarter final : public WorkerStarter {
                        const Log& log) override;
   std::unique_ptr<StartedSides> start(const Plan& plan, const StartContext& context,
                                       std::vector<LogLine>& start_log) override;
+  bool found_unused(const std::string& run_dir) const override;
 
  private:
   PythonOptions options_;
   std::optional<EarlyZygotes> early_;
+  std::string found_unused_;  // the run directory the early zygotes found unused (EarlyZygotes)
 };
 
 }  // namespace isobench::orchestrator
