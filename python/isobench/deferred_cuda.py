@@ -33,6 +33,9 @@ _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 # What torch.cuda answers from the facts while a module is imported; _lazy_init is trapped.
 ANSWERED = ("is_available", "device_count", "current_device", "get_device_properties",
             "get_device_capability", "get_device_name")
+# Those of them that initialise CUDA in torch (they reach _lazy_init: torch.cuda.is_initialized()
+# then holds), and _lazy_init itself: a plain import that asked one of these left CUDA initialised.
+INITIALISING = ("current_device", "get_device_properties", "get_device_capability", "get_device_name", "_lazy_init")
 
 
 class CudaTouched(RuntimeError):

@@ -265,8 +265,8 @@ class Zygote:
         """The early import of a pytest file with CUDA deferred from torch's import on
         (deferred_cuda.install_when_imported), as the load would import a file whose import
         initialises CUDA, but before anyone knows whether it does: the collector finds out at the
-        same time. A file that asked nothing stands as a plain import left it (withdraw). One that
-        asked is kept in early_deferred, as import_deferred's attempt would leave it (forgotten
+        same time. A file that asked nothing that initialises CUDA stands as a plain import left it
+        (withdraw). One that asked is kept in early_deferred, as import_deferred's attempt would leave it (forgotten
         again where it reached _lazy_init or did not collect), for the load to conclude."""
         try:
             pytest_bridge._pytest()
@@ -280,7 +280,9 @@ class Zygote:
         began = time.monotonic()
         tests = self.collect(path, args)
         seconds = time.monotonic() - began
-        if not deferred_cuda.asked():
+        if not set(deferred_cuda.asked()) & set(deferred_cuda.INITIALISING):
+            # Nothing a plain import would have initialised CUDA for (is_available and device_count
+            # do not): the answers were the facts' and the same, and the file stands as plainly imported.
             deferred_cuda.withdraw()
             return
         record = {"file": path, "imported": False, "lazy_init": list(dict.fromkeys(deferred_cuda.callers())),

@@ -2,12 +2,18 @@
 the zygotes started while it is collected are given the variables of a plan that times through
 do_bench (FLAGGEMS_CACHE_DIR, ISOBENCH_TUNER_REPLAY), which this plan has not. Its test fails
 where a worker still sees them. With FIXTURE_IMPORTS_FLAGGEMS set it imports flag_gems
-(tests/python/fake_flaggems), which reads FLAGGEMS_CACHE_DIR when imported."""
+(tests/python/fake_flaggems), which reads FLAGGEMS_CACHE_DIR when imported; with
+FIXTURE_ASKS_AVAILABLE, torch.cuda.is_available(), which initialises no CUDA (a plain import
+leaves the zygote fit to fork workers)."""
 
 import os
 
 if os.environ.get("FIXTURE_IMPORTS_FLAGGEMS"):
     import flag_gems  # noqa: F401
+if os.environ.get("FIXTURE_ASKS_AVAILABLE"):
+    import torch
+
+    assert torch.cuda.is_available()
 
 
 def test_sum(benchmark):
