@@ -82,8 +82,8 @@ class EarlyZygotes {
 
  private:
   std::string found_unused_;
-  std::vector<std::shared_ptr<Zygote>> zygotes_;  // by side; null once taken
-  std::vector<bool> defer_cuda_;                  // by side: imports with CUDA deferred
+  std::vector<std::shared_ptr<Zygote>> zygotes_;              // by side; null once taken
+  std::vector<bool> defer_cuda_;                              // by side: imports with CUDA deferred
   std::vector<std::vector<std::string>> do_bench_variables_;  // by side: NAME=VALUE it was given for do_bench
 };
 

@@ -95,7 +95,8 @@ struct Zygote::Process {
   }
 
   void load(const ZygoteSpec& spec, const std::vector<std::string>& unset = {}) {
-    json request = {{"op", "load"}, {"protocol", kProtocol}, {"library", spec.library}, {"benchmarks", spec.benchmarks}};
+    json request = {
+        {"op", "load"}, {"protocol", kProtocol}, {"library", spec.library}, {"benchmarks", spec.benchmarks}};
     if (!unset.empty()) request["unset"] = unset;
     send(request);
     loaded = true;
@@ -354,8 +355,7 @@ void Zygote::import_pytest(const std::string& file, const std::vector<std::strin
 
 nlohmann::json Zygote::imported() {
   const auto deadline = Clock::now() + std::chrono::duration<double>(spec_.load_timeout_s);
-  while (!process_->imported && !process_->refused && !process_->dead() && Clock::now() < deadline)
-    process_->pump(100);
+  while (!process_->imported && !process_->refused && !process_->dead() && Clock::now() < deadline) process_->pump(100);
   return process_->imported ? *process_->imported : json();
 }
 
@@ -367,7 +367,7 @@ void Zygote::load(nlohmann::json benchmarks, std::vector<std::string> environmen
                                   [&](const std::string& e) { return name(e) == name(entry); });
     if (!kept) unset.push_back(name(entry));
   }
-  spec_.benchmarks = std::move(benchmarks);  // a restart loads them too
+  spec_.benchmarks = std::move(benchmarks);    // a restart loads them too
   spec_.environment = std::move(environment);  // and starts with the plan's environment
   process_->load(spec_, unset);
 }

@@ -187,7 +187,7 @@ def read_lines(path):
 
 @unittest.skipUnless(os.environ.get("ISOBENCH_ORCHESTRATE"), "ISOBENCH_ORCHESTRATE names no orchestrate (ctest does)")
 class ThroughOrchestrate(unittest.TestCase):
-    def ab(self, scratch, data_file, expect=0, route="--pytest", **variables):
+    def ab(self, scratch, data_file, expect=0, route="--pytest", select="", **variables):
         imports = os.path.join(scratch, "imports.txt")
         run = os.path.join(scratch, "run")
         env = dict(os.environ, DO_BENCH_IMPORTS=imports, **variables)
@@ -196,7 +196,8 @@ class ThroughOrchestrate(unittest.TestCase):
                                route, os.path.join(HERE, "data", data_file),
                                "--python-path", os.path.join(HERE, "fake_triton"), "--python-path", FAKE_TORCH,
                                "--python-path", os.path.join(HERE, "fake_flaggems"),
-                               "--candidate-env", "X=1", "--samples", "8", "--inner", "5", "--out", run],
+                               "--candidate-env", "X=1", "--samples", "8", "--inner", "5", "--out", run]
+                              + (["-k", select] if select else []),
                               env=env, capture_output=True, text=True, timeout=600)
         self.assertEqual(done.returncode, expect, done.stderr)
         if expect != 0:
@@ -264,6 +265,12 @@ class ThroughOrchestrate(unittest.TestCase):
         self.assertEqual(len([line for line in log if "stopped: the plan did not take it" in line]), 2, log)
         for side in python["sides"]:
             self.assertFalse([v for v in side["variables"] if v.startswith("FLAGGEMS_CACHE_DIR=")], side)
+        # Refused once collected (no test left by -k): FlagGems' folder, made in the run directory
+        # while the early zygotes imported, goes with it, and so does the directory.
+        with tempfile.TemporaryDirectory() as scratch:
+            done = self.ab(scratch, "fixture_environment.py", 2, select="no_such_test", FIXTURE_IMPORTS_FLAGGEMS="1")[0]
+            self.assertIn("no collected test", done.stderr)
+            self.assertFalse(os.path.exists(os.path.join(scratch, "run")), os.listdir(scratch))
 
     def test_a_scripts_imports_that_ask_about_the_device_are_done_once_per_zygote(self):
         with tempfile.TemporaryDirectory() as scratch:
