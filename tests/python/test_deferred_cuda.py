@@ -272,6 +272,14 @@ class ThroughOrchestrate(unittest.TestCase):
             self.assertIn("no collected test", done.stderr)
             self.assertFalse(os.path.exists(os.path.join(scratch, "run")), os.listdir(scratch))
 
+    def test_a_crash_in_the_collection_is_refused_with_the_collectors_exit_code_and_last_line(self):
+        # The early zygotes crash on the import too; the collection's refusal is what is said.
+        with tempfile.TemporaryDirectory() as scratch:
+            done = self.ab(scratch, "collect_crash.py", 2)[0]
+            self.assertFalse(os.path.exists(os.path.join(scratch, "run")), os.listdir(scratch))
+        self.assertIn("collect_crash.py: the pytest collector (python3) ended with exit code 3: collect_crash: the "
+                      "import ends the interpreter here", done.stderr)
+
     def test_a_scripts_imports_that_ask_about_the_device_are_done_once_per_zygote(self):
         with tempfile.TemporaryDirectory() as scratch:
             done, importers, python, workers, log = self.ab(scratch, "script_cuda_props.py", route="--script")
