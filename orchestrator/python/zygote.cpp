@@ -64,7 +64,9 @@ struct Zygote::Process {
   std::deque<int> fds;         // pidfds received, each for the next "forked" message
   std::map<std::uint64_t, std::pair<pid_t, int>> forked;  // serial -> pid, pidfd
   std::map<pid_t, int> exited;                            // pid -> raw wait status
+  // imported: the last of its answers to the import requests sent with defer_cuda, and how many
   std::optional<json> ready, refused, imported;
+  std::size_t imported_count = 0;
   bool closed = false;         // end of file or an error on the socket
   bool loaded = false;         // sent its load request
   // When it was started and when it said it was ready (the run's timeline: zygote-ready).
@@ -230,6 +232,7 @@ struct Zygote::Process {
       refused = message;
     } else if (op == "imported") {
       imported = message;
+      ++imported_count;
     } else if (op == "forked") {
       // A pidfd arrives with the bytes of its own message or before them: the oldest unclaimed
       // one is this message's.
@@ -349,14 +352,20 @@ void Zygote::import_pytest(const std::string& file, const std::vector<std::strin
                   {"protocol", kProtocol},
                   {"library", spec_.library},
                   {"benchmarks", json::array({{{"module", file}, {"pytest", {{"args", args}}}}})}};
-  if (defer_cuda) request["defer_cuda"] = true;
+  if (defer_cuda) {
+    request["defer_cuda"] = true;
+    ++deferred_imports_;
+  }
   process_->send(request);
 }
 
 nlohmann::json Zygote::imported() {
   const auto deadline = Clock::now() + std::chrono::duration<double>(spec_.load_timeout_s);
-  while (!process_->imported && !process_->refused && !process_->dead() && Clock::now() < deadline) process_->pump(100);
-  return process_->imported ? *process_->imported : json();
+  // Each file of the sweep was a request of its own: the last answer speaks for all of them.
+  while (process_->imported_count < deferred_imports_ && !process_->refused && !process_->dead() &&
+         Clock::now() < deadline)
+    process_->pump(100);
+  return process_->imported_count == deferred_imports_ && process_->imported ? *process_->imported : json();
 }
 
 void Zygote::load(nlohmann::json benchmarks, std::vector<std::string> environment) {

@@ -123,6 +123,7 @@ class Zygote final : public WorkerLauncher {
   std::uint64_t next_serial_ = 0;
   std::uint32_t restarts_ = 0;
   std::optional<std::uint32_t> round_;  // per round: the round of the running zygote (none: the first)
+  std::size_t deferred_imports_ = 0;    // import requests sent with defer_cuda
 
   // The spec of the zygote of `round` (none: the first): its hash seed set where per round.
   ZygoteSpec process_spec(std::optional<std::uint32_t> round) const;
