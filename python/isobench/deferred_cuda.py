@@ -383,14 +383,19 @@ class _LazyRecorder:
 def withdraw():
     """After an import that asked nothing while CUDA was deferred (install_when_imported): the real
     functions back, also in the modules outside torch that bound a stand-in by name (module
-    globals), and the finder gone, so the file stands as a plain import left it."""
+    globals) and in Triton's driver object, and the finder gone, so the file stands as a plain
+    import left it (a stand-in kept elsewhere passes through to torch's own, as in a worker)."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AfterImport)]
     stand_ins = {id(module_value[0]): module_value for module_value in _State.stand_ins}
     restore()
     if not stand_ins:
         return
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None)
+    # Triton's driver object binds torch.cuda's functions when it is made (its get_current_device,
+    # called at every launch): one made during the import holds stand-ins too.
+    config = getattr(sys.modules.get("triton.runtime.driver"), "driver", None)
+    drivers = [d for d in (getattr(config, "_active", None), getattr(config, "_default", None)) if d is not None]
+    for holder in list(sys.modules.values()) + drivers:
+        namespace = getattr(holder, "__dict__", None)
         if not isinstance(namespace, dict):
             continue
         for attribute, value in list(namespace.items()):

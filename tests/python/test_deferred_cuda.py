@@ -114,11 +114,16 @@ class Deferred(unittest.TestCase):
                    "d.install_when_imported(); import torch; from torch.cuda import get_device_properties as kept; "
                    "m = types.ModuleType('binds'); m.kept = kept; sys.modules['binds'] = m; "
                    "assert hasattr(kept, '__wrapped__'), 'bound the stand-in'; "
+                   # Triton's driver object, made during the import, binds torch.cuda.current_device
+                   "made = types.SimpleNamespace(get_current_device=torch.cuda.current_device); "
+                   "t = types.ModuleType('triton.runtime.driver'); t.driver = types.SimpleNamespace(_active=made); "
+                   "sys.modules['triton.runtime.driver'] = t; "
                    "d.withdraw(); real = torch.cuda.get_device_properties; "
-                   "print(m.kept is real, d.active(), d.started_recorder() is None, d.asked())")
+                   "print(m.kept is real, made.get_current_device is torch.cuda.current_device, d.active(), "
+                   "d.started_recorder() is None, d.asked())")
         out = subprocess.run([sys.executable, "-c", program], env=environment(),
                              capture_output=True, text=True, check=True).stdout
-        self.assertEqual(out.split(), ["True", "False", "True", "[]"])
+        self.assertEqual(out.split(), ["True", "True", "False", "True", "[]"])
 
     def test_a_module_that_needs_a_context_is_stopped_at_lazy_init_with_its_line(self):
         deferred_cuda.install(recorded_facts())
