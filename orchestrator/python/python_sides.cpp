@@ -11,6 +11,7 @@
 #include "orchestrator/errors.hpp"
 #include "orchestrator/plan.hpp"
 #include "orchestrator/python/triton_cache.hpp"
+#include "orchestrator/sweep/pytest_collection.hpp"
 
 namespace isobench::orchestrator {
 
@@ -266,37 +267,77 @@ bool has_python(const Plan& plan) {
 }
 
 EarlyZygotes::EarlyZygotes(const PythonOptions& options, const std::vector<std::string>& workers,
-                           const std::string& run_dir) {
+                           const std::string& run_dir, const std::string& timing) {
   try {
     std::vector<std::string> caches;
-    const auto sides = new_sides(workers, workers.size(), options, "", run_dir, caches);
-    for (std::size_t side = 0; side < sides.size(); ++side)
+    auto sides = new_sides(workers, workers.size(), options, "", run_dir, caches);
+    const std::string own = own_python_package();
+    auto with_do_bench = sides;
+    bool unused = !run_dir.empty();
+    try {
+      if (unused) RunDirectory::check_unused(run_dir);
+    } catch (const UsageError&) {
+      unused = false;  // refused by the run's own check, once the sweep is loaded, as before
+    }
+    if (timing != "fixture" && unused) {
+      per_side_flaggems_cache(with_do_bench, run_dir, Log());  // said by the plan's start, if it has them
+      tuner_replay_choice(with_do_bench, Log());
+      found_unused_ = run_dir;
+    }
+    for (std::size_t side = 0; side < sides.size(); ++side) {
+      const bool defer = sides[side].value("package", "") == own;
+      std::vector<std::string> added;
+      if (defer) {
+        const auto before = sides[side].value("variables", std::vector<std::string>{});
+        for (const auto& v : with_do_bench[side].value("variables", std::vector<std::string>{}))
+          if (std::find(before.begin(), before.end(), v) == before.end()) added.push_back(v);
+        sides[side] = with_do_bench[side];
+      }
+      defer_cuda_.push_back(defer);
+      do_bench_variables_.push_back(added);
       zygotes_.push_back(std::make_shared<Zygote>(zygote_spec(sides[side], side)));
+    }
   } catch (const std::exception&) {
     // No interpreter, no worker library, a malformed option: the plan's start says so in its
     // own words, after what the sweep and the plan refuse first.
     zygotes_.clear();
+    found_unused_.clear();
   }
 }
 
 std::vector<LogLine> EarlyZygotes::import_pytest(const std::string& file, const std::vector<std::string>& args) {
   std::vector<LogLine> log;
   for (std::size_t side = 0; side < zygotes_.size(); ++side) {
-    zygotes_[side]->import_pytest(file, args);
+    zygotes_[side]->import_pytest(file, args, defer_cuda_[side]);
     log.push_back({utc_timestamp(), "zygote-early",
                    side_label(side) + ": pid " + std::to_string(zygotes_[side]->pid()) +
-                       ", started ahead of the plan, imports " + file + " while it is collected"});
+                       ", started ahead of the plan, imports " + file +
+                       (defer_cuda_[side] ? " with CUDA deferred" : "") + " while it is collected"});
   }
   return log;
 }
 
-std::shared_ptr<Zygote> EarlyZygotes::take(std::size_t side, const ZygoteSpec& spec) {
+std::shared_ptr<Zygote> EarlyZygotes::take(std::size_t side, const ZygoteSpec& spec, const nlohmann::json& benchmarks,
+                                           bool import_in_worker) {
   if (side >= zygotes_.size() || !zygotes_[side]) return nullptr;
-  const auto& early = zygotes_[side]->spec();
-  if (early.interpreter != spec.interpreter || early.environment != spec.environment || early.library != spec.library)
-    return nullptr;
+  auto& zygote = *zygotes_[side];
+  const auto& early = zygote.spec();
+  if (early.interpreter != spec.interpreter || early.library != spec.library) return nullptr;
+  // A file whose import initialises CUDA, imported plainly (an older build's zygote): it cannot
+  // fork a worker that uses CUDA.
+  if (import_in_worker && !defer_cuda_[side]) return nullptr;
+  if (early.environment != spec.environment) {
+    // Started with the do_bench variables for a plan without do_bench instances: taken where
+    // nothing read them, and they are taken out again (Zygote::load).
+    auto without = early.environment;
+    for (const auto& v : do_bench_variables_[side]) std::erase(without, v);
+    if (do_bench_variables_[side].empty() || without != spec.environment) return nullptr;
+    const auto imported = zygote.imported();
+    if (!imported.is_object() || imported.value("flag_gems", true)) return nullptr;
+  }
   // An older build's zygote refuses the import request and exits: the plan starts that side anew.
-  if (zygotes_[side]->ended()) return nullptr;
+  if (zygote.ended()) return nullptr;
+  zygote.load(benchmarks, spec.environment);
   return std::move(zygotes_[side]);
 }
 
@@ -355,14 +396,12 @@ PythonSides start_python_sides(const Plan& plan, const std::vector<std::string>&
   }
   const auto benchmarks = benchmarks_of(plan);
   // An early zygote imported every pytest file of the sweep: one that initialises CUDA on import
-  // left it unable to serve any worker.
-  if (any_pytest_flag(plan, "import_in_worker", true)) early = nullptr;
+  // left it unable to serve any worker unless it imported with CUDA deferred (EarlyZygotes::take).
+  const bool import_in_worker = any_pytest_flag(plan, "import_in_worker", true);
   for (std::size_t side = 0; side < sides.size(); ++side) {
     ZygoteSpec spec = zygote_spec(sides[side], side);
-    std::shared_ptr<Zygote> zygote = early ? early->take(side, spec) : nullptr;
-    if (zygote) {
-      zygote->load(benchmarks);
-    } else {
+    std::shared_ptr<Zygote> zygote = early ? early->take(side, spec, benchmarks, import_in_worker) : nullptr;
+    if (!zygote) {
       spec.benchmarks = benchmarks;
       zygote = std::make_shared<Zygote>(spec);
     }

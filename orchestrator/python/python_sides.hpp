@@ -47,22 +47,44 @@ struct PythonSides {
 // without Python benchmarks, a zygote of an older build that refused the early import) is
 // stopped. Starting early changes no refusal: a side that cannot start here (no interpreter, no
 // worker library, a malformed option) is left to the plan's start, which says why as before.
+//
+// A file whose import initialises CUDA (FlagGems') leaves a zygote that imported it plainly unable
+// to serve any worker; the collector finds out only when its own import is done. So a side whose
+// zygote is of this build (its isobench package is this orchestrator's) imports with CUDA
+// deferred from torch's import on (docs/python.md, "Files that touch CUDA when imported"): a file
+// that asks about the device is imported as the plan's zygote would import it, one that asks
+// nothing as plainly as before. Where the file may be timed through do_bench (`timing` auto or
+// do_bench), such a side's zygote is started with the variables a do_bench plan gives its zygote
+// (FLAGGEMS_CACHE_DIR, ISOBENCH_TUNER_REPLAY: start_python_sides), which FlagGems reads when
+// imported; a plan without do_bench instances takes it where flag_gems was not imported, the
+// variables taken out again, and starts a side anew where it was.
 class EarlyZygotes {
  public:
   // Starts a zygote per side: `workers` holds each side's worker executable as the plan will
-  // name it, `run_dir` the run's directory as it will be (absolute).
-  EarlyZygotes(const PythonOptions& options, const std::vector<std::string>& workers, const std::string& run_dir);
+  // name it, `run_dir` the run's directory as it will be (absolute), `timing` the first file's
+  // (auto | fixture | do_bench).
+  EarlyZygotes(const PythonOptions& options, const std::vector<std::string>& workers, const std::string& run_dir,
+               const std::string& timing);
   // Each zygote collects `file` (absolute) with the entry's pytest `args` while the sweep is
   // loaded. Returns the run log's lines of it (zygote-early), one per side.
   std::vector<LogLine> import_pytest(const std::string& file, const std::vector<std::string>& args);
   // The zygote of `side`, when it was started as `spec` (benchmarks aside) starts one and is
-  // running; else null, and the caller starts one.
-  std::shared_ptr<Zygote> take(std::size_t side, const ZygoteSpec& spec);
+  // running (and, where `import_in_worker`, imported with CUDA deferred), loaded with `benchmarks`;
+  // else null, and the caller starts one.
+  std::shared_ptr<Zygote> take(std::size_t side, const ZygoteSpec& spec, const nlohmann::json& benchmarks,
+                               bool import_in_worker);
   // Stops the zygotes no plan took; the run log's lines of it.
   std::vector<LogLine> finish();
+  // The run directory, where it was unused when they started and they were given the do_bench
+  // variables (FlagGems makes its folder in it when imported); else "", and a used one is left to
+  // the run's own check, which refuses it as before.
+  const std::string& found_unused() const { return found_unused_; }
 
  private:
-  std::vector<std::shared_ptr<Zygote>> zygotes_;  // by side; null once taken
+  std::string found_unused_;
+  std::vector<std::shared_ptr<Zygote>> zygotes_;              // by side; null once taken
+  std::vector<bool> defer_cuda_;                              // by side: imports with CUDA deferred
+  std::vector<std::vector<std::string>> do_bench_variables_;  // by side: NAME=VALUE it was given for do_bench
 };
 
 // `early`: a new run's zygotes started while its sweep was loaded, taken where they fit. Two

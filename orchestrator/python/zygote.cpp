@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -63,7 +64,9 @@ struct Zygote::Process {
   std::deque<int> fds;         // pidfds received, each for the next "forked" message
   std::map<std::uint64_t, std::pair<pid_t, int>> forked;  // serial -> pid, pidfd
   std::map<pid_t, int> exited;                            // pid -> raw wait status
-  std::optional<json> ready, refused;
+  // imported: the last of its answers to the import requests sent with defer_cuda, and how many
+  std::optional<json> ready, refused, imported;
+  std::size_t imported_count = 0;
   bool closed = false;         // end of file or an error on the socket
   bool loaded = false;         // sent its load request
   // When it was started and when it said it was ready (the run's timeline: zygote-ready).
@@ -93,8 +96,11 @@ struct Zygote::Process {
     if (!spec.benchmarks.is_null()) load(spec);
   }
 
-  void load(const ZygoteSpec& spec) {
-    send({{"op", "load"}, {"protocol", kProtocol}, {"library", spec.library}, {"benchmarks", spec.benchmarks}});
+  void load(const ZygoteSpec& spec, const std::vector<std::string>& unset = {}) {
+    json request = {
+        {"op", "load"}, {"protocol", kProtocol}, {"library", spec.library}, {"benchmarks", spec.benchmarks}};
+    if (!unset.empty()) request["unset"] = unset;
+    send(request);
     loaded = true;
   }
 
@@ -224,6 +230,9 @@ struct Zygote::Process {
       ready_at = std::chrono::system_clock::now();
     } else if (op == "refused") {
       refused = message;
+    } else if (op == "imported") {
+      imported = message;
+      ++imported_count;
     } else if (op == "forked") {
       // A pidfd arrives with the bytes of its own message or before them: the oldest unclaimed
       // one is this message's.
@@ -338,16 +347,38 @@ Zygote::Zygote(ZygoteSpec spec) : spec_(std::move(spec)), process_(std::make_sha
 
 void Zygote::wait_ready() { process_->wait_ready(spec_); }
 
-void Zygote::import_pytest(const std::string& file, const std::vector<std::string>& args) {
-  process_->send({{"op", "import"},
+void Zygote::import_pytest(const std::string& file, const std::vector<std::string>& args, bool defer_cuda) {
+  json request = {{"op", "import"},
                   {"protocol", kProtocol},
                   {"library", spec_.library},
-                  {"benchmarks", json::array({{{"module", file}, {"pytest", {{"args", args}}}}})}});
+                  {"benchmarks", json::array({{{"module", file}, {"pytest", {{"args", args}}}}})}};
+  if (defer_cuda) {
+    request["defer_cuda"] = true;
+    ++deferred_imports_;
+  }
+  process_->send(request);
 }
 
-void Zygote::load(nlohmann::json benchmarks) {
-  spec_.benchmarks = std::move(benchmarks);  // a restart loads them too
-  process_->load(spec_);
+nlohmann::json Zygote::imported() {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(spec_.load_timeout_s);
+  // Each file of the sweep was a request of its own: the last answer speaks for all of them.
+  while (process_->imported_count < deferred_imports_ && !process_->refused && !process_->dead() &&
+         Clock::now() < deadline)
+    process_->pump(100);
+  return process_->imported_count == deferred_imports_ && process_->imported ? *process_->imported : json();
+}
+
+void Zygote::load(nlohmann::json benchmarks, std::vector<std::string> environment) {
+  const auto name = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  std::vector<std::string> unset;
+  for (const auto& entry : spec_.environment) {
+    const bool kept = std::any_of(environment.begin(), environment.end(),
+                                  [&](const std::string& e) { return name(e) == name(entry); });
+    if (!kept) unset.push_back(name(entry));
+  }
+  spec_.benchmarks = std::move(benchmarks);    // a restart loads them too
+  spec_.environment = std::move(environment);  // and starts with the plan's environment
+  process_->load(spec_, unset);
 }
 
 bool Zygote::ended() {

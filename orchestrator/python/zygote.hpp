@@ -64,10 +64,18 @@ class Zygote final : public WorkerLauncher {
   explicit Zygote(ZygoteSpec spec);
   // A zygote started ahead of its plan: collect (and so import) this pytest file now, as the
   // plan's load will ask. Nothing is refused here: a file that does not collect is refused by
-  // the load that needs it.
-  void import_pytest(const std::string& file, const std::vector<std::string>& args);
-  // The plan's benchmarks (ZygoteSpec::benchmarks), for a zygote started without them.
-  void load(nlohmann::json benchmarks);
+  // the load that needs it. `defer_cuda` (a zygote of this build only): with CUDA deferred from
+  // torch's import on, as the load would import a file whose import initialises CUDA
+  // (python/isobench/zygote.py, import_early_deferred); the zygote then says when it is done
+  // (imported()).
+  void import_pytest(const std::string& file, const std::vector<std::string>& args, bool defer_cuda = false);
+  // What a zygote asked to import with CUDA deferred said once done ({"flag_gems": bool}), waited
+  // for; null where it ended first or never said (an older build's).
+  nlohmann::json imported();
+  // The plan's benchmarks (ZygoteSpec::benchmarks), for a zygote started without them, and the
+  // plan's environment for it: the variables it was started with that `environment` lacks are
+  // taken out of its own before it forks (a restart starts with `environment`).
+  void load(nlohmann::json benchmarks, std::vector<std::string> environment);
   // Whether it has ended (an older build's zygote refuses an import request and exits).
   bool ended();
   // From the next round on, each round's workers come from a zygote of their own
@@ -115,6 +123,7 @@ class Zygote final : public WorkerLauncher {
   std::uint64_t next_serial_ = 0;
   std::uint32_t restarts_ = 0;
   std::optional<std::uint32_t> round_;  // per round: the round of the running zygote (none: the first)
+  std::size_t deferred_imports_ = 0;    // import requests sent with defer_cuda
 
   // The spec of the zygote of `round` (none: the first): its hash seed set where per round.
   ZygoteSpec process_spec(std::optional<std::uint32_t> round) const;

@@ -117,7 +117,7 @@ OpenRun open_new_run(const RunRequest& request, Executor& executor) {
   // that start, which may write into it: a zygote importing FlagGems makes the side's tuner
   // database folder, <run>/flaggems-cache/side-N, when it imports.
   const std::string run_path = name_dir(sweep.name);
-  RunDirectory::check_unused(run_path);
+  if (!starter.found_unused(run_path)) RunDirectory::check_unused(run_path);
   r.started = starter.start(r.plan, {workers, sweep.path, run_path, nullptr, request.log}, start_log);
   r.dir = std::make_unique<RunDirectory>(RunDirectory::create_checked(dir));
   r.lock.emplace(lock_run(*r.dir, dir, request.log));

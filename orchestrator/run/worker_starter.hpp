@@ -54,6 +54,13 @@ class WorkerStarter {
   // start, the runner spawns the worker executables.
   virtual std::unique_ptr<StartedSides> start(const Plan& plan, const StartContext& context,
                                               std::vector<LogLine>& start_log) = 0;
+  // Whether the starter found `run_dir` unused while the sweep loaded and may have written into
+  // it since (a zygote importing FlagGems makes <run>/flaggems-cache/side-N): the pipeline then
+  // does not check it again.
+  virtual bool found_unused(const std::string& run_dir) const {
+    (void)run_dir;
+    return false;
+  }
 };
 
 }  // namespace isobench::orchestrator

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "orchestrator/python/sass_step.hpp"
 #include "orchestrator/sweep/pytest_collection.hpp"
@@ -70,11 +71,30 @@ void PythonStarter::prepare_loading(SweepLoadOptions& options, const std::vector
     // import statements, from a folder of its own (isobench.script_bridge), which the pytest
     // collection an early zygote does would not.
     if (timing != "script") {
-      if (!early_) early_.emplace(options_, workers, run_dir(sweep_name));
+      if (!early_) {
+        std::error_code ec;
+        found_existed_ = std::filesystem::exists(run_dir(sweep_name), ec);
+        early_.emplace(options_, workers, run_dir(sweep_name), timing);
+        found_unused_ = early_->found_unused();
+      }
       for (auto& line : early_->import_pytest(file, args)) start_log.push_back(std::move(line));
     }
     return collect_pytest_logged(options_, file, select, args, timing, start_log);
   };
+}
+
+PythonStarter::~PythonStarter() {
+  early_.reset();  // its zygotes gone first, none still importing
+  if (found_unused_.empty()) return;
+  const std::filesystem::path dir(found_unused_);
+  std::error_code ec;
+  if (std::filesystem::exists(dir / "run.json", ec)) return;  // a run was made there
+  std::filesystem::remove_all(dir / "flaggems-cache", ec);
+  if (!found_existed_) std::filesystem::remove(dir, ec);  // only where nothing else is in it
+}
+
+bool PythonStarter::found_unused(const std::string& run_dir) const {
+  return !found_unused_.empty() && found_unused_ == run_dir;
 }
 
 std::unique_ptr<StartedSides> PythonStarter::start(const Plan& plan, const StartContext& context,

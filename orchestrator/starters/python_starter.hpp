@@ -20,15 +20,24 @@ namespace isobench::orchestrator {
 class PythonStarter final : public WorkerStarter {
  public:
   explicit PythonStarter(PythonOptions options) : options_(std::move(options)) {}
+  // Where no run was made in the directory the early zygotes found unused (the sweep or the plan
+  // was refused), what FlagGems made there while they imported goes: <run>/flaggems-cache, and the
+  // directory itself where it did not exist before.
+  ~PythonStarter() override;
+  PythonStarter(const PythonStarter&) = delete;
+  PythonStarter& operator=(const PythonStarter&) = delete;
   void prepare_loading(SweepLoadOptions& options, const std::vector<std::string>& workers,
                        std::function<std::string(const std::string&)> run_dir, std::vector<LogLine>& start_log,
                        const Log& log) override;
   std::unique_ptr<StartedSides> start(const Plan& plan, const StartContext& context,
                                       std::vector<LogLine>& start_log) override;
+  bool found_unused(const std::string& run_dir) const override;
 
  private:
   PythonOptions options_;
   std::optional<EarlyZygotes> early_;
+  std::string found_unused_;    // the run directory the early zygotes found unused (EarlyZygotes)
+  bool found_existed_ = false;  // it existed then (empty)
 };
 
 }  // namespace isobench::orchestrator

@@ -54,9 +54,14 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
   // A benchmark script is listed by running it (isobench.script_bridge), a pytest file by pytest.
   const bool script = timing == "script";
   // The package goes first on sys.path from the command line rather than through PYTHONPATH, so
-  // the collector sees the environment a zygote started without Python options would see.
-  const std::string program = std::string("import sys; sys.path.insert(0, sys.argv.pop(1)); from isobench.") +
-                              (script ? "script_bridge" : "pytest_bridge") + " import _main; sys.exit(_main(sys.argv[1:]))";
+  // the collector sees the environment a zygote started without Python options would see. Once
+  // its answer is written it leaves with _exit, as the zygote does: the interpreter's finalization
+  // (torch's and Triton's atexit handlers, a CUDA context made by the file's import or its tests,
+  // threads they left) is no part of the answer, and the run waits for the collector's end.
+  const std::string program = std::string("import os, sys; sys.path.insert(0, sys.argv.pop(1)); from isobench.") +
+                              (script ? "script_bridge" : "pytest_bridge") +
+                              " import _main; code = _main(sys.argv[1:]); sys.stdout.flush(); sys.stderr.flush(); "
+                              "os._exit(code)";
   std::vector<std::string> argv = {"-c", program, own_python_package(), "collect", file};
   if (!select.empty()) argv.insert(argv.end(), {"--select", select});
   if (!script) argv.insert(argv.end(), {"--timing", timing});

@@ -15,6 +15,12 @@ installed. torch.cuda._lazy_init, which everything that needs a context goes thr
 on the GPU, a stream), is trapped: it raises CudaTouched and names its caller (`callers`), and the
 zygote then leaves that module to its workers. Each forked worker calls `restore()` first: the real
 functions are back, and a stand-in that an import kept a reference to passes through to them.
+
+A zygote started before its plan does not know whether the file it imports asks about the device:
+`install_when_imported()` installs the same stand-ins once torch is imported (if it ever is), with
+the facts recorded at the first question (`shared_recorder()`, the one the load then uses too). A
+file that asked nothing is left as a plain import left it (`withdraw()`): no fresh interpreter, the
+real functions back, also where a module bound them by name.
 """
 
 import json
@@ -27,6 +33,9 @@ _NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 # What torch.cuda answers from the facts while a module is imported; _lazy_init is trapped.
 ANSWERED = ("is_available", "device_count", "current_device", "get_device_properties",
             "get_device_capability", "get_device_name")
+# Those of them that initialise CUDA in torch (they reach _lazy_init: torch.cuda.is_initialized()
+# then holds), and _lazy_init itself: a plain import that asked one of these left CUDA initialised.
+INITIALISING = ("current_device", "get_device_properties", "get_device_capability", "get_device_name", "_lazy_init")
 
 
 class CudaTouched(RuntimeError):
@@ -109,9 +118,12 @@ class Recorder:
         env["PYTHONPATH"] = os.pathsep.join([package] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         self.process = subprocess.Popen([sys.executable, "-m", "isobench.deferred_cuda"], stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        self.facts, self.seconds = None, None
+        self.facts, self.seconds, self.error = None, None, None
 
     def wait(self):
+        """The facts; FactsError (the same each time it is asked again) where they could not be had."""
+        if self.error is not None:
+            raise self.error
         if self.facts is None:
             out, err = self.process.communicate()
             self.seconds = time.monotonic() - self.began
@@ -122,8 +134,9 @@ class Recorder:
                 self.facts = None
             if not isinstance(self.facts, dict):
                 why = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-                raise FactsError("python -m isobench.deferred_cuda ended with exit code %d: %s"
-                                 % (self.process.returncode, why))
+                self.error = FactsError("python -m isobench.deferred_cuda ended with exit code %d: %s"
+                                        % (self.process.returncode, why))
+                raise self.error
         return self.facts
 
 
@@ -140,9 +153,28 @@ class DeviceProperties:
             shown, self.__dict__.get("total_memory", 0) // (1024 * 1024), self.__dict__.get("multi_processor_count"))
 
 
+_RECORDER = []  # this process's Recorder, started on first need (shared_recorder)
+
+
+def shared_recorder():
+    """The process's Recorder, started now if it was not yet: the early import's first question
+    and the load's deferred imports wait on the same fresh interpreter."""
+    if not _RECORDER:
+        _RECORDER.append(Recorder())
+    return _RECORDER[0]
+
+
+def started_recorder():
+    """The process's Recorder where one was started, else None (starting none)."""
+    return _RECORDER[0] if _RECORDER else None
+
+
 class _State:
     active = False
     facts = None
+    pending = None  # a Recorder whose facts are read at the first question (install_when_imported)
+    asked = []  # the names of the stand-ins that answered or trapped while active
+    stand_ins = []  # (stand-in, the real function) of every stand-in made since the last restore()
     callers = []  # "file:line" of each call that reached torch.cuda._lazy_init while active
     patched = []  # (module, name, original): what restore() puts back
     nvml_check = None  # PYTORCH_NVML_BASED_CUDA_CHECK as it was before install()
@@ -156,12 +188,31 @@ def clear_callers():
     del _State.callers[:]
 
 
+def asked():
+    """The torch.cuda functions (and Triton's query) asked while CUDA was deferred, in order."""
+    return list(_State.asked)
+
+
+def clear_asked():
+    del _State.asked[:]
+
+
+def _facts():
+    """The facts, read from the pending Recorder at the first question (FactsError where it failed:
+    the question then fails as torch's own would without a device)."""
+    if _State.facts is None:
+        _State.facts = _State.pending.wait()
+        if "triton" in sys.modules:  # a file that imports no Triton gets none imported here
+            _patch_triton(_State.facts)
+    return _State.facts
+
+
 def active():
     return _State.active
 
 
 def _index(device):
-    current = _State.facts["current_device"]
+    current = _facts()["current_device"]
     if device is None:
         return current
     if isinstance(device, int):
@@ -175,19 +226,19 @@ def _index(device):
         if getattr(device, "type", "cuda") != "cuda":
             raise ValueError("Expected a cuda device, but got: %s" % device)
         index = device.index if device.index is not None else current
-    if not 0 <= index < _State.facts["device_count"]:
+    if not 0 <= index < _facts()["device_count"]:
         raise AssertionError("Invalid device id")
     return index
 
 
 def _properties(device=None):
-    return DeviceProperties(_State.facts["devices"][_index(device)])
+    return DeviceProperties(_facts()["devices"][_index(device)])
 
 
 _ANSWERS = {
-    "is_available": lambda: _State.facts["is_available"],
-    "device_count": lambda: _State.facts["device_count"],
-    "current_device": lambda: _State.facts["current_device"],
+    "is_available": lambda: _facts()["is_available"],
+    "device_count": lambda: _facts()["device_count"],
+    "current_device": lambda: _facts()["current_device"],
     "get_device_properties": _properties,
     "get_device_capability": lambda device=None: (_properties(device).major, _properties(device).minor),
     "get_device_name": lambda device=None: _properties(device).name,
@@ -211,7 +262,7 @@ def _caller():
 
 
 def _triton_properties(device):
-    return dict(_State.facts["triton_devices"][_index(device)])
+    return dict(_facts()["triton_devices"][_index(device)])
 
 
 def _stand_in(name, real, answer):
@@ -219,6 +270,7 @@ def _stand_in(name, real, answer):
     def stand_in(*args, **kwargs):
         if not _State.active:
             return real(*args, **kwargs)
+        _State.asked.append(name)
         if answer is None:  # _lazy_init
             where = _caller()
             _State.callers.append(where)
@@ -229,13 +281,15 @@ def _stand_in(name, real, answer):
     stand_in.__name__ = stand_in.__qualname__ = name
     stand_in.__doc__ = real.__doc__
     stand_in.__wrapped__ = real
+    _State.stand_ins.append((stand_in, real))
     return stand_in
 
 
-def install(facts):
+def install(facts, pending=None):
     """torch.cuda answers from `facts` and traps _lazy_init, in torch.cuda and wherever torch's own
     modules bound those functions by name (torch.cuda.memory, torch.cuda.random: `from . import
-    _lazy_init`). Imports torch if it is not yet imported."""
+    _lazy_init`). Imports torch if it is not yet imported. `facts` None: read from the Recorder
+    `pending` at the first question."""
     if _State.active:
         return
     _State.nvml_check = os.environ.get(_NVML_CHECK)
@@ -245,7 +299,7 @@ def install(facts):
     originals = {name: getattr(cuda, name) for name in ANSWERED + ("_lazy_init",) if hasattr(cuda, name)}
     stand_ins = {name: _stand_in(name, real, _ANSWERS.get(name)) for name, real in originals.items()}
     by_id = {id(real): name for name, real in originals.items()}
-    _State.facts, _State.patched = facts, []
+    _State.facts, _State.pending, _State.patched = facts, pending, []
     for module_name, module in list(sys.modules.items()):
         if module is None or not (module_name == "torch" or module_name.startswith("torch.")):
             continue
@@ -258,8 +312,16 @@ def install(facts):
                 _State.patched.append((module, attribute, value))
                 setattr(module, attribute, stand_ins[name])
     _State.active = True
-    # Triton's own query, where the facts have its answers: its driver object is made now, with
-    # torch's answers above (its is_available, current_device), and kept by the workers.
+    if facts is not None:
+        _patch_triton(facts)
+
+
+def _patch_triton(facts):
+    """Triton's own query, where the facts have its answers: its driver object is made now, with
+    torch's answers above (its is_available, current_device), and kept by the workers. Where the
+    facts are read at the first question, that is when, where the file imported Triton by then: a
+    file that asks nothing does not make it (and a Triton query before torch's first goes to the
+    driver, which the zygote's driver check then says)."""
     utils = _triton_utils() if facts.get("triton_devices") else None
     if utils is not None and hasattr(utils, "get_device_properties"):
         real = utils.get_device_properties
@@ -267,11 +329,87 @@ def install(facts):
         utils.get_device_properties = _stand_in("get_device_properties", real, _triton_properties)
 
 
+class _AfterImport:
+    """A meta path finder that runs `then()` once the module `name` has been executed (its loader
+    wrapped), and leaves sys.meta_path when it has found it."""
+
+    def __init__(self, name, then):
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        import importlib.util
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)  # the finders after this one
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader, then = spec.loader, self.then
+
+        class Then:
+            def __getattr__(self, attribute):  # get_resource_reader, is_package, ...: the loader's
+                return getattr(loader, attribute)
+
+            def create_module(self, spec):
+                return loader.create_module(spec)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                then()
+
+        spec.loader = Then()
+        return spec
+
+
+def install_when_imported():
+    """install() with the facts read at the first question, now where torch is imported, else
+    once it is (a file that never imports torch loads nothing for it)."""
+    if _State.active or any(isinstance(f, _AfterImport) for f in sys.meta_path):
+        return
+    if "torch" in sys.modules:
+        install(None, _LazyRecorder())
+    else:
+        sys.meta_path.insert(0, _AfterImport("torch", lambda: install(None, _LazyRecorder())))
+
+
+class _LazyRecorder:
+    """shared_recorder(), started when first waited on: the facts of a file that asks nothing cost
+    no fresh interpreter."""
+
+    def wait(self):
+        return shared_recorder().wait()
+
+
+def withdraw():
+    """After an import that asked nothing while CUDA was deferred (install_when_imported): the real
+    functions back, also in the modules outside torch that bound a stand-in by name (module
+    globals) and in Triton's driver object, and the finder gone, so the file stands as a plain
+    import left it (a stand-in kept elsewhere passes through to torch's own, as in a worker)."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AfterImport)]
+    stand_ins = {id(module_value[0]): module_value for module_value in _State.stand_ins}
+    restore()
+    if not stand_ins:
+        return
+    # Triton's driver object binds torch.cuda's functions when it is made (its get_current_device,
+    # called at every launch): one made during the import holds stand-ins too.
+    config = getattr(sys.modules.get("triton.runtime.driver"), "driver", None)
+    drivers = [d for d in (getattr(config, "_active", None), getattr(config, "_default", None)) if d is not None]
+    for holder in list(sys.modules.values()) + drivers:
+        namespace = getattr(holder, "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for attribute, value in list(namespace.items()):
+            found = stand_ins.get(id(value))
+            if found is not None and found[0] is value:
+                namespace[attribute] = found[1]
+
+
 def restore():
     """The real torch.cuda back (a forked worker's first step); a no-op where install() never ran."""
     if not _State.active:
         return
     _State.active = False
+    _State.facts, _State.pending, _State.stand_ins = None, None, []
     for module, attribute, original in _State.patched:
         setattr(module, attribute, original)
     _State.patched = []
@@ -304,4 +442,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stderr.flush()
+    os._exit(code)  # the facts are out: torch's finalization and the context's teardown are no one's wait

@@ -21,9 +21,16 @@ line (orchestrator/python/zygote.cpp is the other end):
       imports) each pytest file the sweep names while the orchestrator collects it too; nothing
       is answered, and a file that does not collect is refused by the load that needs it (a
       zygote of an isobench older than this line refuses it and exits: the orchestrator then
-      starts that side's zygote again once the plan is made)
+      starts that side's zygote again once the plan is made). With "defer_cuda": true (sent to
+      zygotes of the orchestrator's own build only), CUDA is deferred from torch's import on
+      (deferred_cuda.install_when_imported): a file that asks about the device is imported as the
+      load would import it with CUDA deferred, one that asks nothing as plainly as without; then
+      {"op": "imported", "flag_gems": bool} is answered once the request's files are imported
+      (whether flag_gems, which reads FLAGGEMS_CACHE_DIR when imported, was among them)
     {"op": "load", "protocol": 1, "library": PATH, "benchmarks": [{"module": M, "function": F,
-      "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}]}   then this line
+      "instances": [{"id": ID, "params": {...}, "device": "cpu" | "cuda"}]}], "unset": [NAME...]}
+      then this line ("unset", optional: variables the zygote was started with that the plan's
+      zygote has not, taken out of its environment before any worker is forked)
       (a test of a pytest file: M the file, F the test's name in it, and "pytest": {"args": [...]},
       with "timing": "do_bench" and "import_in_worker": true|false for a file timed through
       triton.testing.do_bench: isobench.do_bench; "import_in_worker": the collector saw its import
@@ -86,6 +93,10 @@ def _die_with_parent(expected_parent):
         os._exit(1)
 
 
+_CUDA_INITIALISED = "importing it initialised CUDA (torch.cuda.is_initialized()): a zygote must never touch CUDA, " \
+    "or no worker forked from it can; move CUDA work (tensors on the GPU, torch.cuda calls) into the set-up function"
+
+
 def _cuda_initialised_by(module):
     """The check that keeps CUDA out of the zygote: a CUDA context made before fork() is unusable
     in every child. torch says whether it initialised CUDA; a refusal names the module whose
@@ -93,9 +104,7 @@ def _cuda_initialised_by(module):
     initialised, and other libraries load it for other reasons)."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
-        return "importing it initialised CUDA (torch.cuda.is_initialized()): a zygote must never touch CUDA, " \
-               "or no worker forked from it can; move CUDA work (tensors on the GPU, torch.cuda calls) into the " \
-               "set-up function"
+        return _CUDA_INITIALISED
     return None
 
 
@@ -219,6 +228,9 @@ class Zygote:
         # (isobench.deferred_cuda): the recorder of the device facts, and per file what happened.
         self.facts = None
         self.deferred = []
+        # (pytest file, args) -> what its early import with CUDA deferred found (import_early_deferred),
+        # for a file that asked about the device: the load concludes it as it would its own attempt.
+        self.early_deferred = {}
         self.said = []  # the lines for workers.log about them, written once its output is there
 
     def import_early(self, request):
@@ -231,15 +243,66 @@ class Zygote:
             self.load_library(request["library"])
         except Refusal:
             return
+        defer = request.get("defer_cuda") is True
         for entry in request["benchmarks"]:
             began = time.monotonic()
             had_libcuda = _libcuda_loaded()
-            self.collect(entry["module"], entry["pytest"]["args"])
+            if defer:
+                self.import_early_deferred(entry["module"], entry["pytest"]["args"])
+            else:
+                self.collect(entry["module"], entry["pytest"]["args"])
             self.imports.append({"module": entry["module"], "seconds": time.monotonic() - began, "early": True})
             self.note_libcuda(had_libcuda, entry["module"])
         # The warm-up too, while the orchestrator still collects (the load checks what it did).
         self.warm_up(early=True)
+        if defer:
+            # FLAGGEMS_CACHE_DIR, which the orchestrator gives a zygote that may serve do_bench
+            # instances, is read by flag_gems' import: a plan without them takes this zygote only
+            # where flag_gems was not imported (the variable then read by no one, and unset).
+            self.channel.send({"op": "imported", "flag_gems": "flag_gems" in sys.modules})
 
+    def import_early_deferred(self, path, args):
+        """The early import of a pytest file with CUDA deferred from torch's import on
+        (deferred_cuda.install_when_imported), as the load would import a file whose import
+        initialises CUDA, but before anyone knows whether it does: the collector finds out at the
+        same time. A file that asked nothing that initialises CUDA stands as a plain import left it
+        (withdraw). One that asked is kept in early_deferred, as import_deferred's attempt would leave it (forgotten
+        again where it reached _lazy_init or did not collect), for the load to conclude."""
+        try:
+            pytest_bridge._pytest()
+        except pytest_bridge.BridgeError:
+            pass  # the collection says so
+        before = set(sys.modules)
+        had_driver = deferred_cuda.driver_initialised()
+        deferred_cuda.install_when_imported()
+        deferred_cuda.clear_callers()
+        deferred_cuda.clear_asked()
+        began = time.monotonic()
+        tests = self.collect(path, args)
+        seconds = time.monotonic() - began
+        if not set(deferred_cuda.asked()) & set(deferred_cuda.INITIALISING):
+            # Nothing a plain import would have initialised CUDA for (is_available and device_count
+            # do not): the answers were the facts' and the same, and the file stands as plainly imported.
+            deferred_cuda.withdraw()
+            return
+        record = {"file": path, "imported": False, "lazy_init": list(dict.fromkeys(deferred_cuda.callers())),
+                  "reason": None, "seconds": round(seconds, 3), "early": True}
+        recorder = deferred_cuda.started_recorder()  # at the file's first question; none for _lazy_init alone
+        if recorder is not None and recorder.facts is not None:
+            record["facts_seconds"] = round(recorder.seconds, 3)
+            record["devices"] = [d.get("name") for d in recorder.facts["devices"]]
+        elif recorder is not None and recorder.error is not None:
+            record["reason"] = "the device facts could not be recorded: %s" % recorder.error
+        if record["reason"] is None and record["lazy_init"]:
+            record["reason"] = "its import reached torch.cuda._lazy_init at %s" % ", ".join(record["lazy_init"])
+        elif record["reason"] is None and isinstance(tests, str):
+            record["reason"] = "it does not collect with CUDA deferred: %s" % tests
+        self.early_deferred[(path, tuple(args))] = {
+            "record": record, "initialised": _cuda_initialised_by(path) is not None,
+            "driver": not had_driver and deferred_cuda.driver_initialised()}
+        if record["reason"] is not None:
+            _PytestImport(self, path, args).forget()
+            _forget_imports_since(before)
     def warm_up(self, early):
         """What every worker's first Triton launch would compute again (isobench.fork_warmup),
         done now; a step done already is cached and not listed again."""
@@ -264,9 +327,12 @@ class Zygote:
             raise Refusal("", "", "", "this isobench package speaks zygote protocol %d, the orchestrator sent %s"
                           % (PROTOCOL, json.dumps({k: request.get(k) for k in ("op", "protocol")})))
         self.load_library(request["library"])
+        for name in request.get("unset", []):
+            os.environ.pop(name, None)
         imports, notes = self.imports, self.notes
         if any(entry.get("pytest", {}).get("import_in_worker") for entry in request["benchmarks"]):
-            self.facts = deferred_cuda.Recorder()  # beside the imports below: a fresh interpreter
+            # beside the imports below: a fresh interpreter (the one an early import started, if any)
+            self.facts = deferred_cuda.shared_recorder()
         for entry in request["benchmarks"]:
             module, function = entry["module"], entry["function"]
             first = entry["instances"][0]["id"] if entry["instances"] else ""
@@ -343,6 +409,10 @@ class Zygote:
         if pytest.get("timing") == "do_bench" and pytest.get("import_in_worker"):
             if not self.import_deferred(path, test, args, instance, _PytestImport(self, path, args)):
                 return do_bench.DoBenchTest(path, test, args, import_in_worker=True)
+        elif (path, tuple(args)) in self.early_deferred:
+            # It asked about the device when imported early, with CUDA deferred; a plain import
+            # would have initialised CUDA here, which the plan's files may not: refused as then.
+            raise Refusal(path, test, instance, _CUDA_INITIALISED)
         tests = self.collect(path, args)
         if isinstance(tests, str):
             raise Refusal(path, test, instance, tests)
@@ -388,6 +458,11 @@ class Zygote:
         done = next((d for d in self.deferred if d["key"] == key), None)
         if done is not None:
             return done["record"]["imported"]
+        early = self.early_deferred.get(key)
+        if early is not None:  # imported so while the sweep was loaded: concluded as below
+            self.deferred.append({"key": key, "record": early["record"]})
+            return self.conclude_deferred(early["record"], early["initialised"], early["driver"], path, test,
+                                          instance)
         record = {"file": path, "imported": False, "lazy_init": [], "reason": None}
         self.deferred.append({"key": key, "record": record})
         for name in ("torch", "triton"):  # while the facts are recorded: the file imports them anyway
@@ -411,22 +486,30 @@ class Zygote:
         problem = importer.attempt()
         record["seconds"] = round(time.monotonic() - began, 3)
         record["lazy_init"] = list(dict.fromkeys(deferred_cuda.callers()))
-        if _cuda_initialised_by(path):
+        if record["lazy_init"]:
+            record["reason"] = "its import reached torch.cuda._lazy_init at %s" % ", ".join(record["lazy_init"])
+        elif problem is not None:
+            record["reason"] = problem
+        if record["reason"] is not None and not _cuda_initialised_by(path):
+            importer.forget()
+            _forget_imports_since(before)
+        return self.conclude_deferred(record, _cuda_initialised_by(path) is not None,
+                                      not had_driver and deferred_cuda.driver_initialised(), path, test, instance)
+
+    def conclude_deferred(self, record, initialised, driver, path, test, instance):
+        """What an import with CUDA deferred comes to (import_deferred's, or an early one's): a
+        refusal where CUDA was initialised all the same, else True where the zygote keeps the file,
+        False where its workers import it (fall_back); said in the notes and workers.log."""
+        if initialised:
             raise Refusal(path, test, instance, "importing it with CUDA deferred initialised CUDA all the same "
                           "(torch.cuda.is_initialized()): a zygote must never touch CUDA")
-        if not had_driver and deferred_cuda.driver_initialised():
+        if driver:
             # Not torch's context, and whether a driver initialised before fork() fails the workers
             # is theirs to show (bench/gpu/deferred_cuda_probe.py forks children to see): said, not refused.
             record["driver_initialised"] = True
             self.notes.append("%s: importing it with CUDA deferred initialised the CUDA driver (cuInit, not through "
                               "torch): a worker that cannot initialise CUDA fails for that" % path)
-        if record["lazy_init"]:
-            record["reason"] = "its import reached torch.cuda._lazy_init at %s" % ", ".join(record["lazy_init"])
-        elif problem is not None:
-            record["reason"] = problem
         if record["reason"] is not None:
-            importer.forget()
-            _forget_imports_since(before)
             return self.fall_back(record)
         record["imported"] = True
         self.said.append("isobench: zygote %d imported %s with CUDA deferred in %.2f s (device facts from a fresh "

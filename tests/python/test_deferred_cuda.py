@@ -95,6 +95,36 @@ class Deferred(unittest.TestCase):
         kept(0)  # now torch's own, which makes the context
         self.assertTrue(torch.cuda.is_initialized())
 
+    def test_deferred_from_torchs_import_on_the_facts_come_at_the_first_question(self):
+        # What a zygote started before its plan does (install_when_imported): nothing until torch
+        # is imported, the stand-ins from then on, the fresh interpreter only at the first question.
+        program = ("import sys; from isobench import deferred_cuda as d; d.install_when_imported(); "
+                   "assert 'torch' not in sys.modules; import torch; assert d.active(); "
+                   "assert d.started_recorder() is None; import cuda_props_on_import as m; "
+                   "print(m.SMS, torch.cuda.is_initialized(), d.started_recorder() is not None, d.asked()[0])")
+        out = subprocess.run([sys.executable, "-c", program], env=environment(FAKE_TORCH_DEVICES="2"),
+                             capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.split(), ["132", "False", "True", "is_available"])
+
+    def test_a_file_that_asks_nothing_stands_as_a_plain_import_left_it(self):
+        # No fresh interpreter, torch not imported for a file that does not, and where the file
+        # imports torch and binds a function by name, the real one back after withdraw().
+        program = ("import sys, types; from isobench import deferred_cuda as d; d.install_when_imported(); "
+                   "import json; d.withdraw(); assert 'torch' not in sys.modules, 'torch imported'; "
+                   "d.install_when_imported(); import torch; from torch.cuda import get_device_properties as kept; "
+                   "m = types.ModuleType('binds'); m.kept = kept; sys.modules['binds'] = m; "
+                   "assert hasattr(kept, '__wrapped__'), 'bound the stand-in'; "
+                   # Triton's driver object, made during the import, binds torch.cuda.current_device
+                   "made = types.SimpleNamespace(get_current_device=torch.cuda.current_device); "
+                   "t = types.ModuleType('triton.runtime.driver'); t.driver = types.SimpleNamespace(_active=made); "
+                   "sys.modules['triton.runtime.driver'] = t; "
+                   "d.withdraw(); real = torch.cuda.get_device_properties; "
+                   "print(m.kept is real, made.get_current_device is torch.cuda.current_device, d.active(), "
+                   "d.started_recorder() is None, d.asked())")
+        out = subprocess.run([sys.executable, "-c", program], env=environment(),
+                             capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.split(), ["True", "True", "False", "True", "[]"])
+
     def test_a_module_that_needs_a_context_is_stopped_at_lazy_init_with_its_line(self):
         deferred_cuda.install(recorded_facts())
         with self.assertRaises(deferred_cuda.CudaTouched):
@@ -162,22 +192,25 @@ def read_lines(path):
 
 @unittest.skipUnless(os.environ.get("ISOBENCH_ORCHESTRATE"), "ISOBENCH_ORCHESTRATE names no orchestrate (ctest does)")
 class ThroughOrchestrate(unittest.TestCase):
-    def ab(self, scratch, data_file, expect=0, route="--pytest"):
+    def ab(self, scratch, data_file, expect=0, route="--pytest", select="", **variables):
         imports = os.path.join(scratch, "imports.txt")
         run = os.path.join(scratch, "run")
-        env = dict(os.environ, DO_BENCH_IMPORTS=imports)
+        env = dict(os.environ, DO_BENCH_IMPORTS=imports, **variables)
         env.pop("PYTHONPATH", None)
         done = subprocess.run([os.environ["ISOBENCH_ORCHESTRATE"], "ab", "--format", "none", "--device", "cpu",
                                route, os.path.join(HERE, "data", data_file),
                                "--python-path", os.path.join(HERE, "fake_triton"), "--python-path", FAKE_TORCH,
-                               "--candidate-env", "X=1", "--samples", "8", "--inner", "5", "--out", run],
+                               "--python-path", os.path.join(HERE, "fake_flaggems"),
+                               "--candidate-env", "X=1", "--samples", "8", "--inner", "5", "--out", run]
+                              + (["-k", select] if select else []),
                               env=env, capture_output=True, text=True, timeout=600)
         self.assertEqual(done.returncode, expect, done.stderr)
         if expect != 0:
             return done, None, None, None, None
         with open(os.path.join(run, "python.json")) as f:
             python = json.load(f)
-        return done, set(read_lines(imports)), python, read_lines(os.path.join(run, "workers.log")), \
+        importers = set(read_lines(imports)) if os.path.exists(imports) else set()  # a file that says nothing
+        return done, importers, python, read_lines(os.path.join(run, "workers.log")), \
             read_lines(os.path.join(run, "log.txt"))
 
     def test_a_file_that_asks_about_the_device_is_imported_once_per_zygote(self):
@@ -200,6 +233,57 @@ class ThroughOrchestrate(unittest.TestCase):
         self.assertEqual(len(said), 2, workers)
         self.assertEqual(len([line for line in log if "zygote-deferred-cuda" in line]), 2, log)
         self.assertNotIn("imported in each worker", done.stderr)
+
+    def test_the_zygotes_that_import_it_while_it_is_collected_are_the_runs(self):
+        # Started while the file is collected, they import it with CUDA deferred from torch's
+        # import on, and the plan takes them: the file is imported by them and the collector, three
+        # processes, not five (two more zygotes after the collection).
+        with tempfile.TemporaryDirectory() as scratch:
+            done, importers, python, workers, log = self.ab(scratch, "do_bench_cuda_props.py")
+        zygotes = {str(side["zygote"]["pid"]) for side in python["sides"]}
+        early = {line.split(": pid ")[1].split(",")[0] for line in log
+                 if "[zygote-early]" in line and "with CUDA deferred while it is collected" in line}
+        self.assertEqual(early, zygotes, log)
+        self.assertEqual(len(importers), 3, importers)
+        self.assertLessEqual(zygotes, importers)
+        self.assertEqual([line for line in log if "did not take it" in line], [])
+        for side in python["sides"]:
+            (record,) = side["zygote"]["deferred_cuda"]["files"]
+            self.assertTrue(record["imported"] and record["early"], record)
+            self.assertEqual(record["devices"], ["Fake GPU 0"])
+            self.assertTrue(side["zygote"]["imports"][0]["early"], side["zygote"]["imports"])
+        self.assertEqual(len([line for line in log if "zygote-deferred-cuda" in line]), 2, log)
+        self.assertNotIn("imported in each worker", done.stderr)
+
+    def test_a_fixture_plan_takes_them_without_the_do_bench_variables_unless_flag_gems_read_them(self):
+        # Started with FLAGGEMS_CACHE_DIR and ISOBENCH_TUNER_REPLAY in case the file times through
+        # do_bench: a plan of fixture tests takes them, the variables gone before any worker (the
+        # test fails where a worker sees them); where the import read FLAGGEMS_CACHE_DIR
+        # (flag_gems imported), each side is started anew. Asking torch.cuda.is_available(), which
+        # initialises no CUDA, is no reason to refuse the file (nor to start a side anew).
+        with tempfile.TemporaryDirectory() as scratch:
+            log = self.ab(scratch, "fixture_environment.py", FIXTURE_ASKS_AVAILABLE="1")[4]
+        self.assertEqual([line for line in log if "did not take it" in line], [])
+        self.assertEqual(len([line for line in log if "[zygote-early]" in line]), 2, log)
+        with tempfile.TemporaryDirectory() as scratch:
+            done, _, python, _, log = self.ab(scratch, "fixture_environment.py", FIXTURE_IMPORTS_FLAGGEMS="1")
+        self.assertEqual(len([line for line in log if "stopped: the plan did not take it" in line]), 2, log)
+        for side in python["sides"]:
+            self.assertFalse([v for v in side["variables"] if v.startswith("FLAGGEMS_CACHE_DIR=")], side)
+        # Refused once collected (no test left by -k): FlagGems' folder, made in the run directory
+        # while the early zygotes imported, goes with it, and so does the directory.
+        with tempfile.TemporaryDirectory() as scratch:
+            done = self.ab(scratch, "fixture_environment.py", 2, select="no_such_test", FIXTURE_IMPORTS_FLAGGEMS="1")[0]
+            self.assertIn("no collected test", done.stderr)
+            self.assertFalse(os.path.exists(os.path.join(scratch, "run")), os.listdir(scratch))
+
+    def test_a_crash_in_the_collection_is_refused_with_the_collectors_exit_code_and_last_line(self):
+        # The early zygotes crash on the import too; the collection's refusal is what is said.
+        with tempfile.TemporaryDirectory() as scratch:
+            done = self.ab(scratch, "collect_crash.py", 2)[0]
+            self.assertFalse(os.path.exists(os.path.join(scratch, "run")), os.listdir(scratch))
+        self.assertIn("collect_crash.py: the pytest collector (python3) ended with exit code 3: collect_crash: the "
+                      "import ends the interpreter here", done.stderr)
 
     def test_a_scripts_imports_that_ask_about_the_device_are_done_once_per_zygote(self):
         with tempfile.TemporaryDirectory() as scratch:
