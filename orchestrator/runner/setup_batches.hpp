@@ -17,7 +17,8 @@
 // batch's contexts are made while this one sets up. Workers started for the next call (the next
 // look's first batch) make theirs one at a time while this call's last batch sets up. A worker
 // of a batch that fails is replaced in its place in the order; its replacement is set up on its
-// own, while its prepared batch-mates wait, and measured in its turn.
+// own, while its prepared batch-mates wait, and measured in its turn; after such a failure before
+// measuring, the rest of the run is released one worker at a time (WorkerPipelines).
 
 #include <cstddef>
 

@@ -31,7 +31,7 @@ bool same_job(const Job& a, const Job& b) {
 
 std::size_t WorkerPipelines::batch_size(const std::deque<Job>& jobs) {
   const auto size = static_cast<std::size_t>(std::max(1, s_.options.setup_batch));
-  if (size == 1) return 1;
+  if (size == 1 || batches_shrunk_) return 1;
   for (const auto& job : jobs)
     if (job.what != "measure") return 1;
   for (const auto& job : jobs) {
@@ -184,7 +184,10 @@ bool WorkerPipelines::step(Pipeline& pipe) {
   auto& jobs = pipe.jobs;
   auto& active = pipe.active;
   const bool batched = batch_ > 1;
-  const std::size_t depth = batch_ * (1 + static_cast<std::size_t>(std::max(0, s_.options.prestart)));
+  // After a failure in a batch (batches_shrunk_) this call's workers keep their batched lanes,
+  // and its batches are released one worker at a time.
+  const std::size_t size = batches_shrunk_ ? 1 : batch_;
+  const std::size_t depth = size * (1 + static_cast<std::size_t>(std::max(0, s_.options.prestart)));
   bool event = false;
   while (active.size() < depth && !jobs.empty() && s_.free_lanes.size() >= s_.world_of(jobs.front()) &&
          (active.empty() || s_.world_of(jobs.front()) == 1)) {
@@ -198,7 +201,7 @@ bool WorkerPipelines::step(Pipeline& pipe) {
   if (active.empty() || active.front()->for_next_call) return event;
   Worker& head = *active.front();
   if (batched)
-    event |= batches_.admit(pipe, batch_);
+    event |= batches_.admit(pipe, size);
   else
     event |= lanes_.admit(head, active.size() > 1 ? active[1].get() : nullptr);
   const std::size_t before = head.next_task;
@@ -254,6 +257,13 @@ bool WorkerPipelines::step(Pipeline& pipe) {
       return true;
     }
     if (!reason.empty()) note_failure(*gone, reason, *status);
+    if (!reason.empty() && gone->batched && gone->released && !gone->measure_permitted && !batches_shrunk_) {
+      batches_shrunk_ = true;
+      next_batch_ = 1;  // workers started for the next call from now on are not batched, as it will not be
+      s_.log.write("setup-batch", "worker " + std::to_string(gone->serial) +
+                                      " failed in its set-up batch, before it measured: the rest of the run sets up "
+                                      "one worker at a time");
+    }
     const bool deterministic = !reason.empty() && repeats_cause(*gone, reason);
     auto retry = reason.empty() || deterministic ? std::nullopt : retry_of(*gone);
     retire(std::move(gone), reason, &*status);

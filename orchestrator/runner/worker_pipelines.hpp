@@ -80,6 +80,10 @@ class WorkerPipelines {
   SampleIntake& intake_;
   SetupBatches batches_;
   std::size_t batch_ = 1;  // workers to a set-up batch in the jobs running now; 1: no batches
+  // Once a worker of a batch failed before it measured (its set-up, or while it waited set up),
+  // batches are released one worker at a time for the rest of the run: workers that set up
+  // together may not fit together (device memory, which a Python set-up's is not estimated).
+  bool batches_shrunk_ = false;
   std::size_t next_batch_ = 1;  // the same for the next call's jobs
   bool multi_rank_noted_ = false;
   // Per side: the cause of its last worker that failed having reported nothing, and whether any
