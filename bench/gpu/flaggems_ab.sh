@@ -33,7 +33,8 @@
 # parts may be run as separate calls (aa and ab in the order given); a part finding no venv sets up first. SELECT (env) is pytest's -k (default: the one test test_softmax, 30 timing calls
 # at --level core); SAMPLES the ab runs' --samples (default 12, as the H100 runs of 2026-12-06;
 # SAMPLES=default gives no --samples: ab's own sequential design, issue 47's time goal at ab's
-# defaults). Every command's output is in
+# defaults). AB_OPTS (env): more options for the aa and ab runs (e.g. --graph-chunk 0), split
+# on spaces. Every command's output is in
 # OUT_DIR/<step>.out/.err, durations in OUT_DIR/commands.log and OUT_DIR/times.txt, and
 # OUT_DIR/summary.txt holds the wall times, the two runs' verdict counts, each run's zygote lines
 # on the file's import (with CUDA deferred, or left to the workers and why) and how many workers
@@ -118,7 +119,7 @@ ab_run() {  # NAME CANDIDATE-OPTIONS...
   rm -rf "$out/$name-run"
   timed "$name" bounded "$name" "${AB_CAP_S:-560}" "$bin/orchestrate" ab --format table --python "$py" --pytest "$file" -k "$select" \
     --pytest-arg=--level --pytest-arg=core --pytest-arg=--mode --pytest-arg=kernel \
-    "${sampling[@]}" --out "$out/$name-run" "$@"
+    "${sampling[@]}" ${AB_OPTS:-} --out "$out/$name-run" "$@"  # shellcheck disable=SC2086  # split on purpose
 }
 for p in $parts; do  # in the order given: the first gets the time when the deadline is short
   case "$p" in
