@@ -783,6 +783,10 @@ std::vector<BatteryCase> make_cases() {
        "cp -r $FIX/partial r"},
       {"resume", "with-a-setting", kRun + "--resume r --samples 5", 2,
        "orchestrate: --resume r: --samples is not taken: a resumed run measures its own plan", {}, "cp -r $FIX/partial r"},
+      // A timer setting too: the resumed workers capture their graphs as the run's first ones did.
+      {"resume", "with-graph-chunk", kRun + "--resume r --graph-chunk 0", 2,
+       "orchestrate: --resume r: --graph-chunk is not taken: a resumed run measures its own plan", {},
+       "cp -r $FIX/partial r"},
       {"resume", "with-replay-from", kRun + "--resume r --replay-from $FIX/run", 2,
        "orchestrate: --resume r: --replay-from is not taken: a resumed run measures its own plan", {},
        "cp -r $FIX/partial r"},
