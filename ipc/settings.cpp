@@ -148,6 +148,18 @@ std::vector<SettingSpec> make_specs() {
                                                     "CUDA timer: events around the launches, or the launches "
                                                     "captured in a CUDA graph"),
                          {"events", "graph"}));
+  // Chunking measures the same per-launch time as one graph of all launches (replays queued back
+  // to back run as one), so runs with and without it stay comparable: not a sample-changing
+  // setting, and plans from before it (full capture) pair with new ones.
+  {
+    SettingSpec chunk = bounded(measure_setting<&M::graph_chunk>(
+                                    "graph_chunk", T::integer, V::instance_table, false,
+                                    "timer graph, statistic mean: capture at most this many launches into the graph "
+                                    "and replay it as often as a sample needs (0: capture all inner launches)"),
+                                0, INT_MAX);
+    chunk.before_it_existed = 0;  // one graph of all inner launches: a resumed old run goes on so
+    specs.push_back(chunk);
+  }
   specs.push_back(measure_setting<&M::cold_cache>("cold_cache", T::boolean, V::instance_table, true,
                                                   "flush L2 before each sample (forces inner 1)"));
   specs.push_back(measure_setting<&M::cold_launches>(
@@ -353,8 +365,9 @@ MeasureSettings instance_table_settings(const json& j) {
   for (const auto& spec : setting_specs()) {
     if (spec.travel != SettingTravel::instance_table) continue;
     const std::string name(spec.name);
-    if (!j.contains(name)) continue;  // written before the setting existed: its default
-    if (auto problem = apply_setting(spec, j.at(name), unused, measure); !problem.empty())
+    if (!j.contains(name) && spec.before_it_existed.is_null()) continue;  // written before the setting existed
+    const json& value = j.contains(name) ? j.at(name) : spec.before_it_existed;
+    if (auto problem = apply_setting(spec, value, unused, measure); !problem.empty())
       throw std::runtime_error(name + ": " + problem);
   }
   return measure;

@@ -18,6 +18,13 @@
 
 namespace isobench::ipc {
 
+// Launches per CUDA graph, by default, when timer graph replays a graph of at most this many
+// launches several times per sample instead of capturing all of them (graph_chunk; 0: all).
+// Capturing a Python benchmark's thousands of tiny launches costs a fresh worker a Python call
+// per launch and an instantiation of that many nodes; a graph of 1024 costs a fraction of it and
+// its replays, queued back to back, run as one. docs/measurement.md, "timer: graph".
+inline constexpr int kDefaultGraphChunk = 1024;
+
 // How one instance is measured: what the worker's timer needs.
 struct MeasureSettings {
   int warmup = 3;
@@ -25,6 +32,7 @@ struct MeasureSettings {
   double min_sample_time_s = 0.010;   // the sample length "auto" calibrates towards
   std::string statistic = "mean";     // mean | min
   std::string timer = "graph";        // graph | events: docs/measurement.md says why graph
+  int graph_chunk = kDefaultGraphChunk;  // timer graph, statistic mean: launches per captured graph (0: all)
   bool cold_cache = false;
   bool cold_launches = false;  // an L2 flush before every launch, each launch timed alone
   int rotate_buffers = 1;
@@ -83,6 +91,9 @@ struct SettingSpec {
   bool changes_sample = false;
   // On the command line a bare flag that sets true (--record-kernels), not --name VALUE.
   bool bare_flag = false;
+  // What an instance table (a plan.json) written before the setting existed measured with, where
+  // that is not the default; null: the default.
+  nlohmann::json before_it_existed;
   std::string_view help;
   // The setting's value, and its validated value stored back (run settings: in `run`;
   // measurement settings: in `measure`).
@@ -117,8 +128,9 @@ std::string setting_text(const nlohmann::json& value);
 void finalize(MeasureSettings& measure);
 
 // The measurement settings that travel in the instance table, by name. A field absent from
-// `j` (a plan written before the setting existed) keeps its default; one present is checked by
-// the setting's rule. Throws std::runtime_error naming the field.
+// `j` (a plan written before the setting existed) takes the value such plans measured with
+// (SettingSpec::before_it_existed, else the default); one present is checked by the setting's
+// rule. Throws std::runtime_error naming the field.
 nlohmann::json instance_table_json(const MeasureSettings& measure);
 MeasureSettings instance_table_settings(const nlohmann::json& j);
 

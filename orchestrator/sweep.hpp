@@ -14,6 +14,7 @@
 //     per: batch                # sample | batch (used by isolation: process)
 //     seed: 1                   # integer >= 0
 //     timer: events             # events | graph (CUDA)
+//     graph_chunk: 1024         # graph timer, mean: launches per graph, replayed (0: all inner)
 //     cold_cache: false         # true forces inner = 1 (not with cold_launches)
 //     cold_launches: false      # an L2 flush before every launch, each timed alone
 //     rotate_buffers: 1         # >= 1 copies of every input

@@ -167,6 +167,7 @@ class Session {
     o.cold_launches = in.measure.cold_launches;
     o.blocking_kernel = in.measure.blocking_kernel;
     o.slowdown_pct = in.measure.slowdown_pct;
+    o.graph_chunk = in.measure.graph_chunk;
 #ifdef ISOBENCH_BUILD_SLOWDOWN_PCT
     // A build with a regression compiled in: the candidate of the A/B tests, slower for real;
     // with ISOBENCH_BUILD_SLOWDOWN_KERNELS ("cast,rmsnorm"), only those kernels are.
@@ -435,10 +436,22 @@ class Session {
     }
   }
 
+  // The warm-up timer's setup note, and how the samples' graph holds the pinned inner launches
+  // when it is replayed in chunks: the warm-up's few launches fit one graph, so its own note
+  // cannot say (unless its capture failed, when the samples' capture will too).
+  std::string reported_setup_note(std::uint32_t index, const PreparedInstance& p, const Timer& timer) const {
+    std::string note = timer.setup_note();
+    const std::uint32_t inner = seg_.instance(index).inner;
+    if (inner == 0 || p.spec->backend != "cuda" || note.find(kGraphFallbackNote) != std::string::npos) return note;
+    const std::string samples = graph_chunks_note(graph_chunks(timer_options(*p.spec, inner)), static_cast<int>(inner));
+    if (samples.empty() || note.find(samples) != std::string::npos) return note;
+    return note + (note.empty() ? "" : "; ") + "samples: " + samples;
+  }
+
   void report_instance(std::uint32_t index, PreparedInstance& p, const Timer& timer) {
     auto& entry = seg_.instance(index);
     if (options_.rank != 0 || load_acquire(entry.report_ready) != 0) return;  // one writer per instance
-    nlohmann::json report = {{"setup_note", timer.setup_note()}, {"describe", p.bench->describe()}};
+    nlohmann::json report = {{"setup_note", reported_setup_note(index, p, timer)}, {"describe", p.bench->describe()}};
     std::string text = report.dump();
     if (text.size() >= ipc::kReportBytes) text = nlohmann::json{{"setup_note", "report too long"}}.dump();
     ipc::copy_text(entry.report, sizeof entry.report, text);

@@ -76,6 +76,23 @@ double median_seconds(Benchmark& bench, const TimerOptions& options, int samples
   return median_of(values);
 }
 
+// A slowed timer's median between two plain ones (plain, slowed, plain again: clock drift cannot
+// fake or hide the difference), its ratio to the plain ones' mean, and how far those disagree.
+struct SlowedBetweenPlains {
+  double plain = 0, slow = 0, plain_again = 0, ratio = 0, noise = 0;
+};
+
+SlowedBetweenPlains slowed_between_plains(Benchmark& bench, const TimerOptions& base, const TimerOptions& slowed,
+                                          int samples) {
+  SlowedBetweenPlains r;
+  r.plain = median_seconds(bench, base, samples);
+  r.slow = median_seconds(bench, slowed, samples);
+  r.plain_again = median_seconds(bench, base, samples);
+  r.ratio = r.slow / ((r.plain + r.plain_again) / 2);
+  r.noise = std::abs(r.plain - r.plain_again) / ((r.plain + r.plain_again) / 2);
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("the device's UUID is spelled as NVML spells it: GPU-8-4-4-4-12 lowercase hex") {
@@ -288,18 +305,85 @@ TEST_CASE("a 5% injected slowdown is within a few points of 5% on a 5 us kernel 
       base.timer = timer;
       auto slowed = base;
       slowed.slowdown_pct = 5;
-      const double plain = median_seconds(*inst.bench, base, 11);
-      const double slow = median_seconds(*inst.bench, slowed, 11);
-      const double plain_again = median_seconds(*inst.bench, base, 11);
-      const double ratio = slow / ((plain + plain_again) / 2);
+      const auto r = slowed_between_plains(*inst.bench, base, slowed, 11);
       std::printf("slowdown 5%% %s (%s): plain %.3f/%.3f us, slowed %.3f us, ratio %.4f\n", c.kernel, timer,
-                  plain * 1e6, plain_again * 1e6, slow * 1e6, ratio);
-      const double noise = std::abs(plain - plain_again) / ((plain + plain_again) / 2);
-      INFO(c.kernel << " " << timer << ": plain medians disagree by " << noise * 100 << "%");
-      CHECK(ratio > 1.02 - noise);
-      CHECK(ratio < 1.08 + noise);
+                  r.plain * 1e6, r.plain_again * 1e6, r.slow * 1e6, r.ratio);
+      INFO(c.kernel << " " << timer << ": plain medians disagree by " << r.noise * 100 << "%");
+      CHECK(r.ratio > 1.02 - r.noise);
+      CHECK(r.ratio < 1.08 + r.noise);
     }
   }
+}
+
+// graph_chunk: at inner 100 and a chunk of 16 the timer captures 15 launches and replays them 7
+// times per sample (105 launches), dividing by 105. The replays are queued back to back, so the
+// value per launch is the one graph of all 100 launches gives; a wrong divisor (100) would be 5%
+// off. A cast of 16M floats (tens of microseconds) keeps a gap between replays, if the GPU
+// leaves one, far under that. Full and chunked alternate, so clock drift widens the bound
+// instead of faking a difference.
+TEST_CASE("graph chunk: 7 replays of a 15-launch graph give the per-launch time of one 100-launch graph") {
+  auto inst = make("cast", {{"n", 16 << 20}});
+  TimerOptions full;
+  full.inner = 100;
+  full.timer = "graph";
+  auto chunked = full;
+  chunked.graph_chunk = 16;
+
+  auto timer = isobench::worker::make_cuda_timer(*inst.bench, chunked, device());
+  INFO(timer->setup_note());
+  CHECK(timer->setup_note().find("graph of 15 launches replayed 7 times per sample") != std::string::npos);
+  CHECK(isobench::worker::make_cuda_timer(*inst.bench, full, device())->setup_note().find("replayed") ==
+        std::string::npos);
+  const Measurement m = timer->measure();
+  CHECK(finite_positive(m));
+  CHECK((m.sample.flags & isobench::ipc::flag_graph_fallback) == 0);
+
+  const double full_s = median_seconds(*inst.bench, full, 11);
+  const double chunked_s = median_seconds(*inst.bench, chunked, 11);
+  const double full_again = median_seconds(*inst.bench, full, 11);
+  const double chunked_again = median_seconds(*inst.bench, chunked, 11);
+  const double ratio = (chunked_s + chunked_again) / (full_s + full_again);
+  const double noise = std::abs(full_s - full_again) / ((full_s + full_again) / 2);
+  std::printf("graph chunk 16 at inner 100: full %.3f/%.3f us, chunked %.3f/%.3f us, ratio %.4f\n", full_s * 1e6,
+              full_again * 1e6, chunked_s * 1e6, chunked_again * 1e6, ratio);
+  INFO("the full-graph medians disagree by " << noise * 100 << "%");
+  CHECK(ratio > 0.98 - noise);
+  CHECK(ratio < 1.02 + noise);
+}
+
+// A per-sample slowdown under chunking: one spin after the 7 replays, not one in each. The
+// calibration would reach its target either way (it sizes the spin by what it measures), so the
+// check is the note's own arithmetic: the spin's nanoseconds spread over the 105 launches are
+// the measured extra per launch; a spin replayed 7 times would measure 7 times its share.
+TEST_CASE("graph chunk: a per-sample slowdown spins once per sample, after the replays") {
+  auto inst = make("cast", {{"n", 16 << 20}});
+  TimerOptions base;
+  base.inner = 100;
+  base.timer = "graph";
+  base.graph_chunk = 16;
+  auto slowed = base;
+  slowed.slowdown_pct = 10;
+  auto timer = isobench::worker::make_cuda_timer(*inst.bench, slowed, device());
+  const std::string note = timer->setup_note();
+  INFO(note);
+  CHECK(note.find("replayed 7 times per sample") != std::string::npos);
+  const auto at = note.find("spin once per sample for ");
+  REQUIRE(at != std::string::npos);
+  double spin_ns = 0, extra_us = 0;
+  REQUIRE(std::sscanf(note.c_str() + at, "spin once per sample for %lf ns; measured +%lf us per launch", &spin_ns,
+                      &extra_us) == 2);
+  const double share_us = spin_ns / 105 / 1e3;
+  std::printf("graph chunk slowdown: spin %.0f ns per sample = %.4f us per launch, measured +%.4f us per launch\n",
+              spin_ns, share_us, extra_us);
+  CHECK(extra_us > 0.8 * share_us);
+  CHECK(extra_us < 1.25 * share_us);
+
+  const auto r = slowed_between_plains(*inst.bench, base, slowed, 11);
+  std::printf("graph chunk slowdown 10%%: plain %.3f/%.3f us, slowed %.3f us, ratio %.4f\n", r.plain * 1e6,
+              r.plain_again * 1e6, r.slow * 1e6, r.ratio);
+  INFO("plain medians disagree by " << r.noise * 100 << "%");
+  CHECK(r.ratio > 1.07 - r.noise);
+  CHECK(r.ratio < 1.13 + r.noise);
 }
 
 TEST_CASE("a GEMM replays a recorded cuBLASLt algorithm exactly, and an explicit index wins") {

@@ -76,6 +76,27 @@ TEST_CASE("plan.json written before idle_gap_ms and realloc existed reads with t
   }
 }
 
+TEST_CASE("plan.json records graph_chunk; one written before it existed reads as one graph of all launches") {
+  const Plan plan = plan_of(R"(
+settings: {graph_chunk: 64}
+benchmarks:
+  - kernel: cpu_copy
+  - kernel: cpu_spin
+    settings: {graph_chunk: 0}
+)");
+  json j = plan.to_json();
+  CHECK(j["instances"][0]["graph_chunk"] == 64);
+  CHECK(j["instances"][1]["graph_chunk"] == 0);
+  CHECK(Plan::from_json(j).instances[0].worker.measure.graph_chunk == 64);
+  // A plan from before the setting measured with one graph of all inner launches: a resumed
+  // run measures on so, not with the new default.
+  for (auto& instance : j["instances"]) instance.erase("graph_chunk");
+  for (const auto& p : Plan::from_json(j).instances) CHECK(p.worker.measure.graph_chunk == 0);
+  j = plan.to_json();
+  j["instances"][0]["graph_chunk"] = -3;
+  CHECK_THROWS_WITH(Plan::from_json(j), doctest::Contains("plan.json: instance 0: graph_chunk"));
+}
+
 TEST_CASE("cold_cache pins one launch per sample; cold_launches, a flush before every launch, does not") {
   const Plan plan = plan_of(R"(
 benchmarks:

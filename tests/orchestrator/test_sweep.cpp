@@ -131,6 +131,7 @@ TEST_CASE("defaults fill missing axes and settings") {
                                     {"min_sample_time_ms", 10.0},
                                     {"statistic", "mean"},
                                     {"timer", "graph"},
+                                    {"graph_chunk", 1024},
                                     {"cold_cache", false},
                                     {"cold_launches", false},
                                     {"rotate_buffers", 1},
@@ -580,6 +581,40 @@ benchmarks:
   negative.set("idle_gap_ms", -2.0);
   CHECK(error_of("benchmarks: [{kernel: cpu_copy}]\n", negative) ==
         "command line: --idle-gap-ms: must be at least 0, got -2.0");
+}
+
+TEST_CASE("graph_chunk: 1024 by default, per run and benchmark, overrides, bad values") {
+  CHECK(parse("benchmarks: [{kernel: cpu_copy}]\n").instances[0].measure.graph_chunk ==
+        isobench::ipc::kDefaultGraphChunk);
+  const std::string text = R"(
+settings: {graph_chunk: 0}
+benchmarks:
+  - kernel: cpu_copy
+  - kernel: cpu_spin
+    settings: {graph_chunk: 16}
+)";
+  const Sweep sweep = parse(text);
+  CHECK(sweep.instances[0].measure.graph_chunk == 0);
+  CHECK(sweep.instances[1].measure.graph_chunk == 16);
+  CHECK(sweep.instances[1].measure.to_json()["graph_chunk"] == 16);
+  SettingsOverrides cli;
+  cli.set_text("graph_chunk", "256");
+  for (const auto& instance : parse(text, cli).instances) CHECK(instance.measure.graph_chunk == 256);
+
+  CHECK(error_of("settings:\n  graph_chunk: -1\nbenchmarks: [{kernel: cpu_copy}]\n") ==
+        "configs/t.yaml:2:16: settings.graph_chunk: must be at least 0, got -1");
+  CHECK(error_of("settings:\n  graph_chunk: 2.5\nbenchmarks: [{kernel: cpu_copy}]\n") ==
+        "configs/t.yaml:2:16: settings.graph_chunk: expected an integer, got 2.5");
+  CHECK(error_of("benchmarks:\n  - kernel: cpu_copy\n    settings: {graph_chunk: many}\n") ==
+        "configs/t.yaml:3:29: benchmarks[0].settings.graph_chunk: expected an integer, got \"many\"");
+  SettingsOverrides negative;
+  negative.set_text("graph_chunk", "-8");
+  CHECK(error_of("benchmarks: [{kernel: cpu_copy}]\n", negative) ==
+        "command line: --graph-chunk: must be at least 0, got -8");
+  SettingsOverrides fraction;
+  fraction.set_text("graph_chunk", "0.5");
+  CHECK(error_of("benchmarks: [{kernel: cpu_copy}]\n", fraction) ==
+        "command line: --graph-chunk: expected an integer, got \"0.5\"");
 }
 
 TEST_CASE("realloc is refused for a command benchmark, pointing at where it was set") {

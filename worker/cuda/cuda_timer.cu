@@ -12,6 +12,15 @@
 // timer graph:    the inner launches (and their events, for min) captured once into a CUDA
 //                 graph and replayed per sample; if capture fails the timer falls back to
 //                 events and says so in setup_note() and in every Measurement.
+// graph_chunk:    with statistic mean, a graph of at most graph_chunk launches instead, replayed
+//                 as often as the inner launches need (GraphChunks, worker/timer.hpp), the
+//                 replays back to back between the start and stop events:
+//                   start [graph: launch ... launch] [graph] ... [graph] (spin) stop
+//                 The value per launch divides by the launches made (replays * graph launches,
+//                 at least inner). A Python benchmark's capture is a Python call per launch: a
+//                 graph of thousands took a fresh worker a few hundred milliseconds, untimed.
+//                 Statistic min and cold_launches capture all inner launches as before (their
+//                 events sit between launches, and a replay would record them again).
 // cold_cache:     one cudaMemsetAsync over a buffer of twice the L2 size, allocated once
 //                 (allocating it per sample cost nvbench up to a second per sample, #100).
 // cold_launches:  that flush before every launch instead, each launch between its own pair of
@@ -144,7 +153,8 @@ class CudaTimer final : public Timer {
       : bench_(bench),
         options_(options),
         stream_(static_cast<cudaStream_t>(device.stream())),
-        clock_(device.sm_clock()) {
+        clock_(device.sm_clock()),
+        chunks_{options.inner, 1} {
     if (options_.inner < 1) throw std::runtime_error("timer: inner must be at least 1");
     events_ = std::vector<Event>(options_.cold_launches                         ? 2 * options_.inner
                                  : options_.statistic == SampleStatistic::min ? options_.inner + 1
@@ -155,10 +165,13 @@ class CudaTimer final : public Timer {
 
     bench_.launch();  // warm-up: module loading and first-touch costs stay out of samples
     ISOBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    if (options_.timer == "graph")
+    if (options_.timer == "graph") {
+      chunks_ = graph_chunks(options_);
       capture_graph();
-    else if (options_.timer != "events")
+      if (graph_.get() && chunks_.chunked()) append_note(graph_chunks_note(chunks_, options_.inner));
+    } else if (options_.timer != "events") {
       throw std::runtime_error("timer: unknown CUDA timer '" + options_.timer + "' (events, graph)");
+    }
     if (options_.slowdown_pct > 0) calibrate_slowdown();
     if (!clock_.unavailable_reason().empty())
       append_note("SM clock unknown: " + clock_.unavailable_reason());
@@ -169,13 +182,13 @@ class CudaTimer final : public Timer {
     const unsigned clock_before = clock_.current_mhz();
     const TimedSample sample = time_sample();
     m.sample.value_s = sample.seconds_per_launch;
-    m.sample.host_enqueue_s = sample.enqueue_s / options_.inner;
+    m.sample.host_enqueue_s = sample.enqueue_s / double(chunks_.launches());
     const unsigned clock_after = clock_.current_mhz();
 
     std::ostringstream note;
     if (!fallback_reason_.empty()) {
       m.sample.flags |= ipc::flag_graph_fallback;
-      note << "graph capture failed (" << fallback_reason_ << "); timed with events. ";
+      note << kGraphFallbackNote << " (" << fallback_reason_ << "); timed with events. ";
     }
     if (sample.blocking_timed_out) {
       m.sample.flags |= ipc::flag_blocking_timeout;
@@ -218,9 +231,11 @@ class CudaTimer final : public Timer {
     const auto enqueue_begin = std::chrono::steady_clock::now();
     if (graph_.get()) {
       // With cold_launches the graph records every event itself; for min it records
-      // events_[1..inner]; for mean events_.back() is the stop.
+      // events_[1..inner]; for mean events_.back() is the stop. A chunked graph is replayed
+      // back to back, and the per-sample spin follows the last replay, once per sample.
       if (!options_.cold_launches) ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.front().get(), stream_));
-      ISOBENCH_CUDA_CHECK(cudaGraphLaunch(graph_.get(), stream_));
+      for (int r = 0; r < chunks_.replays; ++r) ISOBENCH_CUDA_CHECK(cudaGraphLaunch(graph_.get(), stream_));
+      if (chunks_.chunked() && slowdown_ == Slowdown::per_sample) spin_per_sample();
       if (options_.statistic == SampleStatistic::mean && !options_.cold_launches)
         ISOBENCH_CUDA_CHECK(cudaEventRecord(events_.back().get(), stream_));
     } else {
@@ -241,7 +256,7 @@ class CudaTimer final : public Timer {
       }
       sample.seconds_per_launch = options_.statistic == SampleStatistic::mean ? total / options_.inner : shortest;
     } else if (options_.statistic == SampleStatistic::mean) {
-      sample.seconds_per_launch = seconds_between(events_.front(), events_.back()) / options_.inner;
+      sample.seconds_per_launch = seconds_between(events_.front(), events_.back()) / double(chunks_.launches());
     } else {
       double shortest = seconds_between(events_[0], events_[1]);
       for (int i = 1; i < options_.inner; ++i)
@@ -280,7 +295,8 @@ class CudaTimer final : public Timer {
 
   // Queues the inner launches with their events. In a graph capture the events become event
   // record nodes (cudaEventRecordExternal) only where they sit between launches (min, and every
-  // pair of cold_launches); the outer pair is recorded around the graph launch.
+  // pair of cold_launches); the outer pair is recorded around the graph launch. A chunked
+  // capture holds the graph's launches only: time_sample queues the spin after the replays.
   void enqueue_launches(bool capturing) {
     const bool per_launch = options_.statistic == SampleStatistic::min;
     auto record = [&](const Event& e) {
@@ -301,11 +317,12 @@ class CudaTimer final : public Timer {
       return;
     }
     if (!capturing) record(events_.front());
-    for (int i = 0; i < options_.inner; ++i) {
+    const int launches = capturing ? chunks_.graph_launches : options_.inner;
+    for (int i = 0; i < launches; ++i) {
       launch_once();
       if (per_launch) record(events_[i + 1]);
     }
-    if (slowdown_ == Slowdown::per_sample) spin_per_sample();
+    if (slowdown_ == Slowdown::per_sample && !(capturing && chunks_.chunked())) spin_per_sample();
     if (!capturing && !per_launch) record(events_.back());
   }
 
@@ -332,8 +349,9 @@ class CudaTimer final : public Timer {
     if (!reason.empty()) {
       cudaGetLastError();  // a failed capture leaves a non-sticky error behind
       graph_.reset(nullptr);
+      chunks_ = {options_.inner, 1};  // events time all inner launches
       fallback_reason_ = reason;
-      append_note("graph capture failed (" + reason + "); timing with events");
+      append_note(std::string(kGraphFallbackNote) + " (" + reason + "); timing with events");
       return;
     }
     // First replay uploads the graph; keep it out of the samples.
@@ -353,7 +371,7 @@ class CudaTimer final : public Timer {
   }
 
   // The injected slowdown is a real extra cost on the GPU, on the same stream and inside the
-  // timed region (inside the graph, for timer: graph):
+  // timed region (inside the graph, for timer: graph; after the replays of a chunked graph):
   //   statistic mean: one spin of S nanoseconds (global timer) after a sample's inner launches.
   //     A spin per launch cost more than 5% by itself next to a 5 us kernel (its launch gap
   //     alone), and a cycle count stretched with the clock a long GEMM lowers, overshooting the
@@ -372,9 +390,9 @@ class CudaTimer final : public Timer {
     const bool per_sample = options_.statistic == SampleStatistic::mean;
     const double kernel_s = median_sample(3);
     const double target_s = options_.slowdown_pct / 100.0 * kernel_s;
-    // Spin units per second of extra time per launch: nanoseconds spread over the inner
+    // Spin units per second of extra time per launch: nanoseconds spread over the sample's
     // launches, or SM cycles (measured: 5 spins of 2^20 cycles against 5 empty ones).
-    double units_per_s = options_.inner * 1e9;
+    double units_per_s = double(chunks_.launches()) * 1e9;
     if (!per_sample) {
       const long long probe_cycles = 1 << 20;
       const double empty_s = time_launches(5, [&] { spin_cycles_kernel<<<1, 1, 0, stream_>>>(0); });
@@ -423,6 +441,7 @@ class CudaTimer final : public Timer {
   kernels::cuda::DeviceBuffer flush_;
   std::unique_ptr<MappedFlags> flags_;
   GraphExec graph_;
+  GraphChunks chunks_;  // how the graph holds a sample's launches; {inner, 1} outside a graph
   Slowdown slowdown_ = Slowdown::none;
   long long slowdown_amount_ = 0;  // SM cycles per launch, or nanoseconds per sample
   std::uint64_t flushes_ = 0;
