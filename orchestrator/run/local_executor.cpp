@@ -143,7 +143,12 @@ RunnerOptions runner_options(const RunRequest& request, const OpenRun& r) {
   // and a waiting process would share the CPUs being measured.
   o.prestart = request.prestart >= 0 ? request.prestart : r.plan.device == "cuda" ? 1 : 0;
   o.context_gate = request.context_gate;
-  o.setup_batch = request.setup_batch;
+  // Not given: the starter's default for its kind of benchmark (set-up batches of Python
+  // benchmarks on the GPU), one worker at a time otherwise. run.json records what was used, so a
+  // resumed run measures as it began.
+  o.setup_batch = request.setup_batch > 0 ? request.setup_batch
+                  : r.started             ? r.started->default_setup_batch(r.plan)
+                                          : 1;
   o.memory_budget_bytes = r.memory_budget;
   o.device = request.gpu.value_or(0);  // plans from before --gpus name no GPU per instance
   o.quiet = request.quiet;

@@ -45,7 +45,8 @@ struct RunRequest {
   int retries = 2;
   int prestart = -1;          // workers started ahead of the measuring one; -1: 1 on the GPU, 0 on the CPU
   bool context_gate = true;   // no context created or destroyed beside a measurement
-  int setup_batch = 1;        // measuring workers released into their set-up at once (RunnerOptions)
+  int setup_batch = 0;        // measuring workers released into their set-up at once (RunnerOptions); 0: the
+                              // default of the run's starter (8 for Python on the GPU, else 1: StartedSides)
   // Whether --context-gate and --setup-batch were given: a resumed run takes the values it was
   // started with (run.json) and refuses others.
   bool context_gate_given = false, setup_batch_given = false;

@@ -29,6 +29,13 @@ class StartedSides {
   virtual void attach(RunnerOptions& runner, const RunDirectory& dir, RunLog& log) = 0;
   // Every sample is in (or the run stopped): what is left to do beside the samples.
   virtual void finish(RunLog& log) = 0;
+  // Workers to a set-up batch where the run was not given --setup-batch (docs/measurement.md):
+  // what this kind of benchmark's set-up makes worth batching on the plan's device; 1, one worker
+  // at a time, unless a starter knows better.
+  virtual int default_setup_batch(const Plan& plan) const {
+    (void)plan;
+    return 1;
+  }
 };
 
 // Where a run stands when its starter is asked to start.

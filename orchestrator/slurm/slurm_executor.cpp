@@ -42,7 +42,8 @@ nlohmann::json task_options(const RunRequest& r) {
       {"prestart", r.prestart},
       {"context_gate", r.context_gate},
       {"memory_budget_mib", r.memory_budget_mib}};
-  if (r.setup_batch != 1) options["setup_batch"] = r.setup_batch;  // absent: 1, as before it existed
+  // Absent: 1, as before it existed; 0: not given, each task's run takes its starter's default.
+  if (r.setup_batch != 1) options["setup_batch"] = r.setup_batch;
   return options;
 }
 

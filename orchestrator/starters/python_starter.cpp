@@ -41,6 +41,8 @@ class PythonSidesStarted final : public StartedSides {
     runner.on_sides_reported = [this] { sass_->start(); };
   }
 
+  int default_setup_batch(const Plan& plan) const override { return python_default_setup_batch(plan); }
+
   void finish(RunLog& log) override {
     // Every worker has exited: the zygotes exit now, beside the SASS step, the summary and the
     // verdicts, rather than one after another once the run is over (a zygote that imported torch
@@ -59,6 +61,19 @@ class PythonSidesStarted final : public StartedSides {
 };
 
 }  // namespace
+
+// A Python benchmark's set-up (inputs, a first launch that compiles or loads its kernels, a
+// correctness check) is the user's code in a fresh worker, and costs far more than measuring:
+// on an H100, batches of 8 took ab's defaults from 12.7-13.7 s to 10.5 s to SLOWER, every A/A
+// SAME (docs/results/2026-12-06-h100-setup-batch-default). Not for do_bench tests: their calls
+// are set up one by one inside the measuring phase (isobench.do_bench), so a batch holds nothing
+// back; nor on the CPU, where set-ups beside each other would share the cores being measured.
+int python_default_setup_batch(const Plan& plan) {
+  if (plan.device != "cuda") return 1;
+  for (const auto& instance : plan.instances)
+    if (instance.worker.pytest.is_object() && instance.worker.pytest.value("timing", "") == "do_bench") return 1;
+  return kPythonSetupBatch;
+}
 
 void PythonStarter::prepare_loading(SweepLoadOptions& options, const std::vector<std::string>& workers,
                                     std::function<std::string(const std::string&)> run_dir,
