@@ -96,15 +96,6 @@ std::string seconds_text(const nlohmann::json& record, const char* key) {
   return text;
 }
 
-// Whether the plan times do_bench calls (docs/python.md, "do_bench suites"), and whether any such
-// file initialises CUDA when imported (then no early zygote imports it: the run's zygotes import it
-// with CUDA deferred, or leave it to their workers).
-bool any_pytest_flag(const Plan& plan, const char* key, const nlohmann::json& value) {
-  for (const auto& p : plan.instances)
-    if (p.worker.pytest.is_object() && p.worker.pytest.value(key, nlohmann::json()) == value) return true;
-  return false;
-}
-
 // FlagGems' tuner keeps its choices in a database under FLAGGEMS_CACHE_DIR (~/.flaggems by
 // default), which the two sides of a run would share: each side of a run that times do_bench
 // calls gets <run>/flaggems-cache/side-<s>, unless the side's options or the orchestrator's
@@ -263,6 +254,12 @@ void check_same_python(const nlohmann::json& recorded_side, const nlohmann::json
 bool has_python(const Plan& plan) {
   for (const auto& p : plan.instances)
     if (!p.worker.python_module.empty()) return true;
+  return false;
+}
+
+bool any_pytest_flag(const Plan& plan, const char* key, const nlohmann::json& value) {
+  for (const auto& p : plan.instances)
+    if (p.worker.pytest.is_object() && p.worker.pytest.value(key, nlohmann::json()) == value) return true;
   return false;
 }
 

@@ -25,6 +25,10 @@ namespace isobench::orchestrator {
 
 // Whether the plan has a Python benchmark (its workers are forked from zygotes).
 bool has_python(const Plan& plan);
+// Whether an instance of the plan has `key` at `value` in its pytest object (a test of a pytest
+// file): "timing" "do_bench", the plan times do_bench calls (docs/python.md, "do_bench suites");
+// "import_in_worker" true, such a file initialises CUDA when imported.
+bool any_pytest_flag(const Plan& plan, const char* key, const nlohmann::json& value);
 
 // The zygotes of a run, one per side, started and loaded; none when the plan has no Python
 // benchmark. A new run takes the sides' environments from `options` (`workers`: each side's

@@ -69,10 +69,7 @@ class PythonSidesStarted final : public StartedSides {
 // are set up one by one inside the measuring phase (isobench.do_bench), so a batch holds nothing
 // back; nor on the CPU, where set-ups beside each other would share the cores being measured.
 int python_default_setup_batch(const Plan& plan) {
-  if (plan.device != "cuda") return 1;
-  for (const auto& instance : plan.instances)
-    if (instance.worker.pytest.is_object() && instance.worker.pytest.value("timing", "") == "do_bench") return 1;
-  return kPythonSetupBatch;
+  return plan.device == "cuda" && !any_pytest_flag(plan, "timing", "do_bench") ? kPythonSetupBatch : 1;
 }
 
 void PythonStarter::prepare_loading(SweepLoadOptions& options, const std::vector<std::string>& workers,
