@@ -119,11 +119,9 @@ double LaneHost::silent_seconds(const Worker& w) const {
 
 // A context may be created while the head is not yet in its timed phase: the head's own, and then
 // the next worker's while the head sets up and warms up (untimed work; setting up costs about as
-// long as a context on the H200, so the two overlap). Workers of a batched next call waiting
-// behind the head (the first batch behind the calibration worker) make theirs then too, all at
-// once, as a batch's do. The head starts its timed phase only once no other worker is creating a
-// context or exiting.
-bool LaneHost::admit(Worker& head, const std::vector<Worker*>& behind) {
+// long as a context on the H200, so the two overlap). The head starts its timed phase only once no
+// other worker is creating a context or exiting.
+bool LaneHost::admit(Worker& head, Worker* next) {
   bool changed = false;
   if (!head.permitted) changed |= permit_context(head);
   if (!head.released && head.permitted && state(head) == ipc::LaneState::waiting && fits_beside_exiting(head)) {
@@ -131,13 +129,10 @@ bool LaneHost::admit(Worker& head, const std::vector<Worker*>& behind) {
     changed = true;
   }
   if (head.measure_permitted) return changed;
-  if (head.released)
-    for (std::size_t k = 0; k < behind.size(); ++k)
-      if (!behind[k]->permitted && (k == 0 || (behind[k]->for_next_call && behind[k]->batched)))
-        changed |= permit_context(*behind[k]);
-  if (state(head) != ipc::LaneState::prepared || !s_.pipes[head.pipe].exiting.empty()) return changed;
-  for (Worker* w : behind)
-    if (creating_context(*w)) return changed;
+  if (next && head.released && !next->permitted) changed |= permit_context(*next);
+  if (state(head) != ipc::LaneState::prepared || !s_.pipes[head.pipe].exiting.empty() ||
+      (next && creating_context(*next)))
+    return changed;
   permit_measure(head);
   return true;
 }

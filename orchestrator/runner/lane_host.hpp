@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "run_state.hpp"
 
@@ -27,8 +26,8 @@ class LaneHost {
   std::unique_ptr<Worker> start(Job job, bool ahead, bool batched = false);
 
   // The context gate, for the pipeline's head (the next worker in plan order to measure) and the
-  // workers behind it, in order; true when something changed (see lane_host.cpp).
-  bool admit(Worker& head, const std::vector<Worker*>& behind);
+  // worker behind it; true when something changed (see lane_host.cpp).
+  bool admit(Worker& head, Worker* next);
 
   // What the orchestrator grants a lane, one flag each (admit() and SetupBatches decide when).
   bool permit_context(Worker& w);

@@ -160,12 +160,8 @@ void WorkerPipelines::drop(std::unique_ptr<Worker> w, const char* why) {
 // Every job of this call has started: pre-start goes on into the next call's jobs, behind this
 // call's workers, never on an empty pipeline (a worker there would be this call's head), and for
 // one of its batches at most (one worker without batches): those that would be released first,
-// where a look that stops an instance drops them all. Behind a call of workers one at a time
-// (the calibration) whose next call is batched, the whole first batch starts, beyond the
-// pre-start depth: its contexts are made while the calibration worker sets up (LaneHost::admit),
-// and the batch is released as soon as the counts are in, rather than starting then.
+// where a look that stops an instance drops them all.
 bool WorkerPipelines::start_for_next_call(Pipeline& pipe, std::size_t depth) {
-  if (batch_ == 1 && next_batch_ > 1) depth = std::max(depth, 1 + next_batch_);
   std::size_t started = 0;
   const auto waiting = static_cast<std::size_t>(
       std::count_if(pipe.active.begin(), pipe.active.end(), [](const auto& w) { return w->for_next_call; }));
@@ -204,13 +200,10 @@ bool WorkerPipelines::step(Pipeline& pipe) {
   // one's jobs) admits nobody: its front would be released before its call.
   if (active.empty() || active.front()->for_next_call) return event;
   Worker& head = *active.front();
-  if (batched) {
+  if (batched)
     event |= batches_.admit(pipe, size);
-  } else {
-    std::vector<Worker*> behind;
-    for (std::size_t k = 1; k < active.size(); ++k) behind.push_back(active[k].get());
-    event |= lanes_.admit(head, behind);
-  }
+  else
+    event |= lanes_.admit(head, active.size() > 1 ? active[1].get() : nullptr);
   const std::size_t before = head.next_task;
   intake_.drain(head);
   event |= head.next_task != before;
