@@ -127,6 +127,23 @@ class TheChecksCanFail(unittest.TestCase):
         context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
         self.assertEqual(markers.differences(text, context)[0][2], expected)
 
+    def test_a_median_ratio_with_a_regex_of_its_own_for_the_denominator(self):
+        # two builds' runs in one commands.log (setup_cadence.sh's ISOBENCH_BIN_ALT names the other
+        # build's runs alt-...): the numerator's lines and the denominator's, each by its regex
+        import re
+        import statistics
+        folder = ResultsFolder(os.path.join(REPO, "docs", "results", "2026-12-06-h100-setup-cadence-before-after"))
+        log = folder.text("call-1/commands.log")
+        mine, other = r"\n# until-\d-slower: exit 1, (\d+) ms", r"# alt-until-\d-slower: exit 1, (\d+) ms"
+        new, old = ([float(x) for x in re.findall(p, log)] for p in (mine, other))
+        self.assertTrue(new and old)
+        self.assertNotEqual(statistics.median(new), statistics.median(old))
+        expected = f"{statistics.median(new) / statistics.median(old):.2f}x"
+        text = (f'<!-- figure median_ratio call-1/commands.log call-1/commands.log "{mine}" '
+                f'denominator="{other}" -->edited<!-- /figure -->')
+        context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
+        self.assertEqual(markers.differences(text, context)[0][2], expected)
+
     def test_a_wall_ratio_over_a_sum_of_commands(self):
         # wall_ratio's NAME+NAME side against the commands.log lines summed by hand
         import re

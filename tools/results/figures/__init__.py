@@ -27,7 +27,7 @@ KINDS = {}
 # The key=value options kinds take; any other word of a marker is an argument.
 OPTIONS = {"modes", "alphas", "variant", "pct", "alpha", "instances", "family", "label_a", "label_b",
            "relative_to", "columns", "side", "nth", "match", "from", "to", "digits", "timer", "mode", "delta",
-           "k", "dtype", "pvalues"}
+           "k", "dtype", "pvalues", "denominator"}
 
 
 class FigureError(Exception):

@@ -37,14 +37,18 @@ def quote_range(ctx, args, opts):
 def median_ratio(ctx, args, opts):
     """The median of a regex's first group over every match in one raw output file against its
     median in another (two builds' commands.log, say): `median_ratio NUMERATOR_FILE
-    DENOMINATOR_FILE REGEX` -> "1.05x" (`digits=` as quote_range)."""
-    def median(path):
-        found = sorted(float(x) for x in re.findall(" ".join(args[2:]), ctx.text(path)))
+    DENOMINATOR_FILE REGEX` -> "1.05x" (`digits=` as quote_range). `denominator=REGEX` matches
+    the denominator's lines with a regex of their own (two builds' runs in one log, named apart:
+    `median_ratio LOG LOG "# until-\d-slower: ..." denominator="# alt-until-\d-slower: ..."`)."""
+    def median(path, pattern):
+        found = sorted(float(x) for x in re.findall(pattern, ctx.text(path)))
         if not found:
-            raise FigureError(f"{path}: /{' '.join(args[2:])}/ matches nothing")
+            raise FigureError(f"{path}: /{pattern}/ matches nothing")
         middle = len(found) // 2
         return found[middle] if len(found) % 2 else (found[middle - 1] + found[middle]) / 2
-    return f"{median(args[0]) / median(args[1]):.{int(opts.get('digits', 2))}f}x"
+    numerator = " ".join(args[2:])
+    ratio = median(args[0], numerator) / median(args[1], opts.get("denominator", numerator))
+    return f"{ratio:.{int(opts.get('digits', 2))}f}x"
 
 @kind("wall_ratio")
 def wall_ratio(ctx, args, opts):
