@@ -82,7 +82,7 @@ void add_run_options(CLI::App& app, RunCommand& command) {
   app.add_option("--setup-batch", o.setup_batch,
                  "measuring workers released into their set-up at once, while none measures, then measured one "
                  "after another in plan order; with the context gate each holds its exit until its batch has "
-                 "measured. --prestart then counts batches (default 9 for Python benchmarks on the GPU but "
+                 "measured. --prestart then counts batches (default 8 for Python benchmarks on the GPU but "
                  "do_bench tests, 1 otherwise; docs/measurement.md)")
       ->check(CLI::Range(1, 16))
       ->each([&o](const std::string&) { o.setup_batch_given = true; });

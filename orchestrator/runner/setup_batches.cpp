@@ -26,14 +26,9 @@ bool SetupBatches::admit(Pipeline& pipe, std::size_t size) {
   if (!due) {
     changed |= release_exits(pipe);
     // The contexts of the batch released next: this call's workers only (release_batch stops
-    // where the next call's begin, so theirs would only crowd this batch's set-up), and only once
-    // the released batch has made its own (the driver makes contexts about one after another:
-    // made beside them, the next batch's would hold the released batch's set-ups back).
-    bool released_creating = false;
-    for (auto& w : active) released_creating |= w->released && lanes_.creating_context(*w);
+    // where the next call's begin, so theirs would only crowd this batch's set-up).
     std::size_t next = 0;
     for (auto& w : active) {
-      if (released_creating) break;
       if (w->released) continue;
       if (w->for_next_call || next++ == size) break;
       if (!w->permitted) changed |= lanes_.permit_context(*w);
@@ -56,12 +51,8 @@ bool SetupBatches::admit(Pipeline& pipe, std::size_t size) {
 
 // The batch is the unreleased workers at the front of the pipeline, up to `size` and as many as
 // the memory budget holds together (at least one). It is released once every one of them has
-// its context permit, and once what the pipeline's other workers still hold (exiting ones, and
-// prepared batch-mates of a replaced worker) leaves room for it. A worker released before its
-// context is made sets up as soon as it is (the lane protocol: it waits for the release once its
-// context exists), so the batch's set-ups start one by one as the driver makes the contexts,
-// rather than all after the last one; the batch counts as setting up until every one of them is
-// prepared, and its first measurement waits for that.
+// its context, and once what the pipeline's other workers still hold (exiting ones, and prepared
+// batch-mates of a replaced worker) leaves room for it.
 bool SetupBatches::release_batch(Pipeline& pipe, std::size_t size) {
   const std::uint64_t budget = s_.options.memory_budget_bytes;
   std::vector<Worker*> batch;
@@ -74,7 +65,7 @@ bool SetupBatches::release_batch(Pipeline& pipe, std::size_t size) {
     bytes += mine;
   }
   for (Worker* w : batch)
-    if (!w->permitted) return false;
+    if (!w->permitted || lanes_.state(*w) != ipc::LaneState::waiting) return false;
   const std::uint64_t held = bytes_held(pipe);
   if (budget != 0 && held != 0 && held + bytes > budget) return false;
   const std::uint64_t id = s_.next_batch++;

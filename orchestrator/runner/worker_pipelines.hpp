@@ -48,9 +48,6 @@ class WorkerPipelines {
   // Drops every worker started for a next call that will not come (the run's last look stopped
   // every instance).
   void drop_next_call();
-  // Whether these jobs would run in set-up batches (the run's batch size, after a failure in a
-  // batch, and on one rank).
-  bool batched(const std::deque<Job>& jobs) { return batch_size(jobs) > 1; }
   // Waits (up to --worker-timeout) for the last workers' teardown, so the run ends with no child
   // left behind.
   void wait_for_exits();

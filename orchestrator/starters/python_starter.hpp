@@ -18,10 +18,9 @@
 namespace isobench::orchestrator {
 
 // Workers to a set-up batch of a Python run on the GPU without --setup-batch (its StartedSides'
-// default_setup_batch): 9, so that the first call of ab's sequential design (the looks at 8 and 9
-// per side, measured together with batches: 18 workers) is two batches rather than 8 + 8 + 2;
-// batches of 8 were measured against 1 and 16 on an H100 (docs/measurement.md, "Set-up batches").
-inline constexpr int kPythonSetupBatch = 9;
+// default_setup_batch): 8, measured against 1 and 16 on an H100 (docs/measurement.md, "Set-up
+// batches").
+inline constexpr int kPythonSetupBatch = 8;
 // That default for a plan: kPythonSetupBatch on the GPU, 1 on the CPU and for a plan with do_bench
 // tests (their calls are set up inside the measuring phase, one by one).
 int python_default_setup_batch(const Plan& plan);
