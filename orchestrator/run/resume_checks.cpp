@@ -75,13 +75,17 @@ void check_recorded_environment(const Plan& plan, const std::string& resume) {
 void check_recorded_measuring(const RunRequest& request, const Plan& plan, const RecordedMeasuring& recorded,
                               const std::string& resume) {
   const auto refuse = [&](const std::string& flag, const std::string& given, const std::string& was) {
-    throw UsageError(resume + ": " + flag + " " + given + " is not what the run was started with (" + flag + " " + was +
+    throw UsageError(resume + ": " + flag + " " + given + " is not what the run was started with (" +
+                     (was.empty() ? flag + " not given: the default of the run's kind" : flag + " " + was) +
                      "); a resumed run measures as it began: leave " + flag + " out");
   };
   if (recorded.context_gate && request.context_gate_given && request.context_gate != *recorded.context_gate)
     refuse("--context-gate", request.context_gate ? "on" : "off", *recorded.context_gate ? "on" : "off");
+  // A Slurm run records the option as given: 0 when it was not (each task's run took its
+  // starter's default, which a resubmitted task takes again).
   if (recorded.setup_batch && request.setup_batch_given && request.setup_batch != *recorded.setup_batch)
-    refuse("--setup-batch", std::to_string(request.setup_batch), std::to_string(*recorded.setup_batch));
+    refuse("--setup-batch", std::to_string(request.setup_batch),
+           *recorded.setup_batch == 0 ? std::string() : std::to_string(*recorded.setup_batch));
   if (recorded.prestart && request.prestart >= 0) {
     // A Slurm run records the option as given, -1 for the device's default (runner_options').
     const int was = *recorded.prestart >= 0 ? *recorded.prestart : plan.device == "cuda" ? 1 : 0;

@@ -194,6 +194,13 @@ TEST_CASE("how the workers measured: another --context-gate, --setup-batch or --
   CHECK(refusal(one, plan, recorded).empty());
   CHECK(contains(refusal(as_recorded, plan, recorded),
                  ": --prestart 0 is not what the run was started with (--prestart 1)"));
+  // A Slurm run started without --setup-batch records 0: its tasks took their starter's default.
+  recorded.setup_batch = 0;
+  CHECK(refusal(one, plan, recorded) == kResume +
+                                            ": --setup-batch 2 is not what the run was started with (--setup-batch not "
+                                            "given: the default of the run's kind); a resumed run measures as it began: "
+                                            "leave --setup-batch out");
+  recorded.setup_batch = 2;
   // Options not given are taken from the record; a run that never measured takes what it is given.
   CHECK(refusal({}, plan, recorded).empty());
   CHECK(refusal(gate, plan, {}).empty());
