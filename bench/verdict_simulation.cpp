@@ -1,6 +1,6 @@
 // The error rates of isobench's statistics on simulated data (a benchmark, not a test; its
 // results are docs/results/verdict-simulation/):
-//   verdict_simulation [--scale S] [--seed N] [--sections 1,2,3,4,5] [--json FILE]
+//   verdict_simulation [--scale S] [--seed N] [--sections 1,2,3,4,5,6] [--json FILE]
 // S multiplies every repetition count (default 1; 0.25 gives a quarter); --sections runs only
 // those sections (each has its own seeds, so a section's numbers do not depend on the others).
 // The JSON file is rewritten after every row, so a run cut short keeps every row it finished.
@@ -22,6 +22,12 @@
 //    for sweeps of 4 and 50 instances at most 20 samples per side, the default looks with and
 //    without it on the same samples: false verdicts under A/A, SLOWER verdicts at 3%, 5% and 10%
 //    slowdowns, mean samples per side, the share of SAME verdicts (Pocock spending, ab's default).
+// 6. The futility stop (stats::futile_at_look: an instance stops UNCERTAIN before the last ordinary
+//    look where, projected to it, its interval would still straddle the floor): ab's default
+//    design (use_default_looks up to 20 per side, extended to 60) over 4 and 30 instances, with
+//    futility margins 0 (none), 0.5 and 1 on the same samples: false verdicts under A/A, SLOWER
+//    and SAME verdicts at changes of 1% (inside the floor), 2%, 3%, 5% and 10%, mean samples per
+//    side, and the share the rule stopped.
 // Every count comes with its Wilson 95% interval; the JSON file holds the raw counts.
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -441,12 +447,80 @@ void added_look(Output& out, double scale, std::uint64_t seed) {
   }
 }
 
+// 6. The futility stop: ab's default design (at most 20 per side at the ordinary looks, extended to
+// 60) with futility margins 0, 0.5 and 1, run on the same samples.
+void futility(Output& out, double scale, std::uint64_t seed) {
+  constexpr std::size_t kMost = 20, kExtendTo = 60;
+  const double margins[] = {0.0, 0.01, 0.02, 0.05};
+  constexpr std::size_t kMargins = std::size(margins);
+  const std::size_t aa_reps = repetitions(scale, 2000), power_reps = repetitions(scale, 500);
+  const auto dists = distributions();
+  out.json["futility"] = nlohmann::json::array();
+  std::printf("\n## 6. The futility stop: ab's default design (at most %zu per side, extended to %zu) by futility margin\n\n",
+              kMost, kExtendTo);
+  std::printf("| instances | distribution | change | margin | SLOWER or FASTER | SLOWER | SAME | stopped by futility | mean samples |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (std::size_t m : {std::size_t{4}, std::size_t{30}}) {
+    std::vector<SequentialDesign> designs;
+    for (double g : margins) {
+      isobench::orchestrator::SequentialPlan plan;  // ab's default, as plan_run makes it
+      plan.alpha = kAlpha;
+      plan.instances = m;
+      plan.futility = g;
+      isobench::orchestrator::use_default_looks(plan, kMost, kExtendTo);
+      designs.push_back(plan.design());
+    }
+    for (std::size_t d : {0u, 1u, 2u}) {
+      for (double change : {0.0, 0.01, 0.02, 0.03, 0.05, 0.10}) {
+        const std::size_t reps = change == 0 ? aa_reps : power_reps;
+        std::mt19937_64 engine(seed + 30000 + 1000 * m + 100 * d + static_cast<std::uint64_t>(std::lround(change * 100)));
+        Count flags[kMargins], slower[kMargins], same[kMargins], futile[kMargins];
+        double samples[kMargins] = {};
+        for (std::size_t r = 0; r < reps; ++r) {
+          const auto a = sample(dists[d].draw, engine, kExtendTo), b = sample(dists[d].draw, engine, kExtendTo, 1 + change);
+          for (std::size_t k = 0; k < kMargins; ++k) {
+            Verdict verdict = Verdict::uncertain;
+            std::size_t n = 0;
+            bool stopped_futile = false;
+            for (std::size_t look = 0; look < designs[k].looks.size(); ++look) {
+              const auto decision = decide_at_look(designs[k], look, a, b, kThreshold);
+              if (!decision.stop) continue;
+              verdict = decision.verdict;
+              n = designs[k].looks[look].n;
+              stopped_futile = decision.futile;
+              break;
+            }
+            flags[k].trials++, slower[k].trials++, same[k].trials++, futile[k].trials++;
+            flags[k].hits += flagged(verdict);
+            slower[k].hits += verdict == Verdict::slower;
+            same[k].hits += verdict == Verdict::same;
+            futile[k].hits += stopped_futile;
+            samples[k] += static_cast<double>(n);
+          }
+        }
+        nlohmann::json row = {{"instances", m}, {"distribution", dists[d].name}, {"change", change}};
+        for (std::size_t k = 0; k < kMargins; ++k) {
+          const double mean = samples[k] / static_cast<double>(reps);
+          std::printf("| %zu | %s | %g%% | %g | %s | %s | %s | %s | %.2f |\n", m, dists[d].name.c_str(), change * 100,
+                      margins[k], flags[k].text().c_str(), slower[k].text().c_str(), same[k].text().c_str(),
+                      futile[k].text().c_str(), mean);
+          row["by_margin"].push_back({{"margin", margins[k]}, {"flagged", flags[k].json()}, {"slower", slower[k].json()},
+                                      {"same", same[k].json()}, {"futile", futile[k].json()}, {"mean_samples", mean}});
+        }
+        std::fflush(stdout);
+        out.json["futility"].push_back(row);
+        out.save();
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double scale = 1;
   std::uint64_t seed = 20261201;
-  std::string json_path, sections = "1,2,3,4,5";
+  std::string json_path, sections = "1,2,3,4,5,6";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--scale") scale = std::strtod(argv[i + 1], nullptr);
@@ -471,7 +545,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(seed), sections.c_str());
   const auto wanted = [&](char section) { return sections.find(section) != std::string::npos; };
   const std::pair<char, void (*)(Output&, double, std::uint64_t)> steps[] = {
-      {'1', asymptotic_size}, {'2', aa_fixed}, {'3', aa_sequential}, {'4', power}, {'5', added_look}};
+      {'1', asymptotic_size}, {'2', aa_fixed}, {'3', aa_sequential}, {'4', power}, {'5', added_look}, {'6', futility}};
   for (const auto& [section, run] : steps) {
     if (!wanted(section)) continue;
     run(out, scale, seed);

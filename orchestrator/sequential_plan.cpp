@@ -1,6 +1,7 @@
 #include "orchestrator/sequential_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +16,9 @@ const char* spending_name(stats::SpendingFunction s) {
 }  // namespace
 
 stats::SequentialDesign SequentialPlan::design() const {
-  return stats::sequential_design(looks, alpha, instances, spending, confidence, separation, extension);
+  auto d = stats::sequential_design(looks, alpha, instances, spending, confidence, separation, extension);
+  d.futility = futility;
+  return d;
 }
 
 bool SequentialPlan::can_reject() const {
@@ -32,7 +35,8 @@ nlohmann::json SequentialPlan::to_json() const {
           {"spending", spending_name(spending)},
           {"separation_looks", separation},
           {"extension", extension.from > 0 ? nlohmann::json{{"from", extension.from}, {"share", extension.share}}
-                                           : nlohmann::json()}};
+                                           : nlohmann::json()},
+          {"futility", futility}};
 }
 
 SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
@@ -49,6 +53,8 @@ SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
     p.separation = j.value("separation_looks", std::vector<std::size_t>{});
     if (j.contains("extension") && !j.at("extension").is_null())
       p.extension = {j.at("extension").at("from").get<std::size_t>(), j.at("extension").at("share").get<double>()};
+    p.futility = j.value("futility", 0.0);
+    if (!(p.futility >= 0 && p.futility <= 0.5)) throw std::runtime_error("futility must lie in [0, 0.5]");
     p.design();  // the design must be one sequential_design accepts
     return p;
   } catch (const std::exception& e) {

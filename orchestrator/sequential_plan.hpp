@@ -26,6 +26,9 @@ struct SequentialPlan {
   // is short of its level (stats::SequentialExtension); plan.json's "extension", null where none
   // (and in a plan from before it).
   stats::SequentialExtension extension;
+  // The futility level (stats::SequentialDesign::futility; 0: none); plan.json's "futility", 0 in a
+  // plan from before it.
+  double futility = 0;
 
   stats::SequentialDesign design() const;
   // Whether some look of the design can stop SLOWER or FASTER (spends any alpha).
@@ -42,6 +45,10 @@ std::vector<std::size_t> default_looks(std::size_t max_samples);
 // p short (--extend-to), and the share of alpha the looks up to it spend.
 inline constexpr std::size_t kDefaultExtendTo = 60;
 inline constexpr double kExtensionShare = 0.25;
+// ab's futility level (--futility; stats::futile_at_look): an instance whose estimate lies inside the
+// floor stops UNCERTAIN where its chances of SAME and of an interval beyond the floor at the last
+// ordinary look are both below it (bench/verdict_simulation section 6: 0.01 and 0.05 stop alike).
+inline constexpr double kDefaultFutility = 0.01;
 
 // Gives `plan` (its alpha, instances, spending and confidence set) the default looks up to
 // max_samples, with the separation look stats::early_separation_look finds for its design where

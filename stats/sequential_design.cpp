@@ -103,6 +103,32 @@ std::optional<std::size_t> early_separation_look(const std::vector<std::size_t>&
   return std::nullopt;
 }
 
+bool futile_at_look(const SequentialDesign& design, std::size_t look, double ratio_lo, double ratio_hi,
+                    double threshold) {
+  // Not at the first look: an interval of so few samples says too little of how it will narrow.
+  if (!(design.futility > 0) || look == 0 || look >= design.looks.size() || !design.looks[look].stops_same)
+    return false;
+  const std::size_t last = design.extension.from > 0 ? design.extension.from : design.looks.back().n;
+  const double n = static_cast<double>(design.looks[look].n), big_n = static_cast<double>(last);
+  if (n >= big_n || !(ratio_lo > 0) || !(ratio_hi >= ratio_lo) || !std::isfinite(ratio_hi)) return false;
+  const double lo = std::log(ratio_lo), hi = std::log(ratio_hi);
+  const double centre = (lo + hi) / 2, half = (hi - lo) / 2;
+  const double floor = std::log(slower_floor(threshold));
+  // Only an instance whose estimate lies inside the floor: one beyond it may be a change on its way.
+  if (!(std::abs(centre) < floor)) return false;
+  const boost::math::normal_distribution<double> normal;
+  const double z = boost::math::quantile(boost::math::complement(normal, (1 - design.look_confidence) / 2));
+  const double half_then = half * std::sqrt(n / big_n);  // the interval's half-width at the last look
+  // The centre at the last look, predicted: its standard error now (half / z) with the true change
+  // as uncertain as the interval says, over the samples still to come.
+  const double spread = half / z * std::sqrt((big_n - n) / big_n);
+  if (!(spread > 0)) return false;  // a degenerate interval: no prediction
+  const auto below = [&](double x) { return boost::math::cdf(normal, (x - centre) / spread); };
+  const double same = floor > half_then ? below(floor - half_then) - below(half_then - floor) : 0;
+  const double beyond = 1 - below(floor + half_then) + below(-floor - half_then);
+  return same < design.futility && beyond < design.futility;
+}
+
 LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, std::span<const double> baseline,
                             std::span<const double> candidate, double threshold, const LookOptions& options) {
   if (look >= design.looks.size()) throw std::invalid_argument("decide_at_look: no such look");
@@ -134,6 +160,10 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
   bool goes_on = look + 1 < design.looks.size();
   if (goes_on && design.extension.from > 0 && at.n >= design.extension.from)
     goes_on = clears_floor(d.ratio.lo, d.ratio.hi, threshold);
+  if (goes_on && d.verdict == Verdict::uncertain && futile_at_look(design, look, d.ratio.lo, d.ratio.hi, threshold)) {
+    d.futile = true;
+    goes_on = false;
+  }
   d.stop = d.verdict != Verdict::uncertain || !goes_on;
   return d;
 }

@@ -39,6 +39,18 @@ namespace isobench::stats {
 // The extension's looks stop SLOWER or FASTER only, never SAME (as a separation look), so the
 // intervals of the ordinary looks and the bound on a false SAME stay as they were; an instance
 // whose interval no longer lies beyond the floor at one of them stops UNCERTAIN there.
+//
+// A futility stop (SequentialDesign::futility) ends an instance UNCERTAIN at a SAME look after the
+// first and before the last ordinary one when its estimate lies inside the floor and its interval
+// is unlikely to settle by that last look: the predicted probability that the interval there lies
+// inside the floor (SAME) and the probability that it lies wholly beyond it (SLOWER or FASTER, or
+// the extension) are both below `futility`. The prediction, in log ratio: the interval's
+// half-width narrows as 1 / sqrt(n); its centre moves as a normal variable around today's with
+// the predictive spread (the centre's standard error now, half-width / z, times sqrt((N - n) / N),
+// N the last ordinary look's count). It stops an instance UNCERTAIN earlier, never with a verdict,
+// so the bounds above hold as they are; what it costs is verdicts the instance might have reached
+// later, on data whose interval narrows faster than 1 / sqrt(n) (two modes): bench/verdict_simulation
+// section 6 measures it.
 enum class SpendingFunction {
   obrien_fleming,  // 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)): almost nothing early, most at the end
   pocock,          // alpha ln(1 + (e - 1) t): spread evenly, for early stops
@@ -67,6 +79,8 @@ struct SequentialDesign {
   // From the look at extension.from on (0: none), an undecided instance goes on only with its
   // interval wholly beyond the floor.
   SequentialExtension extension;
+  // The futility level (0: no futility stop): see above. Set by the planner (SequentialPlan).
+  double futility = 0;
 };
 
 // looks: ascending sample counts per side, each >= 2. separation: those of the looks that stop
@@ -101,6 +115,8 @@ struct LookDecision {
   // on, an interval not wholly beyond the floor
   bool stop = false;
   Verdict verdict = Verdict::uncertain;
+  // Stopped UNCERTAIN by the futility rule (SequentialDesign::futility) before the last ordinary look.
+  bool futile = false;
   double p_value = 1;  // two-sided permutation p of this look's samples (test.p_value)
   BrunnerMunzelResult test;  // the test it came from: its method and Monte Carlo interval
   HodgesLehmannRatio ratio;
@@ -115,6 +131,13 @@ struct LookOptions {
   bool p_only_where_it_decides = false;
   MonteCarloBudget budget;
 };
+
+// Whether the futility rule stops an undecided instance at look `look` with this interval (ratio
+// lo..hi): futility > 0, a SAME look after the first and before the last ordinary one, the
+// interval's centre inside the floor, and both predicted chances (SAME, beyond the floor) at the
+// last ordinary look below `futility`.
+bool futile_at_look(const SequentialDesign& design, std::size_t look, double ratio_lo, double ratio_hi,
+                    double threshold);
 
 // The decision at look `look` (an index into design.looks) from the samples so far: the first
 // design.looks[look].n of each side are used (more may have arrived; fewer throws

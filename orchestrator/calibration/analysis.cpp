@@ -288,6 +288,7 @@ std::optional<SequentialPlan> sequential_plan_for(const AnalysisOptions& o, std:
   plan.confidence = o.confidence;
   plan.instances = m;
   plan.spending = stats::SpendingFunction::pocock;
+  plan.futility = kDefaultFutility;  // ab's
   if (!o.sequential_looks.empty()) {
     plan.looks = looks_within(o.sequential_looks, available);
     if (plan.looks.empty()) return std::nullopt;

@@ -222,8 +222,16 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
             "most, for none); these looks spend a quarter of alpha (docs/statistics.md)")
           ->check(whole_number());
   fixed->excludes(extend);
+  auto* futility =
+      ab->add_option_function<double>(
+            "--futility", [&options](double p) { options.futility = p; },
+            "sequential sampling: stop an instance whose estimate lies inside the floor UNCERTAIN at a look after the "
+            "first when its predicted chances of SAME and of an interval beyond the floor at the last look are both "
+            "below P (at most 0.5); default 0.01, 0 for none (docs/statistics.md)")
+          ->check(CLI::Range(0.0, 0.5));
+  fixed->excludes(futility);
   ab->footer(kExitCodesHelp);
-  ab->callback([&command, &exit_code, spending, extend] {
+  ab->callback([&command, &exit_code, spending, extend, futility] {
     command.request.ab = true;
     auto& r = command.request;
     for (auto* file : {&command.pytest.file, &command.script.file})
@@ -235,7 +243,7 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
     // refused). None of the choices: sequential where the sweep allows it
     // (RunRequest::sequential_by_default); --samples N asks for N samples per side, a Slurm run
     // cannot look across its shards.
-    if (r.max_samples || !r.looks.empty() || spending->count() > 0 || extend->count() > 0)
+    if (r.max_samples || !r.looks.empty() || spending->count() > 0 || extend->count() > 0 || futility->count() > 0)
       r.until_verdict = true;
     else if (!r.until_verdict && !command.fixed_n && !r.overrides.has("samples") && !r.slurm.sharded())
       r.sequential_by_default = true;

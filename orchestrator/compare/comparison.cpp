@@ -206,6 +206,7 @@ void decide_sequentially(ComparisonReport& report, const Run& a, const Run& b, c
     c.p_adjusted = at.alpha > 0 ? std::min(1.0, outcome->decision.p_value * plan.alpha / at.alpha) : 1.0;
     c.verdict = outcome->decision.verdict;
     c.look = outcome->look;
+    c.futile = outcome->decision.futile;
     log_sum += std::log(c.hl.ratio);
   }
   if (!report.compared.empty())

@@ -52,6 +52,7 @@ struct Comparison {
   stats::Verdict verdict = stats::Verdict::uncertain;
   GpuSet gpus_a, gpus_b;  // the GPUs each side's samples name; empty where none does
   std::optional<std::size_t> look;  // sampled until a verdict: the look that decided
+  bool futile = false;              // ... and it stopped UNCERTAIN there by the futility rule
   double median_ratio() const { return median_b / median_a; }
 };
 

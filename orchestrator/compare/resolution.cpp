@@ -98,6 +98,23 @@ std::string p_note(const ComparisonReport& report, const Comparison& worst, doub
   return note + "; about " + per_side(needed) + " samples per side would bring it below (" + how(report, needed) + ")";
 }
 
+// The instances the futility rule stopped early: how many, where, and how to sample them on.
+std::string futility_note(const ComparisonReport& report) {
+  std::size_t count = 0, least = 0;
+  for (const auto& c : report.compared)
+    if (c.futile) {
+      const std::size_t n = std::min(c.n_a, c.n_b);
+      least = count++ == 0 ? n : std::min(least, n);
+    }
+  if (count == 0 || !report.sequential) return "";
+  const auto& seq = *report.sequential;
+  const std::size_t last = seq.extension.from > 0 ? seq.extension.from : seq.looks.back();
+  return std::to_string(count) + (count == 1 ? " instance" : " instances") + " stopped early (from " +
+         std::to_string(least) + " per side): at " + std::to_string(last) +
+         " per side, by the interval's width and centre so far, " + (count == 1 ? "its interval" : "their intervals") +
+         " would still straddle the floor (--futility 0 samples to the last look)";
+}
+
 }  // namespace
 
 std::string unresolved_note(const ComparisonReport& report) {
@@ -119,6 +136,7 @@ std::string unresolved_note(const ComparisonReport& report) {
   }
   std::string note;
   if (widest) note = width_note(report, *widest, width);
+  if (const auto futile = futility_note(report); !futile.empty()) note += (note.empty() ? "" : "; ") + futile;
   if (worst) note += (note.empty() ? "" : "; ") + p_note(report, *worst, worst_needs, p_short);
   return note;
 }

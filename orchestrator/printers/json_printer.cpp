@@ -16,7 +16,7 @@ json gpus_json(const GpuSet& gpus) {
 }
 
 json comparison_json(const Comparison& c) {
-  return {{"instance", c.id},
+  json j = {{"instance", c.id},
           {"n_a", c.n_a},
           {"n_b", c.n_b},
           {"median_a", c.median_a},
@@ -31,6 +31,8 @@ json comparison_json(const Comparison& c) {
           {"p", c.bm.p_value},
           {"p_holm", c.p_adjusted},
           {"verdict", stats::to_string(c.verdict)}};
+  if (c.futile) j["stopped_by_futility"] = true;  // only where so: the field is new
+  return j;
 }
 
 // stats names every method; its names are string literals, so data() ends in a NUL.

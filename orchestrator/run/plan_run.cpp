@@ -265,6 +265,7 @@ void check_feasible(Plan& plan, const RunRequest& request, const Sweep& sweep) {
     seq.confidence = rule.confidence;
     seq.instances = m;
     seq.spending = request.spending;
+    seq.futility = request.futility.value_or(kDefaultFutility);
     if (request.looks.empty())
       use_default_looks(seq, n);
     else

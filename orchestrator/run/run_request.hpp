@@ -88,6 +88,8 @@ struct RunRequest {
   // goes on up to this many per side (extend_looks; 0 or not above the most: no extension). Not
   // given: kDefaultExtendTo, lowered where a sweep is too large for it (extension_cap).
   std::optional<std::size_t> extend_to;
+  // --futility: the futility level (SequentialPlan::futility; 0: none). Not given: kDefaultFutility.
+  std::optional<double> futility;
 
   // Python benchmarks: every side's interpreter, environment variables and PYTHONPATH, and in an
   // A/B run each side's own (docs/python.md).

@@ -85,7 +85,8 @@ void run_looks(RunState& s, WorkerPipelines& pipelines) {
                          {"look", outcome->look},
                          {"n", outcome->n},
                          {"verdict", stats::to_string(outcome->decision.verdict)},
-                         {"p", outcome->decision.p_value}});
+                         {"p", outcome->decision.p_value},
+                         {"futile", outcome->decision.futile}});
     }
     s.journal.append_event({{"type", "look"}, {"look", k}, {"n", n}, {"stopped", decided}});
     s.log.write("look", "look " + std::to_string(k + 1) + " at " + std::to_string(n) + " per side: " +

@@ -143,6 +143,8 @@ TEST_CASE("ab --until-verdict and plans that cannot reach a verdict: one line, e
       {"--fixed-n --max-samples 32", "--fixed-n excludes --max-samples"},
       {"--fixed-n --spending obrien-fleming", "--fixed-n excludes --spending"},
       {"--fixed-n --extend-to 60", "--fixed-n excludes --extend-to"},
+      {"--fixed-n --futility 0", "--fixed-n excludes --futility"},
+      {"--futility 0.7", "--futility"},
       {"--looks 8,16 --samples 20", "leave --samples out"},
       {"--until-verdict --max-samples 32 --samples 20", "leave --samples out"},
       {"--until-verdict --looks 8,16 --max-samples 32", "--looks ends at 16 and --max-samples is 32"},
@@ -205,6 +207,8 @@ TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few s
       {"--fail-on never", 10, 100, {}, "note: ab takes all 10 samples per side"},
       // 40 at 12: the look at 8 can stop SAME only; a separation look at 10 and the last can reject.
       {"", 12, 40, {8, 10, 12, 18, 27, 40, 60}, ""},
+      // The futility level says looks too; 0: none.
+      {"--futility 0", 20, 2, {8, 12, 16, 20, 30, 45, 60}, ""},
   };
   int k = 0;
   for (const auto& c : cases) {
@@ -226,6 +230,9 @@ TEST_CASE("ab samples sequentially by default; --fixed-n, --samples or too few s
     }
     if (!c.note.empty()) CHECK_MESSAGE(r.err.find(c.note) != std::string::npos, r.err);
   }
+  // plan.json keeps the futility level: ab's default, and the one asked for.
+  CHECK(read_json(s.path("run-0/plan.json"))["sequential"]["futility"] == 0.01);
+  CHECK(read_json(s.path("run-" + std::to_string(k - 1) + "/plan.json"))["sequential"]["futility"] == 0.0);
 }
 
 namespace {

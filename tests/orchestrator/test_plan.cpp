@@ -333,6 +333,18 @@ TEST_CASE("the extension: looks after the most up to --extend-to, kept in plan.j
   auto older = none.to_json();
   older.erase("extension");
   CHECK(SequentialPlan::from_json(older).extension.from == 0);
+  // The futility level: kept in plan.json and given to the design; a plan from before it reads
+  // with none; a negative one is a damaged plan.
+  plan.futility = 0.05;
+  CHECK(SequentialPlan::from_json(plan.to_json()).futility == 0.05);
+  CHECK(SequentialPlan::from_json(plan.to_json()).design().futility == 0.05);
+  CHECK(older.value("futility", -1.0) == 0);
+  older.erase("futility");
+  CHECK(SequentialPlan::from_json(older).futility == 0);
+  auto negative = plan.to_json();
+  negative["futility"] = -0.1;
+  CHECK_THROWS_WITH_AS(SequentialPlan::from_json(negative), doctest::Contains("futility"), std::runtime_error);
+  plan.futility = 0;
   // A start that is not a look before the last is a damaged plan.
   auto damaged = plan.to_json();
   damaged["extension"]["from"] = 21;

@@ -140,3 +140,25 @@ TEST_CASE("of several instances only p keeps from a verdict, the note names the 
   report.compared = {near, far};
   CHECK(samples_to_lower_p(note) == far_needs);
 }
+
+TEST_CASE("instances the futility rule stopped are counted, with where they stopped and how to sample them on") {
+  auto report = sequential_report(4, 20, 60);
+  report.sequential->futility = 0.01;
+  auto stopped = instance("control-a", 0.96, 1.05, 0.6, 1, 12);
+  stopped.futile = true;
+  auto later = instance("control-b", 0.97, 1.03, 0.7, 1, 16);
+  later.futile = true;
+  report.compared = {stopped, later};
+  const std::string note = unresolved_note(report);
+  CHECK_MESSAGE(has(note, "2 instances stopped early (from 12 per side): at 20 per side, by the interval's width and "
+                          "centre so far, their intervals would still straddle the floor (--futility 0 samples to the "
+                          "last look)"),
+                note);
+  // The width's own advice stays: the widest interval and the samples that would narrow it.
+  CHECK_MESSAGE(has(note, "intervals as wide as"), note);
+  // One that reached the last look is not counted.
+  report.compared[1].futile = false;
+  CHECK_MESSAGE(has(unresolved_note(report), "1 instance stopped early (from 12 per side)"), unresolved_note(report));
+  report.compared[0].futile = false;
+  CHECK_FALSE(has(unresolved_note(report), "stopped early"));
+}

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -265,6 +266,59 @@ TEST_SUITE("sequential_design") {
       }
     }
     CHECK(went_on == 0);  // at 3% noise no A/A interval lies beyond a 2% floor at 20 per side
+  }
+
+  TEST_CASE("futility: an estimate inside the floor that can settle neither way stops UNCERTAIN after the first look") {
+    // ab's design over 4 instances: looks 8, 9 (separation), 12, 16, 20, extended to 60; K = 4 SAME
+    // looks, each interval at 1 - 0.05 / 4 (z = 2.4977); the last ordinary look is 20.
+    auto d = sequential_design({8, 9, 12, 16, 20, 30, 45, 60}, 0.001, 4, SpendingFunction::pocock, 0.95, {9},
+                               {20, 0.25});
+    d.futility = 0.05;
+    // [0.96, 1.05] at 12 (a noisy control): centre +0.40% in log ratio, half-width 4.48%, 3.47% at 20
+    // (wider than the 1.98% floor: SAME cannot be reached); beyond the floor needs the centre past
+    // 5.45%, 4.45 predicted spreads (1.13%) away: about 4e-6.
+    CHECK(futile_at_look(d, 2, 0.96, 1.05, 0.02));
+    CHECK(futile_at_look(d, 3, 0.96, 1.05, 0.02));
+    CHECK_FALSE(futile_at_look(d, 0, 0.96, 1.05, 0.02));  // the first look
+    CHECK_FALSE(futile_at_look(d, 1, 0.96, 1.05, 0.02));  // a separation look
+    CHECK_FALSE(futile_at_look(d, 4, 0.96, 1.05, 0.02));  // the last ordinary look
+    CHECK_FALSE(futile_at_look(d, 5, 0.96, 1.05, 0.02));  // the extension's
+    // [1.005, 1.025] at 12: SAME at 20 needs the centre (1.48%) below 1.22%, 1.07 spreads away:
+    // a chance of 14.2%, above 5%, so it goes on (at 15% it would stop).
+    CHECK_FALSE(futile_at_look(d, 2, 1.005, 1.025, 0.02));
+    d.futility = 0.15;
+    CHECK(futile_at_look(d, 2, 1.005, 1.025, 0.02));
+    d.futility = 0.05;
+    // An estimate beyond the floor (centre +2.91%) may be a change on its way: never stopped here.
+    CHECK_FALSE(futile_at_look(d, 2, 1.00, 1.06, 0.02));
+    CHECK_FALSE(futile_at_look(d, 2, 0.94, 1.00, 0.02));
+    // No futility level, no stop; nor for an interval that says nothing.
+    d.futility = 0;
+    CHECK_FALSE(futile_at_look(d, 2, 0.96, 1.05, 0.02));
+    d.futility = 0.05;
+    CHECK_FALSE(futile_at_look(d, 2, 0, 1.05, 0.02));
+    CHECK_FALSE(futile_at_look(d, 2, 0.96, INFINITY, 0.02));
+    CHECK_FALSE(futile_at_look(d, 2, 1.0, 1.0, 0.02));
+
+    // decide_at_look: 30% spread on both sides goes on at 8 and stops UNCERTAIN, futile, at 12;
+    // without futility it goes on there.
+    const auto wide_a = ramp(60, 1.0, 0.01), wide_b = ramp(60, 1.0, 0.01);
+    const auto at8 = decide_at_look(d, 0, wide_a, wide_b);
+    CHECK_FALSE(at8.stop);
+    CHECK_FALSE(at8.futile);
+    const auto at12 = decide_at_look(d, 2, wide_a, wide_b);
+    CHECK(at12.stop);
+    CHECK(at12.futile);
+    CHECK(at12.verdict == Verdict::uncertain);
+    d.futility = 0;
+    const auto on = decide_at_look(d, 2, wide_a, wide_b);
+    CHECK_FALSE(on.stop);
+    CHECK_FALSE(on.futile);
+    // A decided instance is never futile: SLOWER at 12 stays SLOWER.
+    d.futility = 0.05;
+    const auto slow = decide_at_look(d, 2, ramp(60, 1.0, 0.001), ramp(60, 1.2, 0.001));
+    CHECK(slow.verdict == Verdict::slower);
+    CHECK_FALSE(slow.futile);
   }
 
   TEST_CASE("bad designs and looks throw") {
