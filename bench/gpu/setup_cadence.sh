@@ -18,7 +18,8 @@
 #   cold-VARIANT      cold with a variant's options (run it first in a call, into a fresh OUT)
 #   aa-VARIANT        ISOBENCH_AA (default 6) more a/b runs of a variant (default, gate-off,
 #                     prestart-3, batch-K...): A/A false verdicts of the variant
-#   phases            bench/gpu/worker_phases.py over every run: each phase of a worker's life and
+#   phases            (always, after the other parts; naming it adds nothing)
+#                     bench/gpu/worker_phases.py over every run: each phase of a worker's life and
 #                     the measuring share of the cadence; and bench/run_timeline.py: each run's wall
 #                     time from orchestrate's start to its exit, part by part (timelines.out); and
 #                     bench/gpu/batch_cadence.py: a batched run's batches, the contexts beside each
@@ -118,6 +119,7 @@ for p in $parts; do
       opts=$(variant_options "$v") || exit 2
       # shellcheck disable=SC2086
       for i in $(seq 1 "${ISOBENCH_AA:-6}"); do ab "aa-$v-$i" b $opts "$here/setup_cadence.yaml"; done ;;
+    phases) ;;  # runs after every part by itself (below)
     *) echo "setup_cadence.sh: unknown part '$p'" >&2; exit 2 ;;
   esac
 done
