@@ -86,7 +86,12 @@ def ab_instances(ctx, args, opts):
 
 @kind("verdicts")
 def verdicts(ctx, args, opts):
-    """How many of an A/B run's instances got a verdict: `verdicts RUN SLOWER` -> "3 of 9"."""
+    """How many of an A/B run's instances got a verdict: `verdicts RUN SLOWER` -> "3 of 9". The
+    verdicts are compare's fixed-n rule over every sample each instance took (95% intervals, Holm
+    over the instances). For a run sampled until a verdict that is not the look that stopped each
+    instance (its interval at the look's wider confidence, its p at the look's level): an instance
+    left UNCERTAIN at its last look can count as SAME here. Quote such a run's own outcome line
+    (`quote RUN.out "outcome: \\d+ compared: ([^;]*);"`) where the counts of UNCERTAIN matter."""
     _, c = _ab(ctx, args[0])
     return f"{c.count(args[1])} of {len(c.ids)}"
 
