@@ -12,6 +12,7 @@
 #include "orchestrator/format/numbers.hpp"
 #include "orchestrator/printers/printer.hpp"
 #include "orchestrator/printers/svg_chart.hpp"
+#include "orchestrator/sequential_plan.hpp"
 #include "stats/verdict_feasibility.hpp"
 
 namespace isobench::orchestrator {
@@ -239,7 +240,9 @@ std::string sequential_section(const CalibrationResult& r) {
                              std::to_string(o.sequential_extend_to) + " (the extension, a quarter of alpha)"
                        : std::string())
             : std::string("The looks given"))
-    << ", stopping an instance at SLOWER, FASTER or SAME: alpha " << alpha_text(o.target_alpha)
+    << ", stopping an instance at SLOWER, FASTER or SAME (or UNCERTAIN early where its estimate lies inside "
+       "the floor and it can settle neither way by the last look: ab's futility stop at "
+    << format("%g", kDefaultFutility) << "): alpha " << alpha_text(o.target_alpha)
     << " spent over the looks (Pocock) and divided by the " << r.instances
     << " instances (docs/statistics.md). Measured: the A/A comparisons judged at the looks their samples "
        "reach, as a run that stopped there would have been (its first samples are these). Simulated: drawn "
