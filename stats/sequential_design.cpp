@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "stats/bimodality.hpp"
 #include "stats/brunner_munzel.hpp"
 #include "stats/verdict_feasibility.hpp"
 
@@ -160,7 +161,8 @@ LookDecision decide_at_look(const SequentialDesign& design, std::size_t look, st
   bool goes_on = look + 1 < design.looks.size();
   if (goes_on && design.extension.from > 0 && at.n >= design.extension.from)
     goes_on = clears_floor(d.ratio.lo, d.ratio.hi, threshold);
-  if (goes_on && d.verdict == Verdict::uncertain && futile_at_look(design, look, d.ratio.lo, d.ratio.hi, threshold)) {
+  if (goes_on && d.verdict == Verdict::uncertain && futile_at_look(design, look, d.ratio.lo, d.ratio.hi, threshold) &&
+      !bimodality(a).bimodal && !bimodality(b).bimodal) {
     d.futile = true;
     goes_on = false;
   }

@@ -47,10 +47,11 @@ namespace isobench::stats {
 // the extension) are both below `futility`. The prediction, in log ratio: the interval's
 // half-width narrows as 1 / sqrt(n); its centre moves as a normal variable around today's with
 // the predictive spread (the centre's standard error now, half-width / z, times sqrt((N - n) / N),
-// N the last ordinary look's count). It stops an instance UNCERTAIN earlier, never with a verdict,
-// so the bounds above hold as they are; what it costs is verdicts the instance might have reached
-// later, on data whose interval narrows faster than 1 / sqrt(n) (two modes): bench/verdict_simulation
-// section 6 measures it.
+// N the last ordinary look's count). An interval of samples in two modes narrows in jumps, not as
+// 1 / sqrt(n), so no instance with either side's samples so far bimodal (stats::bimodality) is
+// stopped. It stops an instance UNCERTAIN earlier, never with a verdict, so the bounds above hold
+// as they are; what it costs is verdicts an instance might have reached later:
+// bench/verdict_simulation section 6 measures it.
 enum class SpendingFunction {
   obrien_fleming,  // 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)): almost nothing early, most at the end
   pocock,          // alpha ln(1 + (e - 1) t): spread evenly, for early stops
@@ -135,7 +136,8 @@ struct LookOptions {
 // Whether the futility rule stops an undecided instance at look `look` with this interval (ratio
 // lo..hi): futility > 0, a SAME look after the first and before the last ordinary one, the
 // interval's centre inside the floor, and both predicted chances (SAME, beyond the floor) at the
-// last ordinary look below `futility`.
+// last ordinary look below `futility`. decide_at_look also asks that neither side's samples so far
+// be bimodal.
 bool futile_at_look(const SequentialDesign& design, std::size_t look, double ratio_lo, double ratio_hi,
                     double threshold);
 

@@ -1,5 +1,7 @@
 #include "stats/sequential_design.hpp"
 
+#include "stats/bimodality.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -314,8 +316,22 @@ TEST_SUITE("sequential_design") {
     const auto on = decide_at_look(d, 2, wide_a, wide_b);
     CHECK_FALSE(on.stop);
     CHECK_FALSE(on.futile);
-    // A decided instance is never futile: SLOWER at 12 stays SLOWER.
+    // Samples in two modes 8% apart (a clock flipping between samples): their interval narrows in
+    // jumps, not as 1 / sqrt(n), so the rule leaves them be and they go on.
     d.futility = 0.05;
+    std::vector<double> two_a, two_b;
+    for (int i = 0; i < 60; ++i) {
+      const double mode = (i % 3 == 2) ? 1.08 : 1.0;  // a third in the upper mode
+      two_a.push_back(mode * (1 + 0.0005 * (i % 5)));
+      two_b.push_back(((i % 3 == 0) ? 1.08 : 1.0) * (1 + 0.0005 * ((i + 2) % 5)));
+    }
+    REQUIRE(bimodality(std::span(two_a).first(12)).bimodal);
+    const auto two = decide_at_look(d, 2, two_a, two_b);
+    CHECK(futile_at_look(d, 2, two.ratio.lo, two.ratio.hi, 0.02));  // by its interval alone it would stop
+    CHECK(two.verdict == Verdict::uncertain);
+    CHECK_FALSE(two.futile);
+    CHECK_FALSE(two.stop);
+    // A decided instance is never futile: SLOWER at 12 stays SLOWER.
     const auto slow = decide_at_look(d, 2, ramp(60, 1.0, 0.001), ramp(60, 1.2, 0.001));
     CHECK(slow.verdict == Verdict::slower);
     CHECK_FALSE(slow.futile);
