@@ -110,9 +110,9 @@ std::string futility_note(const ComparisonReport& report) {
   const auto& seq = *report.sequential;
   const std::size_t last = seq.extension.from > 0 ? seq.extension.from : seq.looks.back();
   return std::to_string(count) + (count == 1 ? " instance" : " instances") + " stopped early (from " +
-         std::to_string(least) + " per side): at " + std::to_string(last) +
-         " per side, by the interval's width and centre so far, " + (count == 1 ? "its interval" : "their intervals") +
-         " would still straddle the floor (--futility 0 samples to the last look)";
+         std::to_string(least) + " per side): by " + (count == 1 ? "its interval" : "their intervals") +
+         " so far, unlikely to settle inside or beyond the floor by " + std::to_string(last) +
+         " per side (--futility 0 samples to the last look)";
 }
 
 }  // namespace

@@ -150,9 +150,8 @@ TEST_CASE("instances the futility rule stopped are counted, with where they stop
   later.futile = true;
   report.compared = {stopped, later};
   const std::string note = unresolved_note(report);
-  CHECK_MESSAGE(has(note, "2 instances stopped early (from 12 per side): at 20 per side, by the interval's width and "
-                          "centre so far, their intervals would still straddle the floor (--futility 0 samples to the "
-                          "last look)"),
+  CHECK_MESSAGE(has(note, "2 instances stopped early (from 12 per side): by their intervals so far, unlikely to settle "
+                          "inside or beyond the floor by 20 per side (--futility 0 samples to the last look)"),
                 note);
   // The width's own advice stays: the widest interval and the samples that would narrow it.
   CHECK_MESSAGE(has(note, "intervals as wide as"), note);
