@@ -22,12 +22,12 @@
 //    for sweeps of 4 and 50 instances at most 20 samples per side, the default looks with and
 //    without it on the same samples: false verdicts under A/A, SLOWER verdicts at 3%, 5% and 10%
 //    slowdowns, mean samples per side, the share of SAME verdicts (Pocock spending, ab's default).
-// 6. The futility stop (stats::futile_at_look: an instance stops UNCERTAIN before the last ordinary
-//    look where, projected to it, its interval would still straddle the floor): ab's default
-//    design (use_default_looks up to 20 per side, extended to 60) over 4 and 30 instances, with
-//    futility margins 0 (none), 0.5 and 1 on the same samples: false verdicts under A/A, SLOWER
-//    and SAME verdicts at changes of 1% (inside the floor), 2%, 3%, 5% and 10%, mean samples per
-//    side, and the share the rule stopped.
+// 6. The futility stop (stats::futile_at_look: an instance whose estimate lies inside the floor
+//    stops UNCERTAIN before the last ordinary look where it is unlikely to settle inside or beyond
+//    the floor by then): ab's default design (use_default_looks up to 20 per side, extended to 60)
+//    over 4 and 30 instances, with futility levels 0 (none), 0.01, 0.02 and 0.05 on the same
+//    samples: false verdicts under A/A, SLOWER and SAME verdicts at changes of 1% (inside the
+//    floor), 2%, 3%, 5% and 10%, mean samples per side, and the share the rule stopped.
 // Every count comes with its Wilson 95% interval; the JSON file holds the raw counts.
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -448,21 +448,21 @@ void added_look(Output& out, double scale, std::uint64_t seed) {
 }
 
 // 6. The futility stop: ab's default design (at most 20 per side at the ordinary looks, extended to
-// 60) with futility margins 0, 0.5 and 1, run on the same samples.
+// 60) with futility levels 0, 0.01, 0.02 and 0.05, run on the same samples.
 void futility(Output& out, double scale, std::uint64_t seed) {
   constexpr std::size_t kMost = 20, kExtendTo = 60;
-  const double margins[] = {0.0, 0.01, 0.02, 0.05};
-  constexpr std::size_t kMargins = std::size(margins);
+  const double levels[] = {0.0, 0.01, 0.02, 0.05};
+  constexpr std::size_t kLevels = std::size(levels);
   const std::size_t aa_reps = repetitions(scale, 2000), power_reps = repetitions(scale, 500);
   const auto dists = distributions();
   out.json["futility"] = nlohmann::json::array();
-  std::printf("\n## 6. The futility stop: ab's default design (at most %zu per side, extended to %zu) by futility margin\n\n",
+  std::printf("\n## 6. The futility stop: ab's default design (at most %zu per side, extended to %zu) by futility level\n\n",
               kMost, kExtendTo);
-  std::printf("| instances | distribution | change | margin | SLOWER or FASTER | SLOWER | SAME | stopped by futility | mean samples |\n"
+  std::printf("| instances | distribution | change | futility level | SLOWER or FASTER | SLOWER | SAME | stopped by futility | mean samples |\n"
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (std::size_t m : {std::size_t{4}, std::size_t{30}}) {
     std::vector<SequentialDesign> designs;
-    for (double g : margins) {
+    for (double g : levels) {
       isobench::orchestrator::SequentialPlan plan;  // ab's default, as plan_run makes it
       plan.alpha = kAlpha;
       plan.instances = m;
@@ -474,11 +474,11 @@ void futility(Output& out, double scale, std::uint64_t seed) {
       for (double change : {0.0, 0.01, 0.02, 0.03, 0.05, 0.10}) {
         const std::size_t reps = change == 0 ? aa_reps : power_reps;
         std::mt19937_64 engine(seed + 30000 + 1000 * m + 100 * d + static_cast<std::uint64_t>(std::lround(change * 100)));
-        Count flags[kMargins], slower[kMargins], same[kMargins], futile[kMargins];
-        double samples[kMargins] = {};
+        Count flags[kLevels], slower[kLevels], same[kLevels], futile[kLevels];
+        double samples[kLevels] = {};
         for (std::size_t r = 0; r < reps; ++r) {
           const auto a = sample(dists[d].draw, engine, kExtendTo), b = sample(dists[d].draw, engine, kExtendTo, 1 + change);
-          for (std::size_t k = 0; k < kMargins; ++k) {
+          for (std::size_t k = 0; k < kLevels; ++k) {
             Verdict verdict = Verdict::uncertain;
             std::size_t n = 0;
             bool stopped_futile = false;
@@ -499,12 +499,12 @@ void futility(Output& out, double scale, std::uint64_t seed) {
           }
         }
         nlohmann::json row = {{"instances", m}, {"distribution", dists[d].name}, {"change", change}};
-        for (std::size_t k = 0; k < kMargins; ++k) {
+        for (std::size_t k = 0; k < kLevels; ++k) {
           const double mean = samples[k] / static_cast<double>(reps);
           std::printf("| %zu | %s | %g%% | %g | %s | %s | %s | %s | %.2f |\n", m, dists[d].name.c_str(), change * 100,
-                      margins[k], flags[k].text().c_str(), slower[k].text().c_str(), same[k].text().c_str(),
+                      levels[k], flags[k].text().c_str(), slower[k].text().c_str(), same[k].text().c_str(),
                       futile[k].text().c_str(), mean);
-          row["by_margin"].push_back({{"margin", margins[k]}, {"flagged", flags[k].json()}, {"slower", slower[k].json()},
+          row["by_level"].push_back({{"level", levels[k]}, {"flagged", flags[k].json()}, {"slower", slower[k].json()},
                                       {"same", same[k].json()}, {"futile", futile[k].json()}, {"mean_samples", mean}});
         }
         std::fflush(stdout);

@@ -1,9 +1,10 @@
 #include "orchestrator/sequential_plan.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "orchestrator/format/numbers.hpp"
 
 namespace isobench::orchestrator {
 
@@ -54,7 +55,8 @@ SequentialPlan SequentialPlan::from_json(const nlohmann::json& j) {
     if (j.contains("extension") && !j.at("extension").is_null())
       p.extension = {j.at("extension").at("from").get<std::size_t>(), j.at("extension").at("share").get<double>()};
     p.futility = j.value("futility", 0.0);
-    if (!(p.futility >= 0 && p.futility <= 0.5)) throw std::runtime_error("futility must lie in [0, 0.5]");
+    if (!(p.futility >= 0 && p.futility <= kMaxFutility))
+      throw std::runtime_error("futility must lie in [0, " + format("%g", kMaxFutility) + "]");
     p.design();  // the design must be one sequential_design accepts
     return p;
   } catch (const std::exception& e) {

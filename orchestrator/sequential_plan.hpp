@@ -49,6 +49,8 @@ inline constexpr double kExtensionShare = 0.25;
 // floor stops UNCERTAIN where its chances of SAME and of an interval beyond the floor at the last
 // ordinary look are both below it (bench/verdict_simulation section 6: 0.01 and 0.05 stop alike).
 inline constexpr double kDefaultFutility = 0.01;
+// The highest futility level ab takes (above it an instance likelier to settle than not could stop).
+inline constexpr double kMaxFutility = 0.5;
 
 // Gives `plan` (its alpha, instances, spending and confidence set) the default looks up to
 // max_samples, with the separation look stats::early_separation_look finds for its design where

@@ -104,13 +104,17 @@ std::optional<std::size_t> early_separation_look(const std::vector<std::size_t>&
   return std::nullopt;
 }
 
+std::size_t last_ordinary_look_n(const SequentialDesign& design) {
+  return design.extension.from > 0 ? design.extension.from : design.looks.back().n;
+}
+
 bool futile_at_look(const SequentialDesign& design, std::size_t look, double ratio_lo, double ratio_hi,
                     double threshold) {
   // Not at the first look: an interval of so few samples says too little of how it will narrow.
   if (!(design.futility > 0) || look == 0 || look >= design.looks.size() || !design.looks[look].stops_same)
     return false;
-  const std::size_t last = design.extension.from > 0 ? design.extension.from : design.looks.back().n;
-  const double n = static_cast<double>(design.looks[look].n), big_n = static_cast<double>(last);
+  const double n = static_cast<double>(design.looks[look].n);
+  const double big_n = static_cast<double>(last_ordinary_look_n(design));
   if (n >= big_n || !(ratio_lo > 0) || !(ratio_hi >= ratio_lo) || !std::isfinite(ratio_hi)) return false;
   const double lo = std::log(ratio_lo), hi = std::log(ratio_hi);
   const double centre = (lo + hi) / 2, half = (hi - lo) / 2;

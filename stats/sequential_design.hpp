@@ -133,6 +133,9 @@ struct LookOptions {
   MonteCarloBudget budget;
 };
 
+// The samples per side at the design's last ordinary look: the extension's start, or the last look.
+std::size_t last_ordinary_look_n(const SequentialDesign& design);
+
 // Whether the futility rule stops an undecided instance at look `look` with this interval (ratio
 // lo..hi): futility > 0, a SAME look after the first and before the last ordinary one, the
 // interval's centre inside the floor, and both predicted chances (SAME, beyond the floor) at the

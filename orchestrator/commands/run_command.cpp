@@ -228,7 +228,7 @@ void register_ab_command(CLI::App& app, RunCommand& command, int& exit_code) {
             "sequential sampling: stop an instance whose estimate lies inside the floor UNCERTAIN at a look after the "
             "first when its predicted chances of SAME and of an interval beyond the floor at the last look are both "
             "below P (at most 0.5); default 0.01, 0 for none (docs/statistics.md)")
-          ->check(CLI::Range(0.0, 0.5));
+          ->check(CLI::Range(0.0, kMaxFutility));
   fixed->excludes(futility);
   ab->footer(kExitCodesHelp);
   ab->callback([&command, &exit_code, spending, extend, futility] {

@@ -107,8 +107,7 @@ std::string futility_note(const ComparisonReport& report) {
       least = count++ == 0 ? n : std::min(least, n);
     }
   if (count == 0 || !report.sequential) return "";
-  const auto& seq = *report.sequential;
-  const std::size_t last = seq.extension.from > 0 ? seq.extension.from : seq.looks.back();
+  const std::size_t last = stats::last_ordinary_look_n(report.sequential->design());
   return std::to_string(count) + (count == 1 ? " instance" : " instances") + " stopped early (from " +
          std::to_string(least) + " per side): by " + (count == 1 ? "its interval" : "their intervals") +
          " so far, unlikely to settle inside or beyond the floor by " + std::to_string(last) +
