@@ -17,8 +17,12 @@ bool setting_up(LaneHost& lanes, Worker& w) {
 bool SetupBatches::admit(Pipeline& pipe, std::size_t size) {
   auto& active = pipe.active;
   bool changed = false;
-  bool any_setting_up = false;
-  for (auto& w : active) any_setting_up |= setting_up(lanes_, *w);
+  std::vector<Worker*> up;  // setting up now
+  for (auto& w : active)
+    if (setting_up(lanes_, *w)) up.push_back(w.get());
+  const bool any_setting_up = !up.empty();
+  if (up.size() > 1)
+    for (Worker* w : up) w->beside_batch_mates = true;
   // A measurement goes on or is due: the next worker in plan order (the front) is released and
   // nobody is setting up. Otherwise nothing is measured until a set-up ends or a batch is
   // released: held exits go, and the next batch makes its contexts.
@@ -34,7 +38,10 @@ bool SetupBatches::admit(Pipeline& pipe, std::size_t size) {
       if (!w->permitted) changed |= lanes_.permit_context(*w);
     }
     changed |= permit_next_call_context(pipe);
-    if (!active.empty() && !active.front()->released) changed |= release_batch(pipe, size);
+    // After a failure in a batch (size 1 from then on) a worker sets up alone: not beside the
+    // set-ups of the failed worker's batch-mates either, whose memory may be what it lacked.
+    if (!active.empty() && !active.front()->released && (size > 1 || !any_setting_up))
+      changed |= release_batch(pipe, size);
     return changed;
   }
   Worker& front = *active.front();
@@ -71,6 +78,7 @@ bool SetupBatches::release_batch(Pipeline& pipe, std::size_t size) {
   const std::uint64_t id = s_.next_batch++;
   for (Worker* w : batch) {
     w->batch = id;
+    w->beside_batch_mates = batch.size() > 1;
     lanes_.release(*w);
   }
   return !batch.empty();

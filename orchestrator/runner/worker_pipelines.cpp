@@ -113,7 +113,7 @@ void WorkerPipelines::take_next_call(Pipeline& pipe) {
   while (active.size() > k) {
     auto w = std::move(active.back());
     active.pop_back();
-    drop(std::move(w), "the next jobs differ");
+    drop(std::move(w), "started for the next jobs; the next jobs differ");
   }
 }
 
@@ -127,12 +127,13 @@ void WorkerPipelines::drop_next_call() {
       }
       auto w = std::move(*it);
       it = pipe.active.erase(it);
-      drop(std::move(w), "the run needs no more workers");
+      drop(std::move(w), "started for the next jobs; the run needs no more workers");
     }
   }
 }
 
-// A worker started for a next call that did not take it: killed without waiting (with others'
+// A worker started for a next call that did not take it, or not yet released when the run stopped
+// on a failure not retried: killed without waiting (with others'
 // teardown, not one after another), its exit followed as any worker's, so the gate keeps it from
 // beside a timed phase; journaled as dropped, not as a worker of the run's phases.
 void WorkerPipelines::drop(std::unique_ptr<Worker> w, const char* why) {
@@ -150,7 +151,7 @@ void WorkerPipelines::drop(std::unique_ptr<Worker> w, const char* why) {
                            {"device_ready_ns", lane.device_ready_ns},
                            {"dropped_ns", ipc::monotonic_ns()}});
   s_.log.write("worker-dropped", "worker " + std::to_string(w->serial) + " pid " + std::to_string(w->proc->pid()) +
-                                     ": started for the next jobs; " + why);
+                                     ": " + why);
   w->proc->signal_kill();
   auto& exiting = s_.pipes[w->pipe].exiting;
   exiting.push_back({std::move(w->proc), w->serial, Clock::now(), 0, 0, w->lane});
@@ -264,13 +265,29 @@ bool WorkerPipelines::step(Pipeline& pipe) {
                                       " failed in its set-up batch, before it measured: the rest of the run sets up "
                                       "one worker at a time");
     }
-    const bool deterministic = !reason.empty() && repeats_cause(*gone, reason);
+    // A worker that failed before it measured, having set up beside its batch-mates, may have
+    // failed for want of what they held (device memory): a worker that sets up alone, as every one
+    // does from now on, may not. It is retried, and its cause is not taken for the side's.
+    const bool crowded = gone->beside_batch_mates && !gone->measure_permitted;
+    const bool deterministic = !reason.empty() && !crowded && repeats_cause(*gone, reason);
     auto retry = reason.empty() || deterministic ? std::nullopt : retry_of(*gone);
     retire(std::move(gone), reason, &*status);
     if (deterministic) {
       s_.outcome.deterministic_failure = reason;
       s_.log.write("deterministic-failure", "not retried, nothing more started: " + reason);
-      for (auto& p : s_.pipes) p.jobs.clear();
+      for (auto& p : s_.pipes) {
+        p.jobs.clear();
+        // Workers started and not yet released would meet the cause in their set-ups: dropped.
+        for (auto it = p.active.begin(); it != p.active.end();) {
+          if ((*it)->released || (*it)->for_next_call) {
+            ++it;
+            continue;
+          }
+          auto w = std::move(*it);
+          it = p.active.erase(it);
+          drop(std::move(w), "not released: the run stopped on a failure not retried");
+        }
+      }
     }
     if (retry) {
       // The replacement takes the failed worker's place in the order: plan order is kept.

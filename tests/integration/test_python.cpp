@@ -51,6 +51,17 @@ def spin(us, seed, device, stream):
     fail = os.environ.get("FAIL", "")
     if fail == "setup" and first_time(fail):
         raise ValueError("set-up refused on purpose")
+    if fail == "setup-always":
+        raise ValueError("this set-up always fails")
+    if fail == "crowded":  # fails beside another set-up, as one short of device memory would
+        import fcntl
+        held = os.open(os.path.join(HERE, "setup.lock"), os.O_CREAT | os.O_RDWR)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise MemoryError("out of memory beside another set-up, on purpose")
+        time.sleep(0.5)
+        os.close(held)
     if fail == "zygote" and first_time(fail):
         os.kill(os.getppid(), signal.SIGKILL)
         time.sleep(60)
@@ -324,6 +335,42 @@ TEST_CASE("a Python benchmark that always fails before its first sample: said on
   CHECK_MESSAGE(log.find("[deterministic-failure]") != std::string::npos, log);
   CHECK_MESSAGE(r.result.err.find("with one cause, not retried: ") != std::string::npos, r.result.err);
   CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").size() == 2);
+}
+
+TEST_CASE("set-ups that fail beside their batch-mates are retried one at a time, not taken for a deterministic "
+          "failure; one that fails alone too still is") {
+  // Four workers released into their set-ups at once (--setup-batch 4, no calibration worker):
+  // every set-up that begins while another holds the lock fails, as set-ups short of device memory
+  // together would, with the same cause, before any worker of the side has reported. Alone (the
+  // rest of the run sets up one worker at a time) they succeed.
+  {
+    Scratch s("python-crowded");
+    const auto r = run_sweep(s, "--isolation process --per batch --inner 2 --setup-batch 4", kSweep, "FAIL=crowded");
+    REQUIRE_MESSAGE(r.result.exit_code == 0, r.result.err);
+    CHECK(r.samples.size() == 12);
+    const auto log = slurp(s.path("run/log.txt"));
+    CHECK_MESSAGE(log.find("failed in its set-up batch, before it measured") != std::string::npos, log);
+    CHECK_MESSAGE(log.find("[deterministic-failure]") == std::string::npos, log);
+    const auto failures = read_jsonl(s.path("run/samples.jsonl"), "worker_failure");
+    CHECK(failures.size() >= 2);  // at least two of one side with one cause: once, the run stopped there
+    for (const auto& f : failures)
+      CHECK_MESSAGE(f["reason"].get<std::string>().find("MemoryError: out of memory beside another set-up") !=
+                        std::string::npos,
+                    f.dump());
+  }
+  {
+    Scratch s("python-setup-always");
+    const auto r = run_sweep(s, "--isolation process --per batch --inner 2 --setup-batch 4 --retries 5", kSweep,
+                             "FAIL=setup-always");
+    CHECK(r.result.exit_code == 3);
+    const auto log = slurp(s.path("run/log.txt"));
+    CHECK_MESSAGE(log.find("[deterministic-failure]") != std::string::npos, log);
+    CHECK(r.samples.empty());
+    // The batch's four, then two alone with the same cause; the workers started behind them are
+    // dropped before their set-ups.
+    CHECK(read_jsonl(s.path("run/samples.jsonl"), "worker_failure").size() == 6);
+    CHECK_MESSAGE(log.find("not released: the run stopped on a failure not retried") != std::string::npos, log);
+  }
 }
 
 TEST_CASE("a set-up that returns neither a callable nor an object with launch() fails its worker") {
