@@ -84,7 +84,7 @@ void add_run_options(CLI::App& app, RunCommand& command) {
                  "after another in plan order; with the context gate each holds its exit until its batch has "
                  "measured. --prestart then counts batches (default 8 for Python benchmarks on the GPU but "
                  "do_bench tests, 1 otherwise; docs/measurement.md)")
-      ->check(CLI::Range(1, 16))
+      ->check(CLI::Range(1, 32))
       ->each([&o](const std::string&) { o.setup_batch_given = true; });
   app.add_option("--memory-budget", o.memory_budget_mib,
                  "MiB of device memory one worker may hold; instances are grouped to fit (default: 90% of the "

@@ -57,40 +57,68 @@ void run_looks(RunState& s, WorkerPipelines& pipelines) {
   const std::size_t n_instances = s.plan.instances.size();
   std::vector<bool> stopped(n_instances, false);
   std::vector<std::size_t> used(n_instances, design.looks.back().n);
-  for (std::size_t k = 0; k < design.looks.size(); ++k) {
+  const std::size_t last_ordinary = stats::last_ordinary_look_n(design);
+  for (std::size_t k = 0; k < design.looks.size();) {
     const std::size_t n = design.looks[k].n;
     const auto running = static_cast<std::size_t>(std::count(stopped.begin(), stopped.end(), false));
     // The line began counting towards the last ordinary look; the extension's instances go past it.
     if (plan.extension.from > 0 && n > plan.extension.from)
       s.progress.set_total(most_samples(s, design.looks.back().n, stopped));
-    s.progress.phase("measuring, look " + std::to_string(k + 1) + " of " + std::to_string(design.looks.size()) +
-                         " (" + std::to_string(n) + " per side, " + std::to_string(running) + " instances)",
+    // A separation look (one sample per side more, SLOWER or FASTER only: 9 after 8) is measured in
+    // this look's call where that adds no set-up batch: on its own it would be a batch of one worker
+    // per side after the look, its set-up the slowest cadence of a run (docs/measurement.md, "Set-up
+    // batches", rule 7). The looks decide in order over the call's samples (replay_looks stops at
+    // the first that decides), so the verdicts are those of the looks taken one by one; an instance
+    // that stops at this look has one sample per side more than it used.
+    auto jobs = measure_jobs(s, static_cast<std::uint32_t>(n), &stopped);
+    std::size_t last = k;  // the last look this call measures for
+    if (k + 1 < design.looks.size() && !design.looks[k + 1].stops_same && design.looks[k + 1].n < last_ordinary) {
+      auto merged = measure_jobs(s, static_cast<std::uint32_t>(design.looks[k + 1].n), &stopped);
+      const std::size_t batches = pipelines.set_up_batches(jobs);
+      if (batches > 0 && pipelines.set_up_batches(merged) == batches) {
+        last = k + 1;
+        jobs = std::move(merged);
+      }
+    }
+    const std::size_t through = design.looks[last].n;
+    s.progress.phase("measuring, look " + std::to_string(last + 1) + " of " + std::to_string(design.looks.size()) +
+                         " (" + std::to_string(through) + " per side, " + std::to_string(running) + " instances)",
                      s.outcome.samples_recorded);
     // The next look's jobs as they are if no instance stops at this one: their first workers
     // start (and make their contexts) while this look's last ones set up, as pre-start does within
     // a look, rather than after the look.
     std::deque<Job> next;
-    if (k + 1 < design.looks.size())
-      next = measure_jobs(s, static_cast<std::uint32_t>(design.looks[k + 1].n), &stopped, static_cast<std::uint32_t>(n));
-    pipelines.run_jobs(measure_jobs(s, static_cast<std::uint32_t>(n), &stopped), std::move(next));
+    if (last + 1 < design.looks.size())
+      next = measure_jobs(s, static_cast<std::uint32_t>(design.looks[last + 1].n), &stopped,
+                          static_cast<std::uint32_t>(through));
+    pipelines.run_jobs(std::move(jobs), std::move(next));
     if (s.outcome.interrupted) return;
-    nlohmann::json decided = nlohmann::json::array();
+    // One journal event per look, the looks of one call together (each naming the call's first
+    // look as "call").
+    std::vector<nlohmann::json> decided(last - k + 1, nlohmann::json::array());
     for (std::size_t i = 0; i < n_instances; ++i) {
       if (stopped[i]) continue;
-      const auto outcome = replay_looks(design, k, s.values[i][0], s.values[i][1], plan.threshold);
-      if (!outcome || !outcome->decision.stop || k + 1 == design.looks.size()) continue;
+      const auto outcome = replay_looks(design, last, s.values[i][0], s.values[i][1], plan.threshold);
+      if (!outcome || !outcome->decision.stop || last + 1 == design.looks.size()) continue;
       stopped[i] = true;
-      used[i] = outcome->n;
-      decided.push_back({{"instance", s.plan.instances[i].worker.id},
-                         {"look", outcome->look},
-                         {"n", outcome->n},
-                         {"verdict", stats::to_string(outcome->decision.verdict)},
-                         {"p", outcome->decision.p_value},
-                         {"futile", outcome->decision.futile}});
+      used[i] = through;  // what this call measured of it, a look merged into it included
+      decided[std::max(outcome->look, k) - k].push_back({{"instance", s.plan.instances[i].worker.id},
+                                                         {"look", outcome->look},
+                                                         {"n", outcome->n},
+                                                         {"verdict", stats::to_string(outcome->decision.verdict)},
+                                                         {"p", outcome->decision.p_value},
+                                                         {"futile", outcome->decision.futile}});
     }
-    s.journal.append_event({{"type", "look"}, {"look", k}, {"n", n}, {"stopped", decided}});
-    s.log.write("look", "look " + std::to_string(k + 1) + " at " + std::to_string(n) + " per side: " +
-                            std::to_string(decided.size()) + " instances stopped");
+    for (std::size_t j = k; j <= last; ++j) {
+      s.journal.append_event({{"type", "look"},
+                              {"look", j},
+                              {"n", design.looks[j].n},
+                              {"call", k},
+                              {"stopped", decided[j - k]}});
+      s.log.write("look", "look " + std::to_string(j + 1) + " at " + std::to_string(design.looks[j].n) +
+                              " per side: " + std::to_string(decided[j - k].size()) + " instances stopped");
+    }
+    k = last + 1;
     if (std::all_of(stopped.begin(), stopped.end(), [](bool b) { return b; })) break;
   }
   // What the run planned for the instances as they stopped: the samples up to their looks.

@@ -44,6 +44,16 @@ std::size_t WorkerPipelines::batch_size(const std::deque<Job>& jobs) {
   return size;
 }
 
+std::size_t WorkerPipelines::set_up_batches(const std::deque<Job>& jobs) {
+  const std::size_t size = batch_size(jobs);
+  if (size == 1) return 0;
+  std::vector<std::size_t> per_pipe(s_.pipes.size(), 0);
+  for (const auto& job : jobs) ++per_pipe[s_.pipe_of(job)];
+  std::size_t most = 0;
+  for (std::size_t count : per_pipe) most = std::max(most, (count + size - 1) / size);
+  return most;
+}
+
 void WorkerPipelines::run_jobs(std::deque<Job> jobs, std::deque<Job> next_call) {
   if (!s_.outcome.deterministic_failure.empty()) {  // the run stopped on it
     drop_next_call();

@@ -48,6 +48,9 @@ class WorkerPipelines {
   // Drops every worker started for a next call that will not come (the run's last look stopped
   // every instance).
   void drop_next_call();
+  // The set-up batches these jobs would take on their busiest GPU (0: they would not be batched:
+  // the run's batch size is 1, a batch failed before, or a job is not a single-rank measurement).
+  std::size_t set_up_batches(const std::deque<Job>& jobs);
   // Waits (up to --worker-timeout) for the last workers' teardown, so the run ends with no child
   // left behind.
   void wait_for_exits();

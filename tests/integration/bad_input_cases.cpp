@@ -360,7 +360,7 @@ std::vector<BatteryCase> make_cases() {
       with_sweep("flags", "prestart-too-many", kRun + "--prestart 9 s.yaml",
                  "orchestrate: --prestart: Value 9 not in range 0 to 8"),
       with_sweep("flags", "setup-batch-zero", kRun + "--setup-batch 0 s.yaml",
-                 "orchestrate: --setup-batch: Value 0 not in range 1 to 16"),
+                 "orchestrate: --setup-batch: Value 0 not in range 1 to 32"),
       with_sweep("flags", "memory-budget-negative", kRun + "--memory-budget -1 s.yaml",
                  "orchestrate: --memory-budget: must be a whole number, 0 or more, got -1"),
       with_sweep("flags", "memory-budget-a-word", kRun + "--memory-budget abc s.yaml",

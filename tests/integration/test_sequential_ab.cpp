@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -308,7 +309,7 @@ benchmarks:
   - kernel: cpu_spin
     axes: {microseconds: [100, 200]}
 )";
-  for (const std::string options : {"--prestart 1", "--prestart 1 --setup-batch 3"}) {
+  for (const std::string options : {"--prestart 1", "--prestart 1 --setup-batch 3", "--prestart 1 --setup-batch 4"}) {
     CAPTURE(options);
     Scratch s("seq-next-call");
     const auto sweep = s.write("seq.yaml", sweep_text);
@@ -321,12 +322,27 @@ benchmarks:
     REQUIRE(v.size() == 2);
     for (const auto& [id, verdict] : v) CHECK_MESSAGE(verdict == "SLOWER", id);
     const std::string log = s.path("run/log.txt");
-    const auto after_look = check_next_call_run(s, 8);
+    // Batches of 3 take the first call's 16 workers, and the separation look's 18, in 6 batches:
+    // the separation look (9 per side) is measured in the first look's call. Batches of 4 take 16
+    // in 4 and 18 in 5: it is a call of its own, as without batches.
+    const bool merged = options.find("--setup-batch 3") != std::string::npos;
+    const auto after_look = check_next_call_run(s, merged ? 9 : 8);
     // At 8 per side no instance can stop (see the first case): the next look's jobs are those
-    // started before look 1, and taken.
-    REQUIRE(!after_look.empty());
-    CHECK_MESSAGE(serials_started_before(log, "look").count(*after_look.begin()) == 1,
-                  "the first worker of look 2 was started before look 1: " << slurp(log));
+    // started before look 1, and taken. Merged, both instances may stop at 9 per side, in the
+    // first call: then nothing is measured after it.
+    const auto looks = read_jsonl(s.path("run/samples.jsonl"), "look");
+    REQUIRE(looks.size() >= 2);
+    CHECK(looks[0]["call"] == 0);
+    CHECK(looks[1]["n"] == 9);
+    CHECK(looks[1]["call"] == (merged ? 0 : 1));
+    if (merged && after_look.empty()) {
+      CHECK(looks.size() == 2);
+      CHECK(looks[0]["stopped"].size() + looks[1]["stopped"].size() == 2);
+    } else {
+      REQUIRE(!after_look.empty());
+      CHECK_MESSAGE(serials_started_before(log, "look").count(*after_look.begin()) == 1,
+                    "the first worker of the next call was started before the look: " << slurp(log));
+    }
     // Workers started for a look that never came (the last one stopped both instances) are
     // dropped: killed, never measured, journaled as dropped and their exits followed.
     CHECK(!read_jsonl(s.path("run/samples.jsonl"), "worker_dropped").empty());
@@ -340,11 +356,17 @@ benchmarks:
 
 namespace {
 
-// The look each measuring worker's samples belong to (0: the first; the looks' n from the
-// journal's look events), and one past the last look for the workers that were dropped.
+// The call each measuring worker's samples belong to (0: the first; the calls' ends from the
+// journal's look events, a call's looks naming its first as "call"), and one past the last call
+// for the workers that were dropped.
 std::map<std::uint64_t, std::size_t> look_of_workers(const Scratch& s) {
   std::vector<std::uint32_t> ends;
-  for (const auto& l : read_jsonl(s.path("run/samples.jsonl"), "look")) ends.push_back(l["n"].get<std::uint32_t>());
+  std::optional<std::uint64_t> call;
+  for (const auto& l : read_jsonl(s.path("run/samples.jsonl"), "look")) {
+    if (call == l["call"].get<std::uint64_t>()) ends.pop_back();  // a look measured in the same call
+    call = l["call"].get<std::uint64_t>();
+    ends.push_back(l["n"].get<std::uint32_t>());
+  }
   std::map<std::uint64_t, std::size_t> look;
   for (const auto& x : read_jsonl(s.path("run/samples.jsonl"))) {
     const auto round = x["round"].get<std::uint32_t>();
@@ -360,9 +382,10 @@ std::map<std::uint64_t, std::size_t> look_of_workers(const Scratch& s) {
 
 TEST_CASE("ab --until-verdict with set-up batches: the next look's workers make their contexts one at a time, only "
           "once every worker of the look is released") {
-  // 16 workers to the first look in batches of 3: the look's last batch is one worker, so the
-  // next look's workers would make their contexts beside the batch before it if they rode along
-  // with the look's next batch; and the last look's next batch is dropped.
+  // 18 workers to the first call (the looks at 8 and 9 per side, merged: 6 batches either way) in
+  // batches of 3; the next look's workers would make their contexts beside the batch before the
+  // call's last if they rode along with the call's next batch; and the last look's next batch is
+  // dropped.
   Scratch s("seq-next-call-batches");
   const auto sweep = s.write("seq.yaml", R"(name: seq
 settings: {warmup: 2, statistic: min, seed: 4, per: batch}
@@ -376,7 +399,7 @@ benchmarks:
                          s.path("run") + " " + sweep,
                      s);
   CHECK_MESSAGE(r.exit_code == 1, r.err);
-  check_next_call_run(s, 8);
+  check_next_call_run(s, 9);
   const auto look = look_of_workers(s);
   struct Context {
     std::uint64_t serial, permit, ready;
