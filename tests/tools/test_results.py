@@ -175,6 +175,22 @@ class TheChecksCanFail(unittest.TestCase):
         self.assertEqual(markers.differences(text, context)[0][2], str(max(counts.values())))
         self.assertGreater(max(counts.values()), min(counts.values()))
 
+    def test_an_instance_a_look_stopped_counts_the_samples_the_look_used(self):
+        # A build of session 12 measured ab's separation look (9 per side) in the first look's call
+        # (8): the instances that stopped SAME at 8 took 9 per side. Their verdicts are re-derived
+        # from the 8 the look used, as ab printed them; most_samples still counts what was taken.
+        from results.figures import comparison
+        folder = os.path.join(REPO, "docs", "results", "2026-12-06-h100-python-ab-speed-three-builds")
+        context = Context(Resolver(REPO), os.path.join(folder, "README.md"))
+        run, c = comparison._ab(context, "call-2/alt/new/runs/until-same-r1")
+        stops = run.look_stops()
+        self.assertEqual(sorted(stops), sorted(c.ids))
+        for i in c.ids:
+            self.assertEqual(c.n[i], (stops[i], stops[i]))
+            self.assertGreater(len(run.values(0)[i]), stops[i])
+        text = "<!-- figure most_samples call-2/alt/new/runs/until-same-r1 -->edited<!-- /figure -->"
+        self.assertEqual(markers.differences(text, context)[0][2], str(max(stops.values()) + 1))
+
     def test_a_simulation_count_edited_in_its_table(self):
         # the simulation's tables are re-derived from the program's hits/trials, not copied
         folder = os.path.join(REPO, "docs", "results", "verdict-simulation")

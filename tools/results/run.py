@@ -60,6 +60,27 @@ class Run:
             self._values[side] = out
         return self._values[side]
 
+    def look_stops(self):
+        """{instance id: samples per side} of each instance a look of a sequential run stopped
+        (the journal's look events): what its verdict used. A look measured in the same call as
+        the look after it (ab's separation look with set-up batches) leaves such an instance one
+        sample per side more than that."""
+        stops = {}
+        for e in self.events():
+            if e.get("type") == "look":
+                for s in e.get("stopped", []):
+                    stops[s["instance"]] = s["n"]
+        return stops
+
+    def values_through(self, side, counts):
+        """values(side), each instance named in `counts` cut to its samples with index below its
+        count (the samples it used)."""
+        out = {i: [] for i in self.instance_ids()}
+        for s in self.samples():
+            if s.get("side", 0) == side and s.get("sample", 0) < counts.get(s["instance"], float("inf")):
+                out.setdefault(s["instance"], []).append(s["value"])
+        return out
+
     def medians(self, side=0):
         return {i: statistics.median(v) for i, v in self.values(side).items() if v}
 

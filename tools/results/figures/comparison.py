@@ -30,7 +30,10 @@ class Comparison:
 
 def _ab(ctx, path):
     run = ctx.run(path)
-    comparison = Comparison(run.values(0), run.values(1))
+    # An instance a look stopped counts the samples that look used (none more were taken, unless
+    # its call measured the look after it too).
+    stops = run.look_stops()
+    comparison = Comparison(run.values_through(0, stops), run.values_through(1, stops))
     if not comparison.ids:
         raise FigureError(f"{path}: not an A/B run (no instance has samples on both sides)")
     _check_against_printed(ctx, path, comparison)
@@ -87,8 +90,9 @@ def ab_instances(ctx, args, opts):
 @kind("verdicts")
 def verdicts(ctx, args, opts):
     """How many of an A/B run's instances got a verdict: `verdicts RUN SLOWER` -> "3 of 9". The
-    verdicts are compare's fixed-n rule over every sample each instance took (95% intervals, Holm
-    over the instances). For a run sampled until a verdict that is not the look that stopped each
+    verdicts are compare's fixed-n rule over the samples each instance used (95% intervals, Holm
+    over the instances): all it took, or, where a look of a sequential run stopped it, the samples
+    that look used. For a run sampled until a verdict that is not the look that stopped each
     instance (its interval at the look's wider confidence, its p at the look's level): an instance
     left UNCERTAIN at its last look can count as SAME here. Quote such a run's own outcome line
     (`quote RUN.out "outcome: \\d+ compared: ([^;]*);"`) where the counts of UNCERTAIN matter."""
@@ -99,8 +103,8 @@ def verdicts(ctx, args, opts):
 def most_samples(ctx, args, opts):
     """The most samples a side took for any instance of an A/B run: a sequential run's looks
     (`most_samples RUN` -> "16")."""
-    _, c = _ab(ctx, args[0])
-    return str(max(max(n) for n in c.n.values()))
+    run, c = _ab(ctx, args[0])
+    return str(max(len(run.values(side)[i]) for i in c.ids for side in (0, 1)))
 
 @kind("same_verdicts")
 def same_verdicts(ctx, args, opts):
