@@ -29,6 +29,10 @@
 # runs with that build's orchestrate too, right after this build's, named alt-NAME (its zygotes
 # run its own package and worker library), so that two builds alternate round by round on one
 # card with the same Triton cache (a before/after of a change to the orchestrator).
+# ISOBENCH_ALT_VARIANT (a variant's name, `default` for none): the alt- runs take that variant's
+# options instead of the part's, so that two variants of one build alternate round by round:
+# ISOBENCH_BIN_ALT=. ISOBENCH_ALT_VARIANT=default ... until-batch-18 (batches of 18 against the
+# default; `.` names this build).
 #
 #   bench/gpu/setup_cadence.sh OUT [PART...]   (default: cold until gate-off prestart-2 prestart-3
 #                                               no-calibration)
@@ -52,7 +56,7 @@ cp "$here/test_setup_mod.py" "$folders/"
 export ISOBENCH_TRITON_CACHE=$out/triton-cache ISOBENCH_BYTECODE_CACHE=$out/bytecode-cache
 "$py" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" >"$out/versions.txt" 2>&1
 "$orchestrate" --version >>"$out/versions.txt" 2>&1
-[ -n "${ISOBENCH_BIN_ALT:-}" ] && "$ISOBENCH_BIN_ALT/orchestrate" --version >>"$out/versions.txt" 2>&1
+[ -n "${ISOBENCH_BIN_ALT:-}" ] && [ "$ISOBENCH_BIN_ALT" != . ] && "$ISOBENCH_BIN_ALT/orchestrate" --version >>"$out/versions.txt" 2>&1
 runs=()
 orch=$orchestrate  # the build ab() runs: ISOBENCH_BIN's, or ISOBENCH_BIN_ALT's in an alt- round
 ab() {  # ab NAME CANDIDATE_FOLDER [orchestrate ab options...]: exit 1 is a SLOWER verdict, not a failure
@@ -87,10 +91,17 @@ variant_options() {
 }
 until_rounds() {  # until_rounds NAME [options...]: ISOBENCH_REPEATS rounds of both routes, a/c and a/b
   local name=$1 prefix; shift
+  local this=("$@") alt=("$@")
+  if [ -n "${ISOBENCH_ALT_VARIANT:-}" ]; then
+    # shellcheck disable=SC2207  # the options split into words
+    alt=($(variant_options "$ISOBENCH_ALT_VARIANT")) || exit 2
+  fi
   for i in $(seq 1 "${ISOBENCH_REPEATS:-2}"); do
     for prefix in "" ${ISOBENCH_BIN_ALT:+alt-}; do
       orch=$orchestrate
-      [ -n "$prefix" ] && orch=$ISOBENCH_BIN_ALT/orchestrate
+      set -- "${this[@]}"
+      [ -n "$prefix" ] && orch=${ISOBENCH_BIN_ALT:-}/orchestrate && set -- "${alt[@]}"
+      [ -n "$prefix" ] && [ "$ISOBENCH_BIN_ALT" = . ] && orch=$orchestrate
       pair "$prefix$name-$i" "$@"
       ab "${prefix}pytest-$name-$i-slower" c "$@" --pytest "$folders/test_setup_mod.py"
       ab "${prefix}pytest-$name-$i-same" b "$@" --pytest "$folders/test_setup_mod.py"
