@@ -130,15 +130,20 @@ void WorkerPipelines::take_next_call(Pipeline& pipe) {
 void WorkerPipelines::drop_next_call() {
   for (auto& pipe : s_.pipes) {
     pipe.next_call.clear();
-    for (auto it = pipe.active.begin(); it != pipe.active.end();) {
-      if (!(*it)->for_next_call) {
-        ++it;
-        continue;
-      }
-      auto w = std::move(*it);
-      it = pipe.active.erase(it);
-      drop(std::move(w), "started for the next jobs; the run needs no more workers");
+    drop_where(pipe, [](const Worker& w) { return w.for_next_call; },
+               "started for the next jobs; the run needs no more workers");
+  }
+}
+
+void WorkerPipelines::drop_where(Pipeline& pipe, const std::function<bool(const Worker&)>& which, const char* why) {
+  for (auto it = pipe.active.begin(); it != pipe.active.end();) {
+    if (!which(**it)) {
+      ++it;
+      continue;
     }
+    auto w = std::move(*it);
+    it = pipe.active.erase(it);
+    drop(std::move(w), why);
   }
 }
 
@@ -288,15 +293,8 @@ bool WorkerPipelines::step(Pipeline& pipe) {
       for (auto& p : s_.pipes) {
         p.jobs.clear();
         // Workers started and not yet released would meet the cause in their set-ups: dropped.
-        for (auto it = p.active.begin(); it != p.active.end();) {
-          if ((*it)->released || (*it)->for_next_call) {
-            ++it;
-            continue;
-          }
-          auto w = std::move(*it);
-          it = p.active.erase(it);
-          drop(std::move(w), "not released: the run stopped on a failure not retried");
-        }
+        drop_where(p, [](const Worker& x) { return !x.released && !x.for_next_call; },
+                   "not released: the run stopped on a failure not retried");
       }
     }
     if (retry) {

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,8 @@ class WorkerPipelines {
   std::size_t batch_size(const std::deque<Job>& jobs);
   void take_next_call(Pipeline& pipe);
   void drop(std::unique_ptr<Worker> w, const char* why);
+  // Drops the pipeline's active workers `which` picks, in order.
+  void drop_where(Pipeline& pipe, const std::function<bool(const Worker&)>& which, const char* why);
   bool start_for_next_call(Pipeline& pipe, std::size_t depth);
 
   RunState& s_;

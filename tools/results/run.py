@@ -53,11 +53,7 @@ class Run:
     def values(self, side=0):
         """{instance id: [seconds per launch, ...]} of one side (0 = baseline, 1 = candidate)."""
         if side not in self._values:
-            out = {i: [] for i in self.instance_ids()}
-            for s in self.samples():
-                if s.get("side", 0) == side:
-                    out.setdefault(s["instance"], []).append(s["value"])
-            self._values[side] = out
+            self._values[side] = self.values_through(side, {})
         return self._values[side]
 
     def look_stops(self):
