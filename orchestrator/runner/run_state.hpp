@@ -60,8 +60,9 @@ struct Worker {
   // batch it was released with (0 until then).
   bool batched = false;
   std::uint64_t batch = 0;
-  // Released with other workers, or seen setting up while another did: a failure before it
-  // measured may be for want of what they held (worker_pipelines.cpp).
+  // Permitted its context as one of a batch's, released with other workers, or seen setting up
+  // while another did: a failure before it measured may be for want of what they held (device
+  // memory for a context or a set-up; worker_pipelines.cpp).
   bool beside_batch_mates = false;
   ipc::LaneState seen = ipc::LaneState::assigned;  // the lane's state at the last look
   std::string rejected;  // why a sample of this worker was rejected, if one was

@@ -35,7 +35,11 @@ bool SetupBatches::admit(Pipeline& pipe, std::size_t size) {
     for (auto& w : active) {
       if (w->released) continue;
       if (w->for_next_call || next++ == size) break;
-      if (!w->permitted) changed |= lanes_.permit_context(*w);
+      if (w->permitted) continue;
+      changed |= lanes_.permit_context(*w);
+      // Made beside the batch's other contexts (and the set-ups of the one before): a context
+      // that fails may have failed for want of what they hold.
+      w->beside_batch_mates = size > 1;
     }
     changed |= permit_next_call_context(pipe);
     // After a failure in a batch (size 1 from then on) a worker sets up alone: not beside the
@@ -78,7 +82,7 @@ bool SetupBatches::release_batch(Pipeline& pipe, std::size_t size) {
   const std::uint64_t id = s_.next_batch++;
   for (Worker* w : batch) {
     w->batch = id;
-    w->beside_batch_mates = batch.size() > 1;
+    w->beside_batch_mates |= batch.size() > 1;  // or its context was made beside a batch's
     lanes_.release(*w);
   }
   return !batch.empty();

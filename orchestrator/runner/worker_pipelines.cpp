@@ -273,17 +273,19 @@ bool WorkerPipelines::step(Pipeline& pipe) {
       return true;
     }
     if (!reason.empty()) note_failure(*gone, reason, *status);
-    if (!reason.empty() && gone->batched && gone->released && !gone->measure_permitted && !batches_shrunk_) {
+    // A worker that failed before it measured, having made its context or set up beside its
+    // batch-mates, may have failed for want of what they held (device memory): a worker that does
+    // both alone, as every one does from now on, may not. It is retried, and its cause is not
+    // taken for the side's.
+    const bool crowded = gone->beside_batch_mates && !gone->measure_permitted;
+    if (!reason.empty() && gone->batched && (gone->released || crowded) && !gone->measure_permitted &&
+        !batches_shrunk_) {
       batches_shrunk_ = true;
       next_batch_ = 1;  // workers started for the next call from now on are not batched, as it will not be
-      s_.log.write("setup-batch", "worker " + std::to_string(gone->serial) +
-                                      " failed in its set-up batch, before it measured: the rest of the run sets up "
-                                      "one worker at a time");
+      s_.log.write("setup-batch", "worker " + std::to_string(gone->serial) + " failed in its set-up batch" +
+                                      (gone->released ? "" : " (making its context)") +
+                                      ", before it measured: the rest of the run sets up one worker at a time");
     }
-    // A worker that failed before it measured, having set up beside its batch-mates, may have
-    // failed for want of what they held (device memory): a worker that sets up alone, as every one
-    // does from now on, may not. It is retried, and its cause is not taken for the side's.
-    const bool crowded = gone->beside_batch_mates && !gone->measure_permitted;
     const bool deterministic = !reason.empty() && !crowded && repeats_cause(*gone, reason);
     auto retry = reason.empty() || deterministic ? std::nullopt : retry_of(*gone);
     retire(std::move(gone), reason, &*status);

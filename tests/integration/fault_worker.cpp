@@ -14,7 +14,9 @@
 // With ISOBENCH_TEST_FAULT_RANK=R only rank R of a multi-rank group faults (the others run).
 // With ISOBENCH_TEST_FAULT_ONCE=FILE the fault happens only in the first worker (FILE marks it).
 // With ISOBENCH_TEST_FAULT_NTH=N and ISOBENCH_TEST_FAULT_COUNTER=FILE it happens only in the N-th
-// worker started (0-based; FILE counts the workers, one byte each).
+// worker started (0-based; FILE counts the workers, one byte each); NTH=N,M,... in each of those.
+// With ISOBENCH_TEST_UNFAULTED_DELAY_MS=MS a worker the fault spares sleeps MS milliseconds before it
+// starts (its batch is released late: faulted batch-mates die before their release).
 
 #include <fcntl.h>
 #include <signal.h>
@@ -70,8 +72,16 @@ int main(int argc, char** argv) {
       (void)!::write(fd, "x", 1);
       ::close(fd);  // releases the lock
     }
-    if (index != std::stol(nth)) fault.clear();
+    bool listed = false;
+    for (std::string rest = nth; !rest.empty();) {
+      const auto comma = rest.find(',');
+      listed |= index == std::stol(rest.substr(0, comma));
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    }
+    if (!listed) fault.clear();
   }
+  if (const char* delay = std::getenv("ISOBENCH_TEST_UNFAULTED_DELAY_MS"); delay && fault.empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::stol(delay)));
   if (fault == "segv") raise(SIGSEGV);
   if (fault == "abort") std::abort();
   if (fault == "exit7") return 7;

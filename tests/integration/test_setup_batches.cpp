@@ -326,6 +326,44 @@ TEST_CASE("setup batches: after a worker fails in its batch's set-up, the rest o
   CHECK(slurp(s.path("run/log.txt")).find("failed in its set-up batch, before it measured") != std::string::npos);
 }
 
+TEST_CASE("setup batches: contexts that fail beside their batch's are retried one at a time; a cause every "
+          "context meets alone still stops the run") {
+  // Two workers of the first batch die once their contexts exist, before their release (the third
+  // starts late): on a GPU too small for a batch's contexts that is where they run out of memory.
+  // Before any sample that would be the side's cause twice (exit 3); made beside the batch's other
+  // contexts, it is not.
+  Scratch s("setup-batch-context");
+  const std::string fault = "ISOBENCH_TEST_FAULT=segv-at:waiting ISOBENCH_TEST_FAULT_COUNTER=" + s.path("counter");
+  const std::string options = "--setup-batch 3 --prestart 1 --worker " + bin("isobench-fault-worker");
+  const auto r = run_batched(s, options, 9, fault + " ISOBENCH_TEST_FAULT_NTH=0,1 ISOBENCH_TEST_UNFAULTED_DELAY_MS=200");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto failures = read_jsonl(s.path("run/samples.jsonl"), "worker_failure");
+  REQUIRE(failures.size() == 2);
+  // The first dies unreleased; the second may have been released alone, once the batch shrank.
+  CHECK(failures[0]["released"] == false);
+  for (const auto& f : failures) CHECK(f["reason"].get<std::string>().find("killed by SIGSEGV") == 0);
+  const auto t = timeline(s);
+  CHECK(t.samples.size() == 18);
+  check_plan_order(s, t);
+  const std::string log = slurp(s.path("run/log.txt"));
+  CHECK_MESSAGE(log.find("failed in its set-up batch (making its context), before it measured") != std::string::npos,
+                log);
+  CHECK(log.find("[deterministic-failure]") == std::string::npos);
+  for (const auto& [batch, serials] : batches_of(t)) CHECK(serials.size() == 1);  // none released as 3
+
+  // Every worker dies there: the first batch's three are retried (and the second batch's, where
+  // the first was released before its workers died and the second made its contexts), then two
+  // made alone stop the run. Without this rule it stops at the second failure.
+  Scratch all("setup-batch-context-all");
+  const auto stopped = run_batched(all, options, 9, fault);
+  CHECK_MESSAGE(stopped.exit_code == 3, stopped.err);
+  const std::string stop_log = slurp(all.path("run/log.txt"));
+  CHECK_MESSAGE(stop_log.find("[deterministic-failure]") != std::string::npos, stop_log);
+  const auto all_failures = read_jsonl(all.path("run/samples.jsonl"), "worker_failure").size();
+  CHECK(all_failures >= 5);
+  CHECK(all_failures <= 8);
+}
+
 TEST_CASE("setup batches: interrupted, the run stops every worker of its batches, held ones included") {
   become_subreaper();
   Scratch s("setup-batch-interrupt");
