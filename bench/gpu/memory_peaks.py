@@ -1,41 +1,36 @@
 #!/usr/bin/env python3
 """The card's peak memory in use during each run of a bench script, from nvidia-smi's log
 (`nvidia-smi --query-gpu=timestamp,memory.used --format=csv -lms 200 > memory.csv`, started
-beside the script) and the script's commands.log (`# NAME: exit N, MS ms, ended ISO-TIME` lines,
-bench/gpu/preamble.sh): the largest sample taken between a run's start (its end less its wall
-time) and its end, with the number of samples in that window. Both clocks are the machine's, in
-UTC. Usage: memory_peaks.py MEMORY_CSV COMMANDS_LOG
+beside the script) and the script's commands.log (read by bench/run_timeline.py's
+read_commands): the largest sample taken between a run's start (its end less its wall time) and
+its end, with the number of samples in that window. Both clocks are the machine's, in UTC.
+Usage: memory_peaks.py MEMORY_CSV COMMANDS_LOG
 """
-import datetime as dt
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from run_timeline import read_commands, utc_seconds  # noqa: E402
+
 
 def memory_samples(path):
+    """[(UTC seconds, MiB in use)] of an nvidia-smi log ("2026/12/07 04:59:28.238, 0 MiB")."""
     samples = []
     with open(path) as f:
         for line in f:
-            m = re.match(r"(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+), (\d+) MiB", line)
+            m = re.match(r"(\d{4})/(\d\d)/(\d\d) (\d\d:\d\d:\d\d\.\d+), (\d+) MiB", line)
             if m:
-                samples.append((dt.datetime.strptime(m[1], "%Y/%m/%d %H:%M:%S.%f"), int(m[2])))
+                samples.append((utc_seconds(f"{m[1]}-{m[2]}-{m[3]}T{m[4]}"), int(m[5])))
     return samples
-
-
-def runs(path):
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"# (\S+): exit \d+, (\d+) ms, ended (\S+)Z$", line.strip())
-            if m:
-                end = dt.datetime.strptime(m[3], "%Y-%m-%dT%H:%M:%S.%f")
-                yield m[1], end - dt.timedelta(milliseconds=int(m[2])), end
 
 
 def main(memory_csv, commands_log):
     samples = memory_samples(memory_csv)
     print("| run | peak memory used, MiB | samples |")
     print("| --- | --- | --- |")
-    for name, begin, end in runs(commands_log):
-        inside = [mib for t, mib in samples if begin <= t <= end]
+    for name, (wall_s, end, _) in read_commands(commands_log).items():
+        inside = [mib for t, mib in samples if end - wall_s <= t <= end]
         if len(inside) < 2:
             continue  # a step too short for the log (phases, timelines)
         print(f"| {name} | {max(inside)} | {len(inside)} |")
