@@ -13,6 +13,11 @@ For each batch (--setup-batch K; the journal's `batch` of `worker` events):
   permit     the batch's first measure permit
   waited     permit - set up: the time the batch, set up, waited for the contexts (the gate)
   measured   its last worker's measure_end_ns
+  setup      set up - released: the batch's set-up, its workers side by side (ms)
+  measuring  the sum of its workers' measuring phases (ms)
+  share      measuring / (measured - released): measuring's share of the batch's cycle, from its
+             release to its last measurement (what the batch spent setting up and waiting for
+             contexts is the rest; docs/measurement.md, "What bounds the measuring share")
 Then the dropped workers (spawn, context, dropped, exited) and the run's end (the last exit).
 Usage: batch_cadence.py RUN_DIR...
 """
@@ -50,6 +55,9 @@ def cadence(events):
                      "contexts_done": ms(max((c[1] for c in beside), default=released)),
                      "permit": ms(permit), "waited": (permit - set_up) / 1e6,
                      "measured": ms(max(w["measure_end_ns"] for w in ws))})
+        rows[-1]["setup"] = (set_up - released) / 1e6
+        rows[-1]["measuring"] = sum(w["measure_end_ns"] - w["measure_begin_ns"] for w in ws) / 1e6
+        rows[-1]["share"] = rows[-1]["measuring"] / (rows[-1]["measured"] - rows[-1]["released"])
     drops = [{"serial": d["serial"], "spawned": ms(d["spawned_ns"]),
               "context": (d["device_ready_ns"] - d["context_begin_ns"]) / 1e6 if d.get("device_ready_ns") else None,
               "dropped": ms(d["dropped_ns"]),
@@ -65,12 +73,14 @@ def main(runs):
         if not rows:
             print("no set-up batches (one worker at a time)\n")
             continue
-        print("| batch | workers | released | set up | contexts (dropped) | ctx done | permit | waited | measured |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| batch | workers | released | set up | contexts (dropped) | ctx done | permit | waited | measured "
+              "| setup | measuring | share |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for r in rows:
             print(f"| {r['batch']} | {r['workers']} | {r['released']:.0f} | {r['set_up']:.0f} | "
                   f"{r['contexts']} ({r['dropped_contexts']}) | {r['contexts_done']:.0f} | {r['permit']:.0f} | "
-                  f"{r['waited']:.0f} | {r['measured']:.0f} |")
+                  f"{r['waited']:.0f} | {r['measured']:.0f} | {r['setup']:.0f} | {r['measuring']:.0f} | "
+                  f"{r['share'] * 100:.1f}% |")
         waited = sum(r["waited"] for r in rows)
         last_exit = f"{end:.0f} ms" if end is not None else "not journaled"
         print(f"\nwaited for contexts after set-up: {waited:.0f} ms in all; "

@@ -42,6 +42,11 @@ class BatchCadence(unittest.TestCase):
         self.assertAlmostEqual(second["contexts_done"], 1700)
         self.assertAlmostEqual(second["waited"], 200)
         self.assertAlmostEqual(second["measured"], 1750)
+        # Batch 1: set up 400 -> 900, measured 50 + 50 ms of its 600 ms from release to 1000.
+        self.assertAlmostEqual(first["setup"], 500)
+        self.assertAlmostEqual(first["measuring"], 100)
+        self.assertAlmostEqual(first["share"], 100 / 600)
+        self.assertAlmostEqual(second["share"], 50 / 750)
         self.assertEqual([d["serial"] for d in drops], [4])
         self.assertAlmostEqual(drops[0]["context"], 600)
         self.assertAlmostEqual(end, 1950)
