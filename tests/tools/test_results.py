@@ -191,6 +191,24 @@ class TheChecksCanFail(unittest.TestCase):
         text = "<!-- figure most_samples call-2/alt/new/runs/until-same-r1 -->edited<!-- /figure -->"
         self.assertEqual(markers.differences(text, context)[0][2], str(max(stops.values()) + 1))
 
+    def test_a_batch_share_is_measuring_over_the_batch_release_to_its_last_measurement(self):
+        # The `batch` figure against the journal's worker events, counted here: batch 2 of two
+        # H200 runs of session 13, and over both runs their range.
+        folder = ResultsFolder(os.path.join(REPO, "docs", "results", "2026-12-06-h200-setup-cadence-main"))
+        context = Context(Resolver(REPO), os.path.join(folder.path, "README.md"))
+        runs = ["call-3/sc/runs/until-1-slower", "call-3/sc/runs/until-1-same"]
+        shares = []
+        for run in runs:
+            events = [json.loads(line) for line in folder.text(f"{run}/samples.jsonl").splitlines() if line]
+            ws = [e for e in events if e.get("type") == "worker" and e.get("batch") == 2]
+            measuring = sum(w["measure_end_ns"] - w["measure_begin_ns"] for w in ws)
+            shares.append(measuring / (max(w["measure_end_ns"] for w in ws) - min(w["released_ns"] for w in ws)))
+            text = f"<!-- figure batch 2 share {run} -->edited<!-- /figure -->"
+            self.assertEqual(markers.differences(text, context)[0][2], f"{shares[-1] * 100:.1f}%")
+        text = f"<!-- figure batch 2 share {' '.join(runs)} -->edited<!-- /figure -->"
+        low, high = sorted(shares)
+        self.assertEqual(markers.differences(text, context)[0][2], f"{low * 100:.1f}-{high * 100:.1f}%")
+
     def test_a_simulation_count_edited_in_its_table(self):
         # the simulation's tables are re-derived from the program's hits/trials, not copied
         folder = os.path.join(REPO, "docs", "results", "verdict-simulation")

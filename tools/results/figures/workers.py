@@ -12,6 +12,7 @@ from ..shape import shape_text
 from . import FigureError, _gate, _gpus, _instance, _name, _option, kind
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench", "gpu"))
+import batch_cadence  # noqa: E402
 import sample_spread  # noqa: E402
 import worker_phases  # noqa: E402
 
@@ -112,6 +113,34 @@ def phases(ctx, args, opts):
 def phase(ctx, args, opts):
     """One phase figure of one run: `phase RUN COLUMN` (a column of `phases`)."""
     return PHASE_COLUMNS[args[1]](_phases(ctx, args[0]))
+
+BATCH_COLUMNS = {  # (the value, how it is written)
+    "workers": (lambda b: b["workers"], str),
+    "contexts": (lambda b: b["contexts"], str),
+    "waited": (lambda b: b["waited"], lambda v: fmt.ms(v, 0)),
+    "setup": (lambda b: b["setup"], lambda v: fmt.ms(v, 0)),
+    "measuring": (lambda b: b["measuring"], lambda v: fmt.ms(v, 0)),
+    "share": (lambda b: b["share"], fmt.pct),
+}
+
+@kind("batch")
+def batch(ctx, args, opts):
+    """One set-up batch's figure, bench/gpu/batch_cadence.py's: `batch N COLUMN RUN...`, over
+    several runs their range ("18.6-20.7%"). COLUMN: workers, contexts (made beside its set-up),
+    waited, setup, measuring (ms), share (measuring's share of the batch's cycle, from its release
+    to its last measurement)."""
+    value, write = BATCH_COLUMNS[args[1]]
+    values = []
+    for path in args[2:]:
+        rows, _, _ = batch_cadence.cadence(ctx.run(path).events())
+        found = [b for b in rows if b["batch"] == int(args[0])]
+        if not found:
+            raise FigureError(f"{path} has no set-up batch {args[0]}")
+        values.append(value(found[0]))
+    low, high = write(min(values)), write(max(values))
+    if low == high:
+        return low
+    return f"{low.rstrip('%')}-{high}"
 
 @kind("throughput_ratio")
 def throughput_ratio(ctx, args, opts):
