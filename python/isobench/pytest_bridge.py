@@ -305,27 +305,38 @@ def _plugins(runner=None):
         @pytest.hookimpl(wrapper=True)
         def pytest_load_initial_conftests(self, early_config, parser, args):
             # After the plugins load and before the arguments are parsed for good (and before any
-            # plugin's own hook: a wrapper runs first): the options of pytest-benchmark and
-            # pytest-codspeed where they are not installed, and pytest-cov's coverage turned off
-            # (its --no-cov), which would otherwise start here and trace every sample.
+            # plugin's own hook: a wrapper runs first): pytest-cov's coverage turned off (its
+            # --no-cov), which would otherwise start here and trace every sample. Then, once the
+            # initial conftests have loaded (after the yield), the options of pytest-benchmark and
+            # pytest-codspeed where they are not installed, each only where no plugin or conftest
+            # registered that option string already (pytest-speed, a conftest's own stubs): pytest
+            # checks option strings within one group only, and argparse refuses a string two
+            # groups share when the arguments are parsed.
             loaded = set()
             for plugin in early_config.pluginmanager.get_plugins():
                 loaded.add((getattr(plugin, "__name__", None) or type(plugin).__module__).split(".")[0])
+            if "pytest_cov" in loaded and "--no-cov" not in args:
+                args.append("--no-cov")
+                early_config.known_args_namespace.no_cov = True
+            result = yield
+            taken = set()
+            for existing in [getattr(parser, "_anonymous", None)] + list(getattr(parser, "_groups", [])):
+                for option in getattr(existing, "options", []):
+                    taken.update(option.names())
             group = parser.getgroup("isobench", "options isobench accepts and ignores")
             for module, options in _STUB_OPTIONS.items():
                 if module in loaded:
                     continue
                 for name, arity in options.items():
+                    if name in taken:
+                        continue
                     kind = {"action": "store_true"} if arity == 0 else {"nargs": arity} if arity in ("?", "+") else {}
                     try:
                         group.addoption(name, dest="isobench_ignored_" + name.lstrip("-").replace("-", "_"),
                                         help="ignored under isobench", **kind)
-                    except ValueError:  # a conftest of the project's has it
+                    except ValueError:  # another registration of it that the scan above did not see
                         pass
-            if "pytest_cov" in loaded and "--no-cov" not in args:
-                args.append("--no-cov")
-                early_config.known_args_namespace.no_cov = True
-            return (yield)
+            return result
 
         @pytest.hookimpl(tryfirst=True)
         def pytest_cmdline_main(self, config):

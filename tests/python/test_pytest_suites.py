@@ -151,6 +151,51 @@ class Coverage(unittest.TestCase):
         self.assertEqual(done.stdout.split(), ["CovPlugin", "True", "None"])
 
 
+class OtherPluginsStubs(unittest.TestCase):
+    """pydantic-core's test requirement pytest-speed has a benchmark fixture of its own and stubs
+    of pytest-benchmark's options, as a project's conftest may: the bridge's stand-ins of those
+    options must not clash with them (argparse refused a string two groups shared)."""
+
+    PLUGIN = ("import pytest\n\ndef pytest_addoption(parser):\n"
+              "    parser.addoption('--benchmark-columns', action='store', default='', help='stub')\n\n"
+              "@pytest.fixture\ndef benchmark():\n    return lambda fn, *args: fn(*args)\n")
+
+    def handed(self, files):
+        """What a worker's set-up hands over for test_x in a folder of `files`, its launches
+        counted, as the subprocess's stdout (pytest alone: the stand-ins are all added)."""
+        probe = ("import io, sys\nfrom contextlib import redirect_stdout\nfrom isobench import pytest_bridge\n"
+                 "tests = pytest_bridge.collect(sys.argv[1], '', [])\n"
+                 "with redirect_stdout(io.StringIO()):\n"
+                 "    handed = pytest_bridge.PytestTest(sys.argv[1], 'test_x')(seed=1, device='cpu', stream=None)\n"
+                 "    handed.launch()\n    handed.launch()\n"
+                 "print([t['test'] for t in tests if t['benchmark']], sys.modules['test_stubbed'].CALLS)\n")
+        with tempfile.TemporaryDirectory() as folder:
+            for name, text in files.items():
+                with open(os.path.join(folder, name), "w") as f:
+                    f.write(text)
+            env = dict(os.environ, PYTHONPATH=PACKAGE, PYTHONDONTWRITEBYTECODE="1", ISOBENCH_BYTECODE_CACHE="off")
+            done = subprocess.run([sys.executable, "-c", probe, os.path.join(folder, "test_stubbed.py")], env=env,
+                                  capture_output=True, text=True, check=False, cwd=folder)
+        self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+        return done.stdout.strip()
+
+    TEST = "CALLS = []\n\ndef test_x(benchmark):\n    benchmark(CALLS.append, 1)\n"
+
+    def test_a_plugin_that_stubs_pytest_benchmarks_options(self):
+        # isobench's fixture is the one the test gets: its own call, then the two launches.
+        self.assertEqual(self.handed({"speedlike.py": self.PLUGIN, "test_stubbed.py": self.TEST,
+                                      "pytest.ini": "[pytest]\npythonpath = .\naddopts = -p speedlike "
+                                                    "--benchmark-columns min,mean\n"}),
+                         "['test_x'] [1, 1, 1]")
+
+    def test_a_conftest_that_stubs_one(self):
+        conftest = ("def pytest_addoption(parser):\n"
+                    "    parser.addoption('--benchmark-disable', action='store_true', help='stub')\n")
+        self.assertEqual(self.handed({"conftest.py": conftest, "test_stubbed.py": self.TEST,
+                                      "pytest.ini": "[pytest]\naddopts = --benchmark-disable\n"}),
+                         "['test_x'] [1, 1, 1]")
+
+
 class PytestsRefusals(unittest.TestCase):
     """What pytest refuses, said in one line naming the file and pytest's reason, with the remedy."""
 
