@@ -137,6 +137,10 @@ struct CollectedTest {
   bool uses_benchmark = false;  // takes the benchmark fixture, or is marked benchmark (pytest-codspeed's style)
   bool doctest = false;         // a doctest of the file (--doctest-modules): never a benchmark
   std::string node_id;          // pytest's node id from its rootdir: "tests/test_ops.py::test_softmax[1024-fp16]"
+  // Why its skip or skipif marks skip it where the collector ran (pytest's reason; "unconditional
+  // skip" for a bare mark); empty for a test they do not skip: a skipped test is named in a note
+  // and not measured, as pytest and pytest-benchmark leave it out.
+  std::string skipped;
   // A test of a do_bench suite (docs/python.md, "do_bench suites"): the timing calls it makes
   // through triton.testing, each {"name", "kind"} (kind: do_bench | do_bench_cudagraph), in order,
   // with "control": true for a control (isobench.do_bench); empty for a test of a fixture suite.

@@ -352,9 +352,13 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
   } catch (const std::runtime_error& e) {
     refuse(e.what());
   }
-  std::vector<std::string> without, doctests;
+  std::vector<std::string> without, doctests, skipped;
   std::size_t produced = 0, timed_tests = 0;
   for (const auto& test : tests) {
+    if (!test.skipped.empty()) {
+      skipped.push_back(test.test + " (" + test.skipped + ")");
+      continue;
+    }
     if (!test.calls.empty()) {
       produce_timing_calls(entry, kind, measure, test, instances);
       produced += test.calls.size();
@@ -401,17 +405,20 @@ void SweepParser::produce_pytest(const Entry& entry, const Kind& kind, const Mea
                           : std::string()));
     without.clear();  // tests that made no timing call: named by the note below as without one
     for (const auto& test : tests)
-      if (test.calls.empty() && !test.doctest) without.push_back(test.test);
+      if (test.calls.empty() && !test.doctest && test.skipped.empty()) without.push_back(test.test);
     note(without, "test", " that made no timing call");
     note(doctests, "doctest", "");
+    note(skipped, "test", " that a skip or skipif mark skips here");
     return;
   }
   note(without, "test", " without the benchmark fixture or mark");
   note(doctests, "doctest", "");
+  note(skipped, "test", " that a skip or skipif mark skips here");
   if (produced == 0)
     refuse(kind.pytest_file + ": no collected test takes the benchmark fixture or is marked benchmark (" +
            std::to_string(tests.size()) + " collected" +
-           (kind.pytest_select.empty() ? "" : " with -k " + kind.pytest_select) + ")");
+           (kind.pytest_select.empty() ? "" : " with -k " + kind.pytest_select) +
+           (skipped.empty() ? "" : ", " + std::to_string(skipped.size()) + " skipped by their marks") + ")");
 }
 
 }  // namespace isobench::orchestrator::sweep_detail

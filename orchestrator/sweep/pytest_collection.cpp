@@ -93,6 +93,7 @@ std::vector<CollectedTest> collect_pytest_tests(const std::string& file, const s
     c.uses_benchmark = t.at("benchmark").get<bool>();
     c.doctest = t.value("doctest", false);
     c.node_id = t.value("node_id", std::string());
+    c.skipped = t.value("skipped", std::string());
     if (t.contains("calls")) c.calls = t.at("calls").get<std::vector<nlohmann::json>>();
     c.import_in_worker = answer.value("import_in_worker", false);
     c.import_seconds = answer.value("import_seconds", 0.0);

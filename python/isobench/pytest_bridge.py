@@ -255,15 +255,46 @@ def _check_mark(item, label):
                               % (label, name, ", ".join(repr(k) for k in unknown), ", ".join(MARK_KEYWORDS)))
 
 
-def _tests_of(path, items):
+def _skipped_by_marks(item):
+    """Why the test's skip or skipif marks skip it here, or None: evaluated as pytest's skipping
+    plugin does at the test's set-up (its conditions with the module's globals and the config), in
+    the collector only: a condition may touch the GPU, which a zygote must not."""
+    try:
+        from _pytest.skipping import evaluate_skip_marks
+    except ImportError:  # another pytest: each worker's set-up meets the skip, as before
+        return None
+    try:
+        skip = evaluate_skip_marks(item)
+    except Exception:  # noqa: BLE001 - pytest reports a condition that fails at the test's set-up
+        return None
+    if skip is None:
+        return None
+    return skip.reason or "unconditional skip"
+
+
+def _skips(items):
+    """{node id: why its marks skip it} over the items (while their config is still configured)."""
+    pytest = _pytest()
+    reasons = {}
+    for item in items:
+        reason = _skipped_by_marks(item) if isinstance(item, pytest.Function) else None
+        if reason is not None:
+            reasons[item.nodeid] = reason
+    return reasons
+
+
+def _tests_of(path, items, skipped=None):
     """The collected items as the collection's answer: [{"test", "function", "params", "benchmark",
-    "doctest", "node_id"}]. "test" is the node id after the file, the instance's name; "node_id"
-    pytest's whole node id (from the rootdir), as pytest -v and pytest-benchmark's JSON name it."""
+    "doctest", "node_id", "skipped"}]. "test" is the node id after the file, the instance's name;
+    "node_id" pytest's whole node id (from the rootdir), as pytest -v and pytest-benchmark's JSON
+    name it; "skipped", for a test its marks skip (`skipped`: _skips()), the marks' reason."""
     pytest = _pytest()
     tests = []
     for item in items:
         entry = {"test": _in_file_name(item.nodeid), "function": item.name, "params": {}, "benchmark": False,
                  "doctest": False, "node_id": item.nodeid}
+        if item.nodeid in (skipped or {}):
+            entry["skipped"] = skipped[item.nodeid]
         tests.append(entry)
         if not isinstance(item, pytest.Function):  # a doctest (--doctest-modules), another plugin's item
             entry["doctest"] = type(item).__name__ == "DoctestItem"
@@ -451,7 +482,8 @@ def _refusal(path, error, argv):
 
 
 def collect(path, select="", args=()):
-    """The tests of one file: [{"test", "function", "params", "benchmark", "doctest", "node_id"}];
+    """The tests of one file: [{"test", "function", "params", "benchmark", "doctest", "node_id",
+    "skipped"}];
     BridgeError naming the file when it does not collect (an import error, a syntax error, a bad
     argument: pytest's reason, in one line)."""
     pytest = _pytest()
@@ -460,11 +492,13 @@ def collect(path, select="", args=()):
     argv = [path, "--collect-only"] + _COMMON_ARGS + (["-k", select] if select else []) + list(args)
     stdout = sys.stdout
     sys.stdout = sys.stderr  # pytest's listing is not the collection's answer
+    skipped = {}
     try:
         collector = _Collector()
         try:
             config, session = _collected_session(list(argv), _plugins() + [collector])  # pytest adds addopts to it
             items = list(session.items)
+            skipped = _skips(items)
             config._ensure_unconfigure()
         except _Internals:
             collector = _Collector()
@@ -473,6 +507,7 @@ def collect(path, select="", args=()):
                 raise BridgeError("%s: pytest ended with %s (its reasons are above, on standard error)"
                                   % (path, pytest.ExitCode(code).name)) from None
             items = collector.items
+            skipped = _skips(items)  # pytest has unconfigured: a condition that needs it is left to the set-up
         except (Exception, SystemExit) as error:  # noqa: BLE001 - pytest's refusal, in its words
             if collector.errors:  # a collection error, reported as such below
                 items = []
@@ -482,7 +517,7 @@ def collect(path, select="", args=()):
         sys.stdout = stdout
     if collector.errors:
         raise BridgeError("%s does not collect: %s" % (path, "; ".join(collector.errors)))
-    return _tests_of(path, items)
+    return _tests_of(path, items, skipped)
 
 
 class _Handed:
@@ -754,7 +789,7 @@ def collect_suite(path, select="", args=(), timing="auto"):
     if timing == "fixture" or (timing == "auto" and (any(t["benchmark"] for t in tests) or "triton" not in sys.modules)):
         return answer
     from . import do_bench
-    runnable = [t["test"] for t in tests if not t["doctest"]]
+    runnable = [t["test"] for t in tests if not t["doctest"] and "skipped" not in t]
     stdout = sys.stdout
     sys.stdout = sys.stderr  # the tests' own printing is not the collection's answer
     try:

@@ -176,6 +176,47 @@ TEST_CASE("a failing test fails its workers with the file, the test and the asse
         std::string::npos);
 }
 
+TEST_CASE("tests that their skip or skipif marks skip are named in a note and left out; the others are measured") {
+  // Before, each was an instance whose set-up met the skip: every worker exited 3, and the run
+  // stopped with nothing measured.
+  Scratch s("pytest-bridge-skips");
+  s.write("test_marks.py", R"PY(import sys
+import pytest
+
+
+def test_kept(benchmark):
+    benchmark(sum, range(10))
+
+
+@pytest.mark.skipif(sys.platform == "linux", reason="not on this platform")
+def test_skipif(benchmark):
+    benchmark(sum, range(10))
+
+
+@pytest.mark.skipif("sys.version_info < (3, 0)", reason="needs Python 3")
+def test_skipif_false(benchmark):
+    benchmark(sum, range(10))
+
+
+@pytest.mark.skip
+def test_skip(benchmark):
+    benchmark(sum, range(10))
+)PY");
+  const auto sweep = s.write("sweep.yaml", "settings: {samples: 3, warmup: 1}\nbenchmarks:\n  - pytest: test_marks.py\n    device: cpu\n");
+  const auto r = run(bin("orchestrate") + " --device cpu --format none --out " + s.path("run") + " " + sweep, s);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("2 tests of " + s.path("test_marks.py") + " that a skip or skipif mark skips here, not measured: "
+                   "test_skipif (not on this platform), test_skip (unconditional skip)") != std::string::npos);
+  std::map<std::string, int> counts;
+  for (const auto& x : read_jsonl(s.path("run/samples.jsonl"))) ++counts[x["instance"].get<std::string>()];
+  CHECK(counts == std::map<std::string, int>{{"test_kept", 3}, {"test_skipif_false", 3}});
+  // Every test skipped: refused before anything runs, saying so.
+  const auto all = s.write("all.yaml", "benchmarks:\n  - pytest: test_marks.py\n    select: skip and not false\n    device: cpu\n");
+  const auto refused = run(bin("orchestrate") + " --device cpu --format none --out " + s.path("run2") + " " + all, s);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("(2 collected with -k skip and not false, 2 skipped by their marks)") != std::string::npos);
+}
+
 TEST_CASE("a pytest file that does not import, or an entry that mixes kinds, is refused before anything runs") {
   Scratch s("pytest-bridge-bad");
   s.write("test_broken.py", "import no_such_module_for_isobench\n\ndef test_a(benchmark):\n    benchmark(len, '')\n");
