@@ -194,7 +194,7 @@ def test_skipif(benchmark):
 
 
 @pytest.mark.skipif("sys.version_info < (3, 0)", reason="needs Python 3")
-def test_skipif_false(benchmark):
+def test_kept_by_its_condition(benchmark):
     benchmark(sum, range(10))
 
 
@@ -209,12 +209,14 @@ def test_skip(benchmark):
                    "test_skipif (not on this platform), test_skip (unconditional skip)") != std::string::npos);
   std::map<std::string, int> counts;
   for (const auto& x : read_jsonl(s.path("run/samples.jsonl"))) ++counts[x["instance"].get<std::string>()];
-  CHECK(counts == std::map<std::string, int>{{"test_kept", 3}, {"test_skipif_false", 3}});
-  // Every test skipped: refused before anything runs, saying so.
-  const auto all = s.write("all.yaml", "benchmarks:\n  - pytest: test_marks.py\n    select: skip and not false\n    device: cpu\n");
+  CHECK(counts == std::map<std::string, int>{{"test_kept", 3}, {"test_kept_by_its_condition", 3}});
+  // Every test skipped: refused before anything runs, saying so. (-k matches the names of the
+  // test's parents too, the scratch folder's among them: "test_skip" is in no other name.)
+  const auto all = s.write("all.yaml", "benchmarks:\n  - pytest: test_marks.py\n    select: test_skip\n    device: cpu\n");
   const auto refused = run(bin("orchestrate") + " --device cpu --format none --out " + s.path("run2") + " " + all, s);
   CHECK(refused.exit_code == 2);
-  CHECK(refused.err.find("(2 collected with -k skip and not false, 2 skipped by their marks)") != std::string::npos);
+  CHECK_MESSAGE(refused.err.find("(2 collected with -k test_skip, 2 skipped by their marks)") != std::string::npos,
+                refused.err);
 }
 
 TEST_CASE("a pytest file that does not import, or an entry that mixes kinds, is refused before anything runs") {
