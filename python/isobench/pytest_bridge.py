@@ -483,9 +483,8 @@ def _refusal(path, error, argv):
 
 def collect(path, select="", args=()):
     """The tests of one file: [{"test", "function", "params", "benchmark", "doctest", "node_id",
-    "skipped"}];
-    BridgeError naming the file when it does not collect (an import error, a syntax error, a bad
-    argument: pytest's reason, in one line)."""
+    "skipped"}] (_tests_of); BridgeError naming the file when it does not collect (an import
+    error, a syntax error, a bad argument: pytest's reason, in one line)."""
     pytest = _pytest()
     if not os.path.isfile(path):
         raise BridgeError("%s: no such test file" % path)
